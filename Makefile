@@ -1,0 +1,99 @@
+# netlab: see README.md.
+#
+#   make deps      install (as root) or name the Debian packages netlab needs
+#   make           build the harness, guest agent and traffic generators
+#   make kernel    build (or reuse from cache) the instrumented kernel
+#   make guest     assemble the guest initramfs
+#   make test      unit + integration tests (boots real guests under TCG)
+#   make regress   the regression suite
+
+CC      ?= gcc
+B       := build
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+PKGS    := json-c libpcap openssl
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat
+HARNESS_CMD := netlab cmd-run cmd-pcap
+LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
+CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
+
+UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+
+# Build stamp of the last `make kernel`; `build/kernel` links to its cache dir.
+KERNEL_LINK := $(B)/kernel
+INITRAMFS   := $(B)/initramfs.cpio.gz
+
+.PHONY: all deps kernel guest test unit integration regress clean format check-format
+
+all: $(B)/netlab $(B)/guest/netlab-agent traffic
+
+deps:
+	@ci/deps.sh
+
+$(B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+$(B)/libnetlab.a: $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+# The commands' option parsers are unit-tested too: they get an archive of their own.
+$(B)/libnetlab-cmd.a: $(filter-out $(B)/harness/netlab.o,$(CMD_OBJS))
+	$(AR) rcs $@ $^
+
+$(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
+
+# ---- guest ----------------------------------------------------------------
+$(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest/netlab-proto.h
+	@mkdir -p $(@D)
+	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ guest/agent.c guest/agent-job.c
+
+-include traffic/build.mk
+traffic:: ;
+
+$(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh traffic
+	guest/mkinitramfs.sh $@ $(B)/guest/netlab-agent $(B)/traffic
+
+guest: $(INITRAMFS)
+
+# ---- kernel ---------------------------------------------------------------
+# harness/kbuild.sh decides from its content-keyed cache whether to build.
+kernel:
+	@mkdir -p $(B)
+	@dir=$$(harness/kbuild.sh | tail -n 1) && ln -sfn "$$dir" $(KERNEL_LINK) && \
+		echo "kernel: $(KERNEL_LINK) -> $$dir"
+
+# ---- tests ----------------------------------------------------------------
+$(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -o $@ $< \
+		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
+
+unit: $(UNIT_TESTS)
+	@tests/run-unit.sh $(UNIT_TESTS)
+
+integration: all guest kernel
+	@tests/run-integration.sh
+
+test:
+	@ci/deps.sh
+	@$(MAKE) --no-print-directory all guest kernel
+	@tests/run.sh
+
+regress:
+	@ci/deps.sh
+	@$(MAKE) --no-print-directory all guest kernel
+	@tests/regress.sh
+
+format:
+	clang-format -i harness/*.[ch] guest/*.[ch] traffic/*.[ch] tests/unit/*.c
+
+check-format:
+	@clang-format --dry-run --Werror harness/*.[ch] 2>&1 | head -20
+
+clean:
+	rm -rf $(B)

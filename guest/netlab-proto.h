@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netlab host <-> guest contract.
+ *
+ * This header is the only thing the harness (harness/) and the guest agent
+ * (guest/agent.c) share. Everything that crosses the boundary is named here.
+ *
+ * Input (host -> guest): a per-run "job" cpio, uncompressed, placed *before*
+ * the base initramfs in the -initrd file (the kernel unpacks concatenated
+ * archives in order; ACPI table upgrades under kernel/firmware/acpi/ must sit
+ * in this first, uncompressed archive). It holds:
+ *   NETLAB_JOB_FILE   key=value lines, one per line, '#' starts a comment.
+ *   NETLAB_EXEC_FILE  the command to run, a /bin/sh script, verbatim.
+ * Passing the job in the initrd, rather than over a socket, keeps a run
+ * deterministic under -icount and replayable under QEMU record/replay.
+ *
+ * Output (guest -> host): named virtio-serial ports (virtconsole/
+ * virtserialport name=...), each backed by a file in the run directory, so
+ * what was written survives whatever happens to the harness:
+ *   NETLAB_PORT_STDOUT  the command's stdout
+ *   NETLAB_PORT_STDERR  the command's stderr
+ *   NETLAB_PORT_STATUS  status lines, see below
+ *   NETLAB_PORT_FILES   optional: a tar stream of NETLAB_GUEST_OUTDIR
+ * The console (ttyS0) goes to console.log; the agent prints NETLAB_MARK_*
+ * lines there too, so a person reading the log sees the phases.
+ *
+ * Status port lines (text, one event per line, in this order):
+ *   "agent <version>"        the agent started (boot reached userspace)
+ *   "topology ok"            the topology is up
+ *   "topology error <text>"  the topology could not be brought up
+ *   "exec <pid>"             the command started
+ *   "exit <status>"          the command ended: 0..255, or 128+signal
+ *   "timeout"                the guest-side timeout killed the command
+ *   "poweroff"               the agent is about to power off
+ */
+#ifndef NETLAB_PROTO_H
+#define NETLAB_PROTO_H
+
+#define NETLAB_PROTO_VERSION 1
+
+/* Files in the job cpio (paths inside the guest). */
+#define NETLAB_JOB_DIR "/netlab"
+#define NETLAB_JOB_FILE "/netlab/job"
+#define NETLAB_EXEC_FILE "/netlab/exec.sh"
+#define NETLAB_GUEST_OUTDIR "/netlab/out"
+
+/* Virtio-serial port names. */
+#define NETLAB_PORT_STDOUT "netlab.stdout"
+#define NETLAB_PORT_STDERR "netlab.stderr"
+#define NETLAB_PORT_STATUS "netlab.status"
+#define NETLAB_PORT_FILES "netlab.files"
+
+/*
+ * Job keys (NETLAB_JOB_FILE). Unknown keys are ignored by the agent, so the
+ * host may add keys for newer agents.
+ *   version=1
+ *   topology=loop              (loop: one VM, NIC A and B on a QEMU hub)
+ *   nic.<N>.mac=52:54:00:..    MAC by which the agent finds NIC N (A, B)
+ *   nic.<N>.model=e1000e       informational
+ *   nic.<N>.netns=b            namespace to move NIC N into ("" = root)
+ *   nic.<N>.ifname=ethA        name to give NIC N
+ *   nic.<N>.ipv4=198.18.0.1/24
+ *   nic.<N>.ipv6=2001:2::1/64
+ *   timeout=SECONDS            guest-side command timeout (0 = none)
+ *   sysctl.<name>=value        applied before the command (e.g.
+ *                              sysctl.net.core.rmem_max=...)
+ */
+#define NETLAB_KEY_VERSION "version"
+#define NETLAB_KEY_TOPOLOGY "topology"
+#define NETLAB_KEY_TIMEOUT "timeout"
+
+/* Console markers printed by the agent (one line each, at line start). */
+#define NETLAB_MARK_AGENT "netlab-agent: started"
+#define NETLAB_MARK_EXEC "netlab-agent: exec"
+#define NETLAB_MARK_EXIT "netlab-agent: exit"
+#define NETLAB_MARK_POWEROFF "netlab-agent: poweroff"
+
+/* Addresses of the loop topology: RFC 2544 / RFC 5180 benchmarking ranges. */
+#define NETLAB_LOOP_A_IPV4 "198.18.0.1/24"
+#define NETLAB_LOOP_B_IPV4 "198.18.0.2/24"
+#define NETLAB_LOOP_A_IPV6 "2001:2::1/64"
+#define NETLAB_LOOP_B_IPV6 "2001:2::2/64"
+#define NETLAB_LOOP_B_NETNS "b"
+
+#endif /* NETLAB_PROTO_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab run: boot a kernel with the topology's NICs, run one command in the
+ * guest, and exit with its status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+#define DEFAULT_EXEC "/sbin/ip -br addr; /sbin/ip -n b -br addr"
+
+static const char run_usage[] =
+	"usage: netlab run [options]\n"
+	"  -e, --exec CMD        shell command to run in the guest (default: show addresses)\n"
+	"      --kernel FILE     bzImage (default: $KERNEL, else the one 'make kernel' built)\n"
+	"      --initrd FILE     base initramfs (default: the one 'make guest' built)\n"
+	"      --accel MODE      auto|kvm|tcg (default auto: probe KVM once, fall back to TCG)\n"
+	"      --timeout S       stop the guest after S seconds (default 300)\n"
+	"  -o, --out DIR         run directory (default runs/run-DATE-PID); must be new or empty\n"
+	"      --topology NAME   loop|none (default loop)\n"
+	"      --nic L=MODEL     NIC model for NIC L (A, B): e1000, e1000e, virtio-net\n"
+	"      --append ARGS     extra kernel command line\n"
+	"      --mem MB          guest memory (default 256)\n"
+	"      --smp N           guest CPUs (default 1)\n"
+	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
+	"  -v, --verbose         stream the guest console to stderr\n"
+	"  -q, --quiet           do not stream the command's output\n"
+	"exit status: the command's, 1 on timeout or panic, 2 on bad input,\n"
+	"125 when the guest could not boot or QEMU failed, 130 when interrupted.\n";
+
+enum {
+	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
+	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU,
+};
+
+static const struct option run_longopts[] = {
+	{ "exec", required_argument, NULL, 'e' },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "accel", required_argument, NULL, OPT_ACCEL },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "out", required_argument, NULL, 'o' },
+	{ "topology", required_argument, NULL, OPT_TOPOLOGY },
+	{ "nic", required_argument, NULL, OPT_NIC },
+	{ "append", required_argument, NULL, OPT_APPEND },
+	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "smp", required_argument, NULL, OPT_SMP },
+	{ "qemu", required_argument, NULL, OPT_QEMU },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cmd_error(const char *what, const char *err)
+{
+	fprintf(stderr, "netlab %s: %s\n", what, err ? err : "failed");
+}
+
+static int parse_nic(const char *arg, struct run_opts *o, char **err)
+{
+	int i;
+
+	if (strlen(arg) < 3 || arg[1] != '=' || (i = vm_nic_index(arg[0])) < 0) {
+		err_set(err, "--nic '%s': expected L=MODEL with L a NIC label (A, B)", arg);
+		return -EINVAL;
+	}
+	if (!nic_model_find(arg + 2)) {
+		err_set(err, "--nic '%s': unknown NIC model '%s'\nhint: choose one of: %s", arg,
+			arg + 2, nic_model_list());
+		return -EINVAL;
+	}
+	o->nic_model[i] = arg + 2;
+	return 0;
+}
+
+static int parse_num(const char *opt, const char *arg, unsigned long min, unsigned long max,
+		     unsigned int *out, char **err)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, min, max, &v)) {
+		err_set(err, "%s '%s': expected a whole number from %lu to %lu", opt, arg, min,
+			max);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
+{
+	struct run_opts *o = &rc->opts;
+
+	switch (c) {
+	case 'e': o->exec = arg; return 0;
+	case OPT_KERNEL: o->kernel = arg; return 0;
+	case OPT_INITRD: o->initrd = arg; return 0;
+	case 'o': o->out = arg; return 0;
+	case OPT_APPEND: o->append = arg; return 0;
+	case OPT_QEMU: o->qemu = arg; return 0;
+	case 'v': o->stream_console = true; return 0;
+	case 'q': rc->quiet = true; return 0;
+	case 'h': rc->help = true; return 0;
+	case OPT_NIC: return parse_nic(arg, o, err);
+	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
+	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
+	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
+	case OPT_ACCEL:
+		if (vm_accel_parse(arg, &o->accel) == 0)
+			return 0;
+		err_set(err, "--accel '%s': expected auto, kvm or tcg", arg);
+		return -EINVAL;
+	case OPT_TOPOLOGY:
+		if (topology_find(arg)) {
+			o->topology = arg;
+			return 0;
+		}
+		err_set(err, "--topology '%s': unknown topology\nhint: choose one of: %s", arg,
+			topology_list());
+		return -EINVAL;
+	default:
+		err_set(err, "bad option (see 'netlab run --help')");
+		return -EINVAL;
+	}
+}
+
+static void fill_defaults(struct run_cmd *rc)
+{
+	struct run_opts *o = &rc->opts;
+	char *dir = exe_dir();
+
+	if (!o->exec)
+		o->exec = DEFAULT_EXEC;
+	if (!o->kernel && getenv("KERNEL") && *getenv("KERNEL"))
+		o->kernel = getenv("KERNEL");
+	if (!o->kernel)
+		o->kernel = rc->own[0] = xasprintf("%s/kernel/bzImage", dir);
+	if (!o->initrd && getenv("INITRD") && *getenv("INITRD"))
+		o->initrd = getenv("INITRD");
+	if (!o->initrd)
+		o->initrd = rc->own[1] = xasprintf("%s/initramfs.cpio.gz", dir);
+	if (!o->out) {
+		char stamp[32];
+		time_t t = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+		o->out = rc->own[2] = xasprintf("runs/run-%s-%d", stamp, (int)getpid());
+	}
+	free(dir);
+}
+
+int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
+{
+	int c;
+
+	memset(rc, 0, sizeof(*rc));
+	run_opts_init(&rc->opts);
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+e:o:vqh", run_longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			err_set(err, "bad option '%s' (see 'netlab run --help')",
+				argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_one(c, optarg, rc, err))
+			return -EINVAL;
+	}
+	if (optind < argc) {
+		err_set(err, "unexpected argument '%s'\nhint: quote the guest command: --exec 'CMD ARGS'",
+			argv[optind]);
+		return -EINVAL;
+	}
+	fill_defaults(rc);
+	return 0;
+}
+
+void run_cmd_release(struct run_cmd *rc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(rc->own); i++)
+		free(rc->own[i]);
+}
+
+static volatile sig_atomic_t run_stop;
+
+static void on_signal(int sig)
+{
+	run_stop = sig;
+}
+
+static void on_output(void *ctx, enum run_stream s, const char *buf, size_t n)
+{
+	struct run_cmd *rc = ctx;
+	FILE *f = s == RUN_STDOUT ? stdout : stderr;
+
+	if (rc->quiet && s != RUN_CONSOLE)
+		return;
+	fwrite(buf, 1, n, f);
+	fflush(f);
+}
+
+static void report(const struct run_cmd *rc, const struct run_result *res)
+{
+	fprintf(stderr, "netlab run: %s: %s\n", run_verdict_name(res->verdict),
+		res->reason ? res->reason : "");
+	if (res->oops && res->verdict == RV_PANIC)
+		fprintf(stderr, "%s\n", res->oops);
+	fprintf(stderr, "netlab run: run directory: %s\n", rc->opts.out);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct run_result res;
+	struct run_cmd rc;
+	char *err = NULL;
+	int ret;
+
+	if (run_cmd_parse(argc, argv, &rc, &err)) {
+		cmd_error("run", err);
+		free(err);
+		run_cmd_release(&rc);
+		return NL_EXIT_USAGE;
+	}
+	if (rc.help) {
+		fputs(run_usage, stdout);
+		run_cmd_release(&rc);
+		return NL_EXIT_OK;
+	}
+	rc.opts.on_output = on_output;
+	rc.opts.ctx = &rc;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = run_execute(&rc.opts, &run_stop, &res, &err);
+	if (ret) {
+		cmd_error("run", err);
+		free(err);
+		run_cmd_release(&rc);
+		return ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST;
+	}
+	report(&rc, &res);
+	ret = run_result_exit_code(&res);
+	run_result_release(&res);
+	run_cmd_release(&rc);
+	return ret;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands: each parses its options and calls into the library. */
+#ifndef NETLAB_CMD_H
+#define NETLAB_CMD_H
+
+#include "run.h"
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_pcap(int argc, char **argv);
+
+/* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
+struct run_cmd {
+	struct run_opts opts;
+	bool quiet;
+	bool help;
+	char *own[4];
+};
+
+/* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
+int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);
+void run_cmd_release(struct run_cmd *rc);
+
+/* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
+void cmd_error(const char *what, const char *err);
+
+#endif /* NETLAB_CMD_H */

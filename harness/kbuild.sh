@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# netlab kernel builder.
+#
+# Builds a minimal, all-built-in x86_64 kernel from Debian's linux-source-6.1
+# (default) or from KSRC, with the kconfigs/ fragments merged over tinyconfig
+# by the kernel's own scripts/kconfig/merge_config.sh, and the driver-patches/
+# series applied. The result (bzImage, vmlinux, .config, System.map, gdb
+# scripts) lands in a cache directory keyed by (source, fragments, patches),
+# outside the work tree, so a fresh clone on the same machine reuses it.
+#
+# Usage: kbuild.sh [--print-dir] [--force]
+# Environment: KSRC, DRIVER_PATCHES (dir or "none"), NETLAB_CACHE, JOBS.
+# Prints the cache directory of the kernel on its last line of stdout.
+# Exit status: 0 built or cached, 2 bad input, 1 build failure.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cache=${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}
+fragdir=${KCONFIGS:-$top/kconfigs}
+patches=${DRIVER_PATCHES:-$top/driver-patches}
+jobs=${JOBS:-$(nproc)}
+force=0
+print_dir=0
+debian_tar=/usr/src/linux-source-6.1.tar.xz
+
+die() { echo "netlab kbuild: $1" >&2; [ -n "${2:-}" ] && echo "hint: $2" >&2; exit "${3:-2}"; }
+log() { echo "[kernel] $*" >&2; }
+
+for a in "$@"; do
+	case $a in
+	--force) force=1 ;;
+	--print-dir) print_dir=1 ;;
+	*) die "unknown option '$a'" "usage: kbuild.sh [--print-dir] [--force]" ;;
+	esac
+done
+
+# --- source identity -------------------------------------------------------
+if [ -z "${KSRC:-}" ]; then
+	[ -r "$debian_tar" ] || die "'$debian_tar' not found" \
+		"run 'make deps' (installs linux-source-6.1) or set KSRC=<kernel tree>"
+	ver=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || stat -c %s-%Y "$debian_tar")
+	srcid="debian-linux-source-6.1-$ver"
+	src="$cache/src/$srcid"
+	if [ ! -f "$src/Makefile" ]; then
+		log "extracting $debian_tar (once)"
+		mkdir -p "$cache/src"
+		tmp=$(mktemp -d "$cache/src/.extract.XXXXXX")
+		tar -C "$tmp" -xf "$debian_tar"
+		rm -rf "$src"
+		mv "$tmp/linux-source-6.1" "$src"
+		rmdir "$tmp"
+	fi
+else
+	src=$(cd "$KSRC" 2>/dev/null && pwd) || die "KSRC '$KSRC' is not a directory" \
+		"point KSRC at the top of a kernel source tree"
+	[ -f "$src/Makefile" ] && [ -x "$src/scripts/kconfig/merge_config.sh" ] ||
+		die "KSRC '$src' is not a kernel tree (no Makefile or scripts/kconfig/merge_config.sh)" \
+			"point KSRC at the top of a kernel source tree"
+	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+		head=$(git -C "$src" rev-parse HEAD)
+		dirty=$( (git -C "$src" diff HEAD; git -C "$src" ls-files -o --exclude-standard) | sha256sum | cut -c1-12)
+		srcid="git-$head-$dirty"
+	else
+		newest=$(find "$src" -type f -newer "$src/Makefile" -printf '%T@\n' 2>/dev/null | sort -n | tail -1)
+		srcid="tree-$(echo "$src $newest" | sha256sum | cut -c1-16)"
+	fi
+fi
+
+# --- what goes into the key ------------------------------------------------
+frags=("$fragdir"/*.config)
+[ -e "${frags[0]}" ] || die "no kconfig fragments in '$fragdir'" "restore kconfigs/*.config"
+patchlist=()
+if [ "$patches" != none ] && [ -d "$patches" ]; then
+	while IFS= read -r p; do patchlist+=("$p"); done < <(find "$patches" -name '*.patch' | sort)
+fi
+key=$( {
+	echo "src $srcid"
+	echo "builder $(sha256sum "$0" | cut -c1-16)"
+	for f in "${frags[@]}"; do echo "frag $(basename "$f")"; cat "$f"; done
+	for p in "${patchlist[@]}"; do echo "patch ${p#"$patches"/}"; cat "$p"; done
+} | sha256sum | cut -c1-16)
+out="$cache/kernels/$key"
+
+if [ $force = 0 ] && [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+	log "cached: $out"
+	echo "$out"
+	exit 0
+fi
+[ $print_dir = 1 ] && { echo "$out"; exit 0; }
+
+mkdir -p "$cache/kernels" "$cache/build"
+exec 9>"$cache/kernels/.lock"
+flock 9
+if [ $force = 0 ] && [ -f "$out/bzImage" ]; then echo "$out"; exit 0; fi
+
+# --- build -----------------------------------------------------------------
+# One build directory per source tree, so steps over the same tree (bisect)
+# are incremental. Patches are applied to a private copy of pristine sources.
+build="$cache/build/$(echo "$src" | sha256sum | cut -c1-12)"
+mkdir -p "$build"
+ksrc="$src"
+if [ ${#patchlist[@]} -gt 0 ]; then
+	ksrc="$build/src"
+	log "preparing patched source tree in $ksrc"
+	if [ ! -d "$ksrc" ] || [ "$(cat "$build/src.id" 2>/dev/null)" != "$srcid" ]; then
+		rm -rf "$ksrc"
+		cp -al "$src" "$ksrc" 2>/dev/null || cp -a "$src" "$ksrc"
+		echo "$srcid" >"$build/src.id"
+	fi
+	# Files the series touch are restored from the pristine tree first
+	# (unshared from the hard-linked copy), then the series is applied.
+	for p in "${patchlist[@]}"; do
+		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
+			[ -f "$src/$f" ] && { rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; }
+		done
+	done
+	for p in "${patchlist[@]}"; do
+		if ! msg=$(patch -d "$ksrc" -p1 --forward --no-backup-if-mismatch <"$p" 2>&1); then
+			echo "$msg" >&2
+			die "driver patch '${p#"$top"/}' does not apply to '$src'" \
+				"rebuild with DRIVER_PATCHES=none to continue without driver instrumentation" 1
+		fi
+	done
+fi
+obj="$build/obj"
+mkdir -p "$obj"
+cc=gcc
+command -v ccache >/dev/null && cc="ccache gcc"
+mk() { make -C "$ksrc" O="$obj" ARCH=x86_64 CC="$cc" "$@"; }
+
+log "configuring: tinyconfig + ${frags[*]##*/}"
+mk -s tinyconfig >/dev/null
+(cd "$ksrc" && scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "${frags[@]}") >"$obj/merge.log" 2>&1 ||
+	{ cat "$obj/merge.log" >&2; die "merge_config.sh failed" "check the fragments in kconfigs/" 1; }
+mk -s olddefconfig >/dev/null
+# Every =y in the fragments must have survived olddefconfig.
+missing=0
+for f in "${frags[@]}"; do
+	while IFS= read -r line; do
+		case $line in CONFIG_*=y) ;; *) continue ;; esac
+		grep -qx "$line" "$obj/.config" || { echo "netlab kbuild: $(basename "$f"): $line did not stick (unmet dependency?)" >&2; missing=1; }
+	done <"$f"
+done
+[ $missing = 0 ] || die "kernel configuration is incomplete" "fix the fragments in kconfigs/" 1
+
+log "building bzImage with $jobs jobs (a cold build takes ~6 min on 2 cores); log: $obj/build.log"
+start=$(date +%s)
+mk -j"$jobs" bzImage scripts_gdb >"$obj/build.log" 2>&1 &
+pid=$!
+trap 'kill $pid 2>/dev/null' INT TERM
+while kill -0 $pid 2>/dev/null; do
+	sleep 10
+	n=$(grep -c '^  CC' "$obj/build.log" || true)
+	log "$(($(date +%s) - start))s: $n objects compiled, last: $(tail -1 "$obj/build.log" | cut -c1-70)"
+done
+wait $pid || { tail -30 "$obj/build.log" >&2; die "kernel build failed" "see $obj/build.log" 1; }
+
+tmp=$(mktemp -d "$cache/kernels/.new.XXXXXX")
+cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$obj/System.map" "$tmp/"
+mv "$tmp/.config" "$tmp/config"
+[ -e "$obj/vmlinux-gdb.py" ] && cp -rL "$obj/vmlinux-gdb.py" "$obj/scripts/gdb" "$tmp/" 2>/dev/null || true
+make -s -C "$ksrc" O="$obj" kernelrelease >"$tmp/release" 2>/dev/null || true
+echo "$srcid" >"$tmp/source"
+rm -rf "$out"
+mv "$tmp" "$out"
+log "done in $(($(date +%s) - start))s: $out"
+echo "$out"

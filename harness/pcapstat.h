@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Packet counts of a capture file, read with libpcap. */
+#ifndef NETLAB_PCAPSTAT_H
+#define NETLAB_PCAPSTAT_H
+
+#include <stdint.h>
+
+struct pcap_stats {
+	uint64_t packets;
+	uint64_t bytes;		/* original (wire) length */
+	uint64_t matched;	/* packets the filter accepted (all when no filter) */
+	uint64_t matched_bytes;
+};
+
+/*
+ * Count the packets of `path`, and those matching the BPF `filter` (tcpdump
+ * syntax; NULL for none). -EINVAL with *err naming the file for a file that
+ * is not a capture, is truncated, or a filter that does not compile.
+ */
+int pcap_stats_read(const char *path, const char *filter, struct pcap_stats *st, char **err);
+
+#endif /* NETLAB_PCAPSTAT_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * QEMU command line and guest job, derived from a struct vm_config.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "vmcfg.h"
+#include "../guest/netlab-proto.h"
+
+/* Always on the kernel command line: see README, "host/guest contract". */
+#define KERNEL_BASE_APPEND "console=ttyS0 panic=-1 oops=panic rdinit=/init"
+
+static const char *const guest_ports[] = {
+	NETLAB_PORT_STDOUT, NETLAB_PORT_STDERR, NETLAB_PORT_STATUS, NETLAB_PORT_FILES,
+};
+
+/* Host file behind each port, relative to the run directory. */
+const char *qemu_port_file(const char *port)
+{
+	if (!strcmp(port, NETLAB_PORT_STDOUT))
+		return "stdout";
+	if (!strcmp(port, NETLAB_PORT_STDERR))
+		return "stderr";
+	if (!strcmp(port, NETLAB_PORT_STATUS))
+		return "status";
+	return "files.tar";
+}
+
+static int check_config(const struct vm_config *cfg, char **err)
+{
+	if (!cfg->qemu || !cfg->kernel || !cfg->initrd || !cfg->rundir || !cfg->topo) {
+		err_set(err, "incomplete VM configuration (qemu, kernel, initrd, rundir, topology)");
+		return -EINVAL;
+	}
+	if (cfg->accel != VM_ACCEL_KVM && cfg->accel != VM_ACCEL_TCG) {
+		err_set(err, "accelerator must be resolved to kvm or tcg before building argv");
+		return -EINVAL;
+	}
+	if (cfg->mem_mb < 64 || cfg->smp < 1) {
+		err_set(err, "memory %u MiB / %u CPUs is too small", cfg->mem_mb, cfg->smp);
+		return -EINVAL;
+	}
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		if (!cfg->nics[i].model) {
+			err_set(err, "NIC %c has no model", cfg->nics[i].label);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void add_ports(const struct vm_config *cfg, struct argv *a)
+{
+	argv_add(a, "-device");
+	argv_add(a, "virtio-serial-pci,id=vser0");
+	for (size_t i = 0; i < ARRAY_SIZE(guest_ports); i++) {
+		argv_add(a, "-chardev");
+		argv_addf(a, "file,id=port%zu,path=%s/%s", i, cfg->rundir,
+			  qemu_port_file(guest_ports[i]));
+		argv_add(a, "-device");
+		argv_addf(a, "virtserialport,bus=vser0.0,chardev=port%zu,name=%s", i,
+			  guest_ports[i]);
+	}
+}
+
+int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err)
+{
+	int ret = check_config(cfg, err);
+
+	if (ret)
+		return ret;
+	argv_add(a, cfg->qemu);
+	argv_add(a, "-name");
+	argv_add(a, "netlab,debug-threads=on");
+	argv_add(a, "-nodefaults");
+	argv_add(a, "-no-user-config");
+	argv_add(a, "-display");
+	argv_add(a, "none");
+	argv_add(a, "-no-reboot");
+	argv_add(a, "-accel");
+	argv_add(a, vm_accel_name(cfg->accel));
+	argv_add(a, "-m");
+	argv_addf(a, "%u", cfg->mem_mb);
+	argv_add(a, "-smp");
+	argv_addf(a, "%u", cfg->smp);
+	argv_add(a, "-kernel");
+	argv_add(a, cfg->kernel);
+	argv_add(a, "-initrd");
+	argv_add(a, cfg->initrd);
+	argv_add(a, "-append");
+	if (cfg->append && *cfg->append)
+		argv_addf(a, "%s %s", KERNEL_BASE_APPEND, cfg->append);
+	else
+		argv_add(a, KERNEL_BASE_APPEND);
+	argv_add(a, "-chardev");
+	argv_addf(a, "file,id=console,path=%s/console.log", cfg->rundir);
+	argv_add(a, "-serial");
+	argv_add(a, "chardev:console");
+	argv_add(a, "-qmp");
+	argv_addf(a, "unix:%s/qmp.sock,server=on,wait=off", cfg->rundir);
+	add_ports(cfg, a);
+	cfg->topo->qemu_args(cfg, a);
+	return 0;
+}
+
+void job_text(const struct vm_config *cfg, struct sbuf *out)
+{
+	sbuf_addf(out, "# netlab job, see guest/netlab-proto.h\n");
+	sbuf_addf(out, "%s=%d\n", NETLAB_KEY_VERSION, NETLAB_PROTO_VERSION);
+	sbuf_addf(out, "%s=%s\n", NETLAB_KEY_TOPOLOGY, cfg->n_nics ? cfg->topo->name : "none");
+	sbuf_addf(out, "%s=%u\n", NETLAB_KEY_TIMEOUT, cfg->timeout_s);
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+
+		sbuf_addf(out, "nic.%c.model=%s\n", n->label, n->model->name);
+		sbuf_addf(out, "nic.%c.mac=%s\n", n->label, n->mac);
+		sbuf_addf(out, "nic.%c.ifname=%s\n", n->label, n->ifname);
+		if (n->netns[0])
+			sbuf_addf(out, "nic.%c.netns=%s\n", n->label, n->netns);
+		if (n->ipv4[0])
+			sbuf_addf(out, "nic.%c.ipv4=%s\n", n->label, n->ipv4);
+		if (n->ipv6[0])
+			sbuf_addf(out, "nic.%c.ipv6=%s\n", n->label, n->ipv6);
+	}
+}

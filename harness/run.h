@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One run: a fresh guest boots, runs one command, powers off, and leaves a
+ * run directory behind (see README, "Run directory").
+ */
+#ifndef NETLAB_RUN_H
+#define NETLAB_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "result.h"
+#include "vmcfg.h"
+
+enum run_stream {
+	RUN_STDOUT,
+	RUN_STDERR,
+	RUN_CONSOLE,
+};
+
+struct run_opts {
+	const char *exec;		/* shell command for the guest */
+	const char *kernel;		/* bzImage */
+	const char *initrd;		/* base initramfs */
+	const char *qemu;		/* QEMU binary */
+	const char *out;		/* run directory (created; must be empty) */
+	const char *topology;
+	const char *append;		/* extra kernel command line */
+	const char *nic_model[VM_MAX_NICS];	/* by label, NULL = topology default */
+	enum vm_accel accel;
+	unsigned int timeout_s;
+	unsigned int mem_mb;
+	unsigned int smp;
+	/* Live output: stdout/stderr of the command, console if asked. */
+	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
+	void *ctx;
+	bool stream_console;
+};
+
+/* Defaults: loop topology, auto accel, 300 s, 256 MiB, 1 CPU. */
+void run_opts_init(struct run_opts *o);
+
+/*
+ * Boot, run and classify. Returns 0 with *res filled whatever the verdict,
+ * -EINVAL for bad input (exit 2), or another -errno when the run could not
+ * be set up; *err says what and why. A non-NULL `stop` flag (set from a
+ * signal handler) ends the run early with verdict "interrupted".
+ */
+int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
+		char **err);
+
+/*
+ * Resolve VM_ACCEL_AUTO: TCG unless /dev/kvm opens *and* a short probe boot
+ * under KVM completes; the verdict is cached per host kernel and QEMU binary.
+ * `why` (owned by the caller) says how the choice was made.
+ */
+int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err);
+
+#endif /* NETLAB_RUN_H */

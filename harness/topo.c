@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NIC models and topologies.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vmcfg.h"
+#include "../guest/netlab-proto.h"
+
+static const struct nic_model nic_models[] = {
+	{ "e1000", "e1000", "e1000" },
+	{ "e1000e", "e1000e", "e1000e" },
+	{ "virtio-net", "virtio-net-pci", "virtio_net" },
+};
+
+const struct nic_model *nic_model_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(nic_models); i++)
+		if (!strcmp(nic_models[i].name, name))
+			return &nic_models[i];
+	return NULL;
+}
+
+const char *nic_model_list(void)
+{
+	return "e1000, e1000e, virtio-net";
+}
+
+int vm_nic_index(char label)
+{
+	if (label < 'A' || label >= 'A' + VM_MAX_NICS)
+		return -1;
+	return label - 'A';
+}
+
+const char *vm_accel_name(enum vm_accel a)
+{
+	switch (a) {
+	case VM_ACCEL_KVM:
+		return "kvm";
+	case VM_ACCEL_TCG:
+		return "tcg";
+	default:
+		return "auto";
+	}
+}
+
+int vm_accel_parse(const char *s, enum vm_accel *out)
+{
+	static const enum vm_accel all[] = { VM_ACCEL_AUTO, VM_ACCEL_KVM, VM_ACCEL_TCG };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		if (!strcmp(s, vm_accel_name(all[i]))) {
+			*out = all[i];
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Fill NIC `label` with the conventions shared by every topology. */
+static struct vm_nic *nic_add(struct vm_config *cfg, char label, const char *def_model)
+{
+	int i = vm_nic_index(label);
+	struct vm_nic *n = &cfg->nics[cfg->n_nics++];
+
+	memset(n, 0, sizeof(*n));
+	n->label = label;
+	n->model = cfg->want_model[i] ? cfg->want_model[i] : nic_model_find(def_model);
+	snprintf(n->mac, sizeof(n->mac), "52:54:00:4e:4c:%02x", 0x0a + i);
+	snprintf(n->ifname, sizeof(n->ifname), "eth%c", label);
+	return n;
+}
+
+/* Reject a model asked for a NIC the topology does not have. */
+static int check_extra_models(const struct vm_config *cfg, char **err)
+{
+	for (int i = 0; i < VM_MAX_NICS; i++) {
+		if (cfg->want_model[i] && i >= (int)cfg->n_nics) {
+			err_set(err, "topology '%s' has no NIC %c", cfg->topo->name, 'A' + i);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int loop_setup(struct vm_config *cfg, char **err)
+{
+	struct vm_nic *a, *b;
+
+	cfg->n_nics = 0;
+	a = nic_add(cfg, 'A', "e1000e");
+	snprintf(a->ipv4, sizeof(a->ipv4), "%s", NETLAB_LOOP_A_IPV4);
+	snprintf(a->ipv6, sizeof(a->ipv6), "%s", NETLAB_LOOP_A_IPV6);
+	b = nic_add(cfg, 'B', "virtio-net");
+	snprintf(b->ipv4, sizeof(b->ipv4), "%s", NETLAB_LOOP_B_IPV4);
+	snprintf(b->ipv6, sizeof(b->ipv6), "%s", NETLAB_LOOP_B_IPV6);
+	snprintf(b->netns, sizeof(b->netns), "%s", NETLAB_LOOP_B_NETNS);
+	return check_extra_models(cfg, err);
+}
+
+/* Each NIC: a hub port, the device, and a host-side capture of its link. */
+static void hub_nics_qemu_args(const struct vm_config *cfg, struct argv *a)
+{
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+
+		argv_add(a, "-netdev");
+		argv_addf(a, "hubport,id=net%c,hubid=%u", n->label, n->hub);
+		argv_add(a, "-device");
+		argv_addf(a, "%s,netdev=net%c,mac=%s,romfile=", n->model->qemu_device, n->label,
+			  n->mac);
+		argv_add(a, "-object");
+		argv_addf(a, "filter-dump,id=dump%c,netdev=net%c,file=%s/nic-%c.pcap", n->label,
+			  n->label, cfg->rundir, n->label);
+	}
+}
+
+static int none_setup(struct vm_config *cfg, char **err)
+{
+	cfg->n_nics = 0;
+	return check_extra_models(cfg, err);
+}
+
+static void none_qemu_args(const struct vm_config *cfg, struct argv *a)
+{
+	(void)cfg;
+	(void)a;
+}
+
+static const struct topology topologies[] = {
+	{ "loop", "one VM, NIC A (e1000e) and NIC B (virtio-net, netns b) on a QEMU hub",
+	  loop_setup, hub_nics_qemu_args },
+	{ "none", "one VM without NICs", none_setup, none_qemu_args },
+};
+
+const struct topology *topology_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(topologies); i++)
+		if (!strcmp(topologies[i].name, name))
+			return &topologies[i];
+	return NULL;
+}
+
+const char *topology_list(void)
+{
+	return "loop, none";
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		/* Out of memory in a short-lived CLI: nothing sensible to recover. */
+		fputs("netlab: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xzalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p) {
+		fputs("netlab: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	return sbuf_detach(&b);
+}
+
+void err_set(char **err, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	if (!err || *err)
+		return;
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	*err = sbuf_detach(&b);
+}
+
+void sbuf_init(struct sbuf *b)
+{
+	b->cap = 64;
+	b->len = 0;
+	b->s = xrealloc(NULL, b->cap);
+	b->s[0] = '\0';
+}
+
+void sbuf_release(struct sbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+static void sbuf_grow(struct sbuf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return;
+	while (b->len + extra + 1 > b->cap)
+		b->cap *= 2;
+	b->s = xrealloc(b->s, b->cap);
+}
+
+void sbuf_add(struct sbuf *b, const void *data, size_t n)
+{
+	sbuf_grow(b, n);
+	memcpy(b->s + b->len, data, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void sbuf_adds(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, s, strlen(s));
+}
+
+void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	sbuf_grow(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void sbuf_addf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	sbuf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+char *sbuf_detach(struct sbuf *b)
+{
+	char *s = b->s;
+
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+void argv_init(struct argv *a)
+{
+	a->n = 0;
+	a->cap = 16;
+	a->v = xzalloc(a->cap * sizeof(*a->v));
+}
+
+void argv_release(struct argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	a->v = NULL;
+	a->n = a->cap = 0;
+}
+
+void argv_add(struct argv *a, const char *s)
+{
+	if (a->n + 2 > a->cap) {
+		a->cap *= 2;
+		a->v = xrealloc(a->v, a->cap * sizeof(*a->v));
+	}
+	a->v[a->n++] = xstrdup(s);
+	a->v[a->n] = NULL;
+}
+
+void argv_addf(struct argv *a, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	argv_add(a, b.s);
+	sbuf_release(&b);
+}
+
+static bool shell_safe(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "-_./=:,+@%", *s))
+			return false;
+	return true;
+}
+
+char *argv_to_shell(const struct argv *a)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < a->n; i++) {
+		const char *s = a->v[i];
+
+		if (i)
+			sbuf_adds(&b, " ");
+		if (shell_safe(s)) {
+			sbuf_adds(&b, s);
+			continue;
+		}
+		sbuf_adds(&b, "'");
+		for (; *s; s++) {
+			if (*s == '\'')
+				sbuf_adds(&b, "'\\''");
+			else
+				sbuf_add(&b, s, 1);
+		}
+		sbuf_adds(&b, "'");
+	}
+	return sbuf_detach(&b);
+}
+
+int file_read(const char *path, char **data, size_t *len)
+{
+	struct sbuf b;
+	char chunk[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	sbuf_init(&b);
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			close(fd);
+			sbuf_release(&b);
+			return -e;
+		}
+		sbuf_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = b.len;
+	*data = sbuf_detach(&b);
+	return 0;
+}
+
+int file_write(const char *path, const void *data, size_t len)
+{
+	const char *p = data;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return -errno;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			close(fd);
+			return -e;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0)
+		return -errno;
+	return 0;
+}
+
+int file_writef(const char *path, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+	int ret;
+
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	ret = file_write(path, b.s, b.len);
+	sbuf_release(&b);
+	return ret;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+
+	for (char *s = p + 1; ; s++) {
+		char c = *s;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			ret = -errno;
+			break;
+		}
+		*s = c;
+		if (!c)
+			break;
+	}
+	free(p);
+	return ret;
+}
+
+char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return xstrdup(".");
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	return xstrdup(buf);
+}
+
+char *cache_dir(void)
+{
+	const char *c = getenv("NETLAB_CACHE");
+	const char *x = getenv("XDG_CACHE_HOME");
+	const char *h = getenv("HOME");
+
+	if (c && *c)
+		return xstrdup(c);
+	if (x && *x)
+		return xasprintf("%s/netlab", x);
+	return xasprintf("%s/.cache/netlab", h && *h ? h : "/tmp");
+}
+
+double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int sha256_file(const char *path, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	unsigned char buf[65536];
+	EVP_MD_CTX *ctx;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	ctx = EVP_MD_CTX_new();
+	EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+	if (n < 0)
+		ret = -errno;
+	EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	for (unsigned int i = 0; i < mdlen && i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hex[64] = '\0';
+	return ret;
+}

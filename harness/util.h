@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the harness library: error strings, a growable
+ * argv, a string buffer, and file helpers. Library code reports errors by
+ * returning a negative errno and, where the caller passes `char **err`, a
+ * heap-allocated detail that the caller frees.
+ */
+#ifndef NETLAB_UTIL_H
+#define NETLAB_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Exit codes of every netlab command (see README). */
+enum {
+	NL_EXIT_OK = 0,
+	NL_EXIT_FAIL = 1,
+	NL_EXIT_USAGE = 2,
+	NL_EXIT_CANNOT_TEST = 125,
+	NL_EXIT_INTERRUPTED = 130,
+};
+
+/* Set *err (if err is non-NULL and *err is NULL) to a formatted message. */
+void err_set(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Growable, NULL-terminated argument vector. */
+struct argv {
+	char **v;
+	size_t n, cap;
+};
+
+void argv_init(struct argv *a);
+void argv_release(struct argv *a);
+void argv_add(struct argv *a, const char *s);
+void argv_addf(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Shell-quoted, space-separated rendering; caller frees. */
+char *argv_to_shell(const struct argv *a);
+
+/* Growable string buffer, always NUL-terminated. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+void sbuf_init(struct sbuf *b);
+void sbuf_release(struct sbuf *b);
+void sbuf_add(struct sbuf *b, const void *data, size_t n);
+void sbuf_adds(struct sbuf *b, const char *s);
+void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
+/* Hand the string to the caller (who frees it) and reset the buffer. */
+char *sbuf_detach(struct sbuf *b);
+
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void *xzalloc(size_t n);
+
+/* Whole-file helpers. Return 0 or -errno. */
+int file_read(const char *path, char **data, size_t *len);
+int file_write(const char *path, const void *data, size_t len);
+int file_writef(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* mkdir -p. */
+int mkdir_p(const char *path, mode_t mode);
+/* Directory of the running executable; caller frees. */
+char *exe_dir(void);
+/* ${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}; caller frees. */
+char *cache_dir(void);
+/* Monotonic clock in seconds. */
+double now_s(void);
+/* Parse a non-negative decimal integer in [min, max]; -EINVAL on junk. */
+int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out);
+/* Hex SHA-256 of a file (65 bytes incl. NUL). */
+int sha256_file(const char *path, char hex[65]);
+
+#endif /* NETLAB_UTIL_H */

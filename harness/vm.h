@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A QEMU process: spawned in its own process group, bound to the harness by
+ * PR_SET_PDEATHSIG so that it never outlives it, even after SIGKILL.
+ */
+#ifndef NETLAB_VM_H
+#define NETLAB_VM_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+struct vm_proc {
+	pid_t pid;
+	int pidfd;
+	bool exited;
+	int status;		/* waitpid() status once exited */
+};
+
+/* Start argv with stdin from /dev/null and stdout+stderr to `log`. */
+int vm_spawn(struct vm_proc *p, const struct argv *argv, const char *log, char **err);
+/* Wait up to `ms` for the process to exit; true once it has. */
+bool vm_wait(struct vm_proc *p, int ms);
+/* SIGTERM the process group, SIGKILL after `grace_ms`, and reap. */
+void vm_kill(struct vm_proc *p, int grace_ms);
+void vm_release(struct vm_proc *p);
+
+#endif /* NETLAB_VM_H */

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What a VM is made of: NIC models, topologies, and the configuration from
+ * which the QEMU command line and the guest job are derived.
+ *
+ * Ownership: a struct vm_config holds borrowed strings (options, paths owned
+ * by the caller) and fixed-size arrays; it allocates nothing itself.
+ */
+#ifndef NETLAB_VMCFG_H
+#define NETLAB_VMCFG_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* An emulated NIC model: netlab name, QEMU device, guest driver. */
+struct nic_model {
+	const char *name;
+	const char *qemu_device;
+	const char *driver;
+};
+
+const struct nic_model *nic_model_find(const char *name);
+/* "e1000, e1000e, virtio-net": for hints. Static storage. */
+const char *nic_model_list(void);
+
+#define VM_MAX_NICS 4
+
+struct vm_nic {
+	char label;			/* 'A', 'B', ... */
+	const struct nic_model *model;
+	char mac[18];
+	char ifname[16];
+	char netns[16];			/* "" = root namespace */
+	char ipv4[48];
+	char ipv6[64];
+	unsigned int hub;		/* QEMU hub the NIC's link joins */
+};
+
+enum vm_accel {
+	VM_ACCEL_AUTO,
+	VM_ACCEL_KVM,
+	VM_ACCEL_TCG,
+};
+
+const char *vm_accel_name(enum vm_accel a);
+int vm_accel_parse(const char *s, enum vm_accel *out);
+
+struct topology;
+
+struct vm_config {
+	const char *qemu;		/* QEMU binary */
+	enum vm_accel accel;		/* resolved: KVM or TCG */
+	const char *kernel;		/* bzImage */
+	const char *initrd;		/* the per-run initrd (job cpio + base) */
+	const char *append;		/* extra kernel command line, may be NULL */
+	const char *rundir;		/* where every artifact goes */
+	unsigned int mem_mb;
+	unsigned int smp;
+	unsigned int timeout_s;		/* guest-side command timeout */
+	const struct topology *topo;
+	/* NIC models asked for on the command line, by label; NULL = default. */
+	const struct nic_model *want_model[VM_MAX_NICS];
+	struct vm_nic nics[VM_MAX_NICS];
+	unsigned int n_nics;
+};
+
+/*
+ * A topology: how NICs are created, wired and addressed. The "loop"
+ * topology is one VM with NIC A and NIC B on one QEMU hub, B in netns "b".
+ */
+struct topology {
+	const char *name;
+	const char *desc;
+	/* Fill cfg->nics from the topology and cfg->want_model. */
+	int (*setup)(struct vm_config *cfg, char **err);
+	/* Append -netdev/-device/-object arguments for the NICs. */
+	void (*qemu_args)(const struct vm_config *cfg, struct argv *a);
+};
+
+const struct topology *topology_find(const char *name);
+const char *topology_list(void);
+
+/* Label -> index ('A' -> 0); -1 when out of range. */
+int vm_nic_index(char label);
+
+/* Build the QEMU argument vector for cfg. Returns 0 or -EINVAL with *err. */
+int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err);
+
+/* Host file (relative to the run dir) behind a guest port name. */
+const char *qemu_port_file(const char *port);
+
+/* The guest job file (see guest/netlab-proto.h) for cfg. */
+void job_text(const struct vm_config *cfg, struct sbuf *out);
+
+#endif /* NETLAB_VMCFG_H */

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* QEMU command-line builder and guest job text. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "vmcfg.h"
+
+static struct vm_config base_cfg(void)
+{
+	struct vm_config c = {
+		.qemu = "qemu-system-x86_64",
+		.accel = VM_ACCEL_TCG,
+		.kernel = "/k/bzImage",
+		.initrd = "/r/initrd.img",
+		.rundir = "/r",
+		.mem_mb = 256,
+		.smp = 1,
+		.topo = topology_find("loop"),
+	};
+	return c;
+}
+
+/* Index of the first argument equal to s, or -1. */
+static int arg_index(const struct argv *a, const char *s)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (!strcmp(a->v[i], s))
+			return (int)i;
+	return -1;
+}
+
+/* Value following option `opt` whose value starts with `prefix`. */
+static const char *opt_value(const struct argv *a, const char *opt, const char *prefix)
+{
+	for (size_t i = 0; i + 1 < a->n; i++)
+		if (!strcmp(a->v[i], opt) && !strncmp(a->v[i + 1], prefix, strlen(prefix)))
+			return a->v[i + 1];
+	return NULL;
+}
+
+static void build(struct vm_config *c, struct argv *a)
+{
+	char *err = NULL;
+
+	assert_int_equal(c->topo->setup(c, &err), 0);
+	argv_init(a);
+	assert_int_equal(qemu_build_argv(c, a, &err), 0);
+	assert_null(err);
+}
+
+static void test_qemu__always_no_reboot_and_panic_reboots(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	const char *append;
+
+	build(&c, &a);
+	assert_true(arg_index(&a, "-no-reboot") > 0);
+	append = opt_value(&a, "-append", "");
+	assert_non_null(append);
+	assert_non_null(strstr(append, "panic=-1"));
+	assert_non_null(strstr(append, "console=ttyS0"));
+	assert_int_equal(arg_index(&a, "-no-shutdown"), -1);
+	argv_release(&a);
+}
+
+static void test_qemu__accel_tcg_and_kvm(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-accel", "tcg"));
+	argv_release(&a);
+	c.accel = VM_ACCEL_KVM;
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-accel", "kvm"));
+	argv_release(&a);
+}
+
+static void test_qemu__rejects_unresolved_accel(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	char *err = NULL;
+
+	c.accel = VM_ACCEL_AUTO;
+	assert_int_equal(c.topo->setup(&c, &err), 0);
+	argv_init(&a);
+	assert_int_not_equal(qemu_build_argv(&c, &a, &err), 0);
+	assert_non_null(err);
+	free(err);
+	argv_release(&a);
+}
+
+static void test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-netdev", "hubport,id=netA"),
+			    "hubport,id=netA,hubid=0");
+	assert_string_equal(opt_value(&a, "-netdev", "hubport,id=netB"),
+			    "hubport,id=netB,hubid=0");
+	assert_string_equal(opt_value(&a, "-device", "e1000e,"),
+			    "e1000e,netdev=netA,mac=52:54:00:4e:4c:0a,romfile=");
+	assert_string_equal(opt_value(&a, "-device", "virtio-net-pci,"),
+			    "virtio-net-pci,netdev=netB,mac=52:54:00:4e:4c:0b,romfile=");
+	assert_string_equal(opt_value(&a, "-object", "filter-dump,id=dumpA"),
+			    "filter-dump,id=dumpA,netdev=netA,file=/r/nic-A.pcap");
+	assert_string_equal(opt_value(&a, "-object", "filter-dump,id=dumpB"),
+			    "filter-dump,id=dumpB,netdev=netB,file=/r/nic-B.pcap");
+	argv_release(&a);
+}
+
+static void test_qemu__nic_models_are_selectable(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	c.want_model[0] = nic_model_find("virtio-net");
+	c.want_model[1] = nic_model_find("e1000");
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-device", "virtio-net-pci,netdev=netA"));
+	assert_non_null(opt_value(&a, "-device", "e1000,netdev=netB"));
+	assert_null(opt_value(&a, "-device", "e1000e"));
+	argv_release(&a);
+}
+
+static void test_qemu__model_for_missing_nic_is_rejected(void **state)
+{
+	struct vm_config c = base_cfg();
+	char *err = NULL;
+
+	c.want_model[2] = nic_model_find("e1000");
+	assert_int_equal(c.topo->setup(&c, &err), -22);
+	assert_non_null(strstr(err, "no NIC C"));
+	free(err);
+}
+
+static void test_qemu__named_ports_backed_by_run_dir_files(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-device", "virtio-serial-pci"));
+	assert_non_null(opt_value(&a, "-device", "virtserialport,bus=vser0.0,chardev=port0,name=netlab.stdout"));
+	assert_non_null(opt_value(&a, "-device", "virtserialport,bus=vser0.0,chardev=port2,name=netlab.status"));
+	assert_non_null(opt_value(&a, "-chardev", "file,id=port0,path=/r/stdout"));
+	assert_non_null(opt_value(&a, "-chardev", "file,id=console,path=/r/console.log"));
+	argv_release(&a);
+}
+
+static void test_qemu__extra_append_follows_base(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	const char *append;
+
+	c.append = "nokaslr e1000e.copybreak=0";
+	build(&c, &a);
+	append = opt_value(&a, "-append", "console=");
+	assert_non_null(append);
+	assert_non_null(strstr(append, "panic=-1 oops=panic rdinit=/init nokaslr e1000e.copybreak=0"));
+	argv_release(&a);
+}
+
+static void test_qemu__topology_none_has_no_nics(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	c.topo = topology_find("none");
+	build(&c, &a);
+	assert_int_equal(c.n_nics, 0);
+	assert_int_equal(arg_index(&a, "-netdev"), -1);
+	argv_release(&a);
+}
+
+static void test_job__lists_nics_with_netns_and_addresses(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct sbuf b;
+	char *err = NULL;
+
+	c.timeout_s = 42;
+	assert_int_equal(c.topo->setup(&c, &err), 0);
+	sbuf_init(&b);
+	job_text(&c, &b);
+	assert_non_null(strstr(b.s, "version=1\n"));
+	assert_non_null(strstr(b.s, "topology=loop\n"));
+	assert_non_null(strstr(b.s, "timeout=42\n"));
+	assert_non_null(strstr(b.s, "nic.A.mac=52:54:00:4e:4c:0a\n"));
+	assert_non_null(strstr(b.s, "nic.B.netns=b\n"));
+	assert_non_null(strstr(b.s, "nic.A.ipv6=2001:2::1/64\n"));
+	assert_null(strstr(b.s, "nic.A.netns"));
+	sbuf_release(&b);
+}
+
+static void test_argv__shell_rendering_quotes_what_needs_it(void **state)
+{
+	struct argv a;
+	char *s;
+
+	argv_init(&a);
+	argv_add(&a, "qemu");
+	argv_add(&a, "-append");
+	argv_add(&a, "console=ttyS0 it's");
+	argv_add(&a, "romfile=");
+	s = argv_to_shell(&a);
+	assert_string_equal(s, "qemu -append 'console=ttyS0 it'\\''s' romfile=");
+	free(s);
+	argv_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_qemu__always_no_reboot_and_panic_reboots),
+		cmocka_unit_test(test_qemu__accel_tcg_and_kvm),
+		cmocka_unit_test(test_qemu__rejects_unresolved_accel),
+		cmocka_unit_test(test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps),
+		cmocka_unit_test(test_qemu__nic_models_are_selectable),
+		cmocka_unit_test(test_qemu__model_for_missing_nic_is_rejected),
+		cmocka_unit_test(test_qemu__named_ports_backed_by_run_dir_files),
+		cmocka_unit_test(test_qemu__extra_append_follows_base),
+		cmocka_unit_test(test_qemu__topology_none_has_no_nics),
+		cmocka_unit_test(test_job__lists_nics_with_netns_and_addresses),
+		cmocka_unit_test(test_argv__shell_rendering_quotes_what_needs_it),
+	};
+
+	return cmocka_run_group_tests_name("qemu", tests, NULL, NULL);
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `netlab run` option parsing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmd.h"
+
+static int parse(struct run_cmd *rc, char **err, int argc, char **argv)
+{
+	return run_cmd_parse(argc, argv, rc, err);
+}
+
+#define PARSE(rc, err, ...)                                                                     \
+	parse(rc, err, (int)(sizeof((char *[]){ "run", __VA_ARGS__ }) / sizeof(char *)),         \
+	      (char *[]){ "run", __VA_ARGS__, NULL })
+
+static void test_run_opts__defaults(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	unsetenv("KERNEL");
+	unsetenv("INITRD");
+	assert_int_equal(run_cmd_parse(1, (char *[]){ "run", NULL }, &rc, &err), 0);
+	assert_int_equal(rc.opts.accel, VM_ACCEL_AUTO);
+	assert_int_equal(rc.opts.timeout_s, 300);
+	assert_string_equal(rc.opts.topology, "loop");
+	assert_non_null(strstr(rc.opts.kernel, "/kernel/bzImage"));
+	assert_non_null(strstr(rc.opts.out, "runs/run-"));
+	assert_non_null(rc.opts.exec);
+	run_cmd_release(&rc);
+}
+
+static void test_run_opts__all_options_land_in_struct(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(PARSE(&rc, &err, "--exec", "ping -c1 x", "--kernel", "/k", "--initrd", "/i",
+			       "--accel", "tcg", "--timeout", "17", "--out", "/o", "--nic", "A=e1000",
+			       "--nic", "B=e1000e", "--append", "nokaslr", "--mem", "512", "--smp", "2",
+			       "-v", "-q"),
+			 0);
+	assert_string_equal(rc.opts.exec, "ping -c1 x");
+	assert_string_equal(rc.opts.kernel, "/k");
+	assert_string_equal(rc.opts.initrd, "/i");
+	assert_int_equal(rc.opts.accel, VM_ACCEL_TCG);
+	assert_int_equal(rc.opts.timeout_s, 17);
+	assert_string_equal(rc.opts.out, "/o");
+	assert_string_equal(rc.opts.nic_model[0], "e1000");
+	assert_string_equal(rc.opts.nic_model[1], "e1000e");
+	assert_string_equal(rc.opts.append, "nokaslr");
+	assert_int_equal(rc.opts.mem_mb, 512);
+	assert_int_equal(rc.opts.smp, 2);
+	assert_true(rc.opts.stream_console);
+	assert_true(rc.quiet);
+	run_cmd_release(&rc);
+}
+
+static void expect_error(const char *needle, int argc, char **argv)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(run_cmd_parse(argc, argv, &rc, &err), -22);
+	assert_non_null(err);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' does not mention '%s'", err, needle);
+	free(err);
+	run_cmd_release(&rc);
+}
+
+static void test_run_opts__rejects_bad_input_naming_it(void **state)
+{
+	expect_error("--accel 'fast'", 3, (char *[]){ "run", "--accel", "fast", NULL });
+	expect_error("--timeout 'soon'", 3, (char *[]){ "run", "--timeout", "soon", NULL });
+	expect_error("--timeout '0'", 3, (char *[]){ "run", "--timeout", "0", NULL });
+	expect_error("--timeout '-5'", 3, (char *[]){ "run", "--timeout", "-5", NULL });
+	expect_error("unknown NIC model 'rtl8139'", 3, (char *[]){ "run", "--nic", "A=rtl8139", NULL });
+	expect_error("expected L=MODEL", 3, (char *[]){ "run", "--nic", "e1000", NULL });
+	expect_error("unknown topology", 3, (char *[]){ "run", "--topology", "star", NULL });
+	expect_error("--mem '12'", 3, (char *[]){ "run", "--mem", "12", NULL });
+	expect_error("bad option '--frobnicate'", 2, (char *[]){ "run", "--frobnicate", NULL });
+	expect_error("unexpected argument 'ls'", 2, (char *[]){ "run", "ls", NULL });
+}
+
+static void test_run_opts__env_kernel_is_default(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	setenv("KERNEL", "/env/bzImage", 1);
+	assert_int_equal(run_cmd_parse(1, (char *[]){ "run", NULL }, &rc, &err), 0);
+	assert_string_equal(rc.opts.kernel, "/env/bzImage");
+	run_cmd_release(&rc);
+	unsetenv("KERNEL");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_opts__defaults),
+		cmocka_unit_test(test_run_opts__all_options_land_in_struct),
+		cmocka_unit_test(test_run_opts__rejects_bad_input_naming_it),
+		cmocka_unit_test(test_run_opts__env_kernel_is_default),
+	};
+
+	return cmocka_run_group_tests_name("run_opts", tests, NULL, NULL);
+}
