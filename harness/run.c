@@ -87,7 +87,7 @@ static int prepare_rundir(const char *dir, char **err)
 			closedir(d);
 			err_set(err, "run directory '%s' is not empty\nhint: pass a new --out DIR, or remove it",
 				dir);
-			return -EEXIST;
+			return -EINVAL;
 		}
 	}
 	closedir(d);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Killing the harness never leaves QEMU behind, and keeps what was collected.
+. "$(dirname "$0")/../lib.sh"
+need_guest
+
+# Start a run that would last long, wait until the guest command runs.
+start_long_run() {
+	"$NETLAB" run --accel tcg --timeout 600 --out "$1" --exec "echo running; sleep 600" \
+		>/dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 1 120); do
+		grep -q "^exec " "$1/status" 2>/dev/null && return 0
+		sleep 0.5
+	done
+	echo "guest command never started"; return 1
+}
+
+for sig in INT TERM KILL; do
+	test_expect_success "SIG$sig to the harness: no QEMU survives, artifacts stay" '
+		d=$T_TMP/'"$sig"'
+		start_long_run "$d"
+		pgrep -f -- "$d/" >/dev/null
+		kill -'"$sig"' $pid
+		wait $pid || true
+		for _ in $(seq 1 20); do no_process_with "$d/" && break; sleep 0.5; done
+		no_process_with "$d/"
+		grep -q "Linux version" "$d/console.log"
+		test -s "$d/cmdline"
+		grep -qx running "$d/stdout"
+		if [ '"$sig"' != KILL ]; then
+			test "$(json_get "$d/result.json" verdict)" = interrupted
+		fi
+	'
+done
+
+test_done
