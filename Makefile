@@ -15,7 +15,7 @@ PKGS    := json-c libpcap openssl
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat
+HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters
 HARNESS_CMD := netlab cmd-run cmd-pcap
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
@@ -70,7 +70,7 @@ kernel:
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -o $@ $< \
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
 		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
 
 unit: $(UNIT_TESTS)

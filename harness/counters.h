@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsers for the guest's counter files, as collected around a scenario:
+ * /proc/net/snmp and /proc/net/netstat ("Group: names" / "Group: values"
+ * line pairs), /proc/net/softnet_stat (hex columns per CPU), `ethtool -S`
+ * ("name: value") and `ethtool -g` (ring sizes). Each parser hands every
+ * counter to `emit` as (prefix.name, value); callers take deltas.
+ */
+#ifndef NETLAB_COUNTERS_H
+#define NETLAB_COUNTERS_H
+
+typedef void (*counter_emit_fn)(void *ctx, const char *name, double value);
+
+/* snmp/netstat: emits PREFIX.Group.Field. -EINVAL when a values line does
+ * not match its names line; *err says which group. */
+int counters_parse_snmp(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
+			char **err);
+/* softnet_stat: sums over CPUs, emits softnet.{processed,dropped,time_squeeze,
+ * received_rps,flow_limit}. */
+int counters_parse_softnet(const char *text, counter_emit_fn emit, void *ctx, char **err);
+/* ethtool -S: emits PREFIX.name for every numeric counter. */
+int counters_parse_ethtool_stats(const char *text, const char *prefix, counter_emit_fn emit,
+				 void *ctx, char **err);
+/* ethtool -g: emits PREFIX.{rx,tx} (current) and PREFIX.{rx_max,tx_max}. */
+int counters_parse_ethtool_ring(const char *text, const char *prefix, counter_emit_fn emit,
+				void *ctx, char **err);
+
+#endif /* NETLAB_COUNTERS_H */
