@@ -71,6 +71,7 @@ static int probe_kvm(const struct run_opts *o, bool *works, char **err)
 	p.topology = "none";
 	memset(p.nic_model, 0, sizeof(p.nic_model));
 	p.exec = "true";
+	p.icount_shift = -1;
 	p.out = tmpl;
 	p.timeout_s = ACCEL_PROBE_TIMEOUT_S;
 	p.on_output = NULL;
@@ -97,6 +98,11 @@ int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char
 	bool works = false;
 	int fd, ret;
 
+	if (o->accel == VM_ACCEL_AUTO && o->icount_shift >= 0) {
+		*out = VM_ACCEL_TCG;
+		*why = xstrdup("-icount (deterministic mode) needs TCG");
+		return 0;
+	}
 	if (o->accel != VM_ACCEL_AUTO) {
 		*out = o->accel;
 		*why = xasprintf("--accel %s", vm_accel_name(o->accel));

@@ -29,6 +29,8 @@ static const char run_usage[] =
 	"      --append ARGS     extra kernel command line\n"
 	"      --mem MB          guest memory (default 256)\n"
 	"      --smp N           guest CPUs (default 1)\n"
+	"      --icount SHIFT    deterministic TCG: virtual time follows instruction count\n"
+	"                        (QEMU -icount shift=SHIFT,sleep=off; 3 is a good start)\n"
 	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
 	"  -v, --verbose         stream the guest console to stderr\n"
 	"  -q, --quiet           do not stream the command's output\n"
@@ -37,7 +39,7 @@ static const char run_usage[] =
 
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
-	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU,
+	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT,
 };
 
 static const struct option run_longopts[] = {
@@ -53,6 +55,7 @@ static const struct option run_longopts[] = {
 	{ "mem", required_argument, NULL, OPT_MEM },
 	{ "smp", required_argument, NULL, OPT_SMP },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
+	{ "icount", required_argument, NULL, OPT_ICOUNT },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -113,6 +116,14 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
 	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
 	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
+	case OPT_ICOUNT: {
+		unsigned int shift;
+
+		if (parse_num("--icount", arg, 0, 10, &shift, err))
+			return -EINVAL;
+		o->icount_shift = (int)shift;
+		return 0;
+	}
 	case OPT_ACCEL:
 		if (vm_accel_parse(arg, &o->accel) == 0)
 			return 0;

@@ -37,6 +37,10 @@ static int check_config(const struct vm_config *cfg, char **err)
 		err_set(err, "accelerator must be resolved to kvm or tcg before building argv");
 		return -EINVAL;
 	}
+	if (cfg->icount_shift >= 0 && cfg->accel != VM_ACCEL_TCG) {
+		err_set(err, "-icount needs TCG, not %s", vm_accel_name(cfg->accel));
+		return -EINVAL;
+	}
 	if (cfg->mem_mb < 64 || cfg->smp < 1) {
 		err_set(err, "memory %u MiB / %u CPUs is too small", cfg->mem_mb, cfg->smp);
 		return -EINVAL;
@@ -80,6 +84,12 @@ int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err)
 	argv_add(a, "-no-reboot");
 	argv_add(a, "-accel");
 	argv_add(a, vm_accel_name(cfg->accel));
+	if (cfg->icount_shift >= 0) {
+		/* Virtual time follows the instruction count: in-guest timings
+		 * repeat run after run. sleep=off warps over idle time. */
+		argv_add(a, "-icount");
+		argv_addf(a, "shift=%d,sleep=off,align=off", cfg->icount_shift);
+	}
 	argv_add(a, "-m");
 	argv_addf(a, "%u", cfg->mem_mb);
 	argv_add(a, "-smp");

@@ -240,6 +240,8 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_object_object_add(o, "kernel", k);
 	json_add_str(o, "accel", vm_accel_name(m->cfg->accel));
 	json_add_str(o, "accel_reason", m->accel_reason);
+	json_object_object_add(o, "icount_shift", m->cfg->icount_shift < 0 ? NULL
+				: json_object_new_int(m->cfg->icount_shift));
 	json_add_str(o, "topology", m->cfg->topo->name);
 	json_object_object_add(o, "nics", json_nics(m->cfg));
 	json_add_str(o, "command", m->command);

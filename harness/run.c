@@ -33,6 +33,7 @@ void run_opts_init(struct run_opts *o)
 	o->timeout_s = 300;
 	o->mem_mb = 256;
 	o->smp = 1;
+	o->icount_shift = -1;
 }
 
 /* Follows a file QEMU writes and hands new bytes to the output callback. */
@@ -133,6 +134,7 @@ static int build_config(const struct run_opts *o, struct vm_config *cfg, char **
 	cfg->mem_mb = o->mem_mb;
 	cfg->smp = o->smp;
 	cfg->timeout_s = o->timeout_s;
+	cfg->icount_shift = o->icount_shift;
 	return cfg->topo->setup(cfg, err);
 }
 

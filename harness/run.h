@@ -32,6 +32,7 @@ struct run_opts {
 	unsigned int timeout_s;
 	unsigned int mem_mb;
 	unsigned int smp;
+	int icount_shift;		/* -1 = off */
 	/* Live output: stdout/stderr of the command, console if asked. */
 	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
 	void *ctx;

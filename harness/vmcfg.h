@@ -58,6 +58,7 @@ struct vm_config {
 	unsigned int mem_mb;
 	unsigned int smp;
 	unsigned int timeout_s;		/* guest-side command timeout */
+	int icount_shift;		/* -icount shift (deterministic TCG), -1 = off */
 	const struct topology *topo;
 	/* NIC models asked for on the command line, by label; NULL = default. */
 	const struct nic_model *want_model[VM_MAX_NICS];

@@ -21,6 +21,7 @@ static struct vm_config base_cfg(void)
 		.mem_mb = 256,
 		.smp = 1,
 		.topo = topology_find("loop"),
+		.icount_shift = -1,
 	};
 	return c;
 }
@@ -80,6 +81,27 @@ static void test_qemu__accel_tcg_and_kvm(void **state)
 	c.accel = VM_ACCEL_KVM;
 	build(&c, &a);
 	assert_non_null(opt_value(&a, "-accel", "kvm"));
+	argv_release(&a);
+}
+
+static void test_qemu__icount_only_when_asked_and_only_with_tcg(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	char *err = NULL;
+
+	build(&c, &a);
+	assert_int_equal(arg_index(&a, "-icount"), -1);
+	argv_release(&a);
+	c.icount_shift = 3;
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-icount", "shift=3,sleep=off"));
+	argv_release(&a);
+	c.accel = VM_ACCEL_KVM;
+	argv_init(&a);
+	assert_int_not_equal(qemu_build_argv(&c, &a, &err), 0);
+	assert_non_null(strstr(err, "TCG"));
+	free(err);
 	argv_release(&a);
 }
 
@@ -226,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_qemu__always_no_reboot_and_panic_reboots),
 		cmocka_unit_test(test_qemu__accel_tcg_and_kvm),
 		cmocka_unit_test(test_qemu__rejects_unresolved_accel),
+		cmocka_unit_test(test_qemu__icount_only_when_asked_and_only_with_tcg),
 		cmocka_unit_test(test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps),
 		cmocka_unit_test(test_qemu__nic_models_are_selectable),
 		cmocka_unit_test(test_qemu__model_for_missing_nic_is_rejected),

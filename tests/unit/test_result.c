@@ -149,7 +149,8 @@ static void test_result__interrupted(void **state)
 static void test_result__json_has_verdict_status_and_kernel(void **state)
 {
 	struct vm_config cfg = { .kernel = "/k/bzImage", .accel = VM_ACCEL_TCG,
-				 .topo = topology_find("loop"), .timeout_s = 30 };
+				 .topo = topology_find("loop"), .timeout_s = 30,
+				 .icount_shift = -1 };
 	struct run_obs o = { .status = "agent 1\nexec 5\nexit 3\n" };
 	struct run_meta m = { .cfg = &cfg, .command = "false", .kernel_version = "6.1.0 (x@y) #1",
 			      .kernel_sha256 = "ab", .boot_s = 1.5, .wall_s = 3.0 };
