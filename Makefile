@@ -20,7 +20,12 @@ HARNESS_CMD := netlab cmd-run cmd-pcap
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 
+# Traffic generators (guest side): defines `traffic::` and TRAFFIC_TESTS.
+-include traffic/build.mk
+
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+# Traffic-generator tests link the generators, not the harness: traffic/build.mk.
+UNIT_TESTS  := $(filter-out $(B)/tests/test_traffic_%,$(UNIT_TESTS)) $(TRAFFIC_TESTS)
 
 # Build stamp of the last `make kernel`; `build/kernel` links to its cache dir.
 KERNEL_LINK := $(B)/kernel
@@ -52,7 +57,6 @@ $(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest
 	@mkdir -p $(@D)
 	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ guest/agent.c guest/agent-job.c
 
--include traffic/build.mk
 traffic:: ;
 
 $(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh traffic
@@ -72,6 +76,11 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
 		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
+
+# The guest's job parser is built without the harness library.
+$(B)/tests/test_agent_job: tests/unit/test_agent_job.c guest/agent-job.c guest/agent-job.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
 
 unit: $(UNIT_TESTS)
 	@tests/run-unit.sh $(UNIT_TESTS)

@@ -32,6 +32,10 @@
  *   "exit <status>"          the command ended: 0..255, or 128+signal
  *   "timeout"                the guest-side timeout killed the command
  *   "poweroff"               the agent is about to power off
+ *   "error <text>"           (added by the agent) a failure outside the
+ *                            topology, e.g. no job file; "poweroff" follows
+ * "timeout", when it happens, comes before "exit 137" (128+SIGKILL).
+ * topology=none still reports "topology ok" (sysctls applied, lo up).
  */
 #ifndef NETLAB_PROTO_H
 #define NETLAB_PROTO_H
