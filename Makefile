@@ -11,11 +11,11 @@ CC      ?= gcc
 B       := build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
-PKGS    := json-c libpcap openssl
+PKGS    := json-c libpcap openssl inih
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
-HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters
+HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check scenario baseline
 HARNESS_CMD := netlab cmd-run cmd-pcap
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Baselines files: read into struct metrics, updated in place with the
+ * subjects of a scenario's `baseline` checks.
+ */
+#include "baseline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "util.h"
+
+/* Two-space indent, "key": value, one entry a line: reviewable diffs. */
+#define JSON_FORMAT \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+char *baseline_path(const char *scn_path)
+{
+	size_t len = strlen(scn_path);
+
+	if (len > 4 && !strcmp(scn_path + len - 4, ".scn"))
+		len -= 4;
+	return xasprintf("%.*s.baseline.json", (int)len, scn_path);
+}
+
+static unsigned int line_at(const char *text, size_t off)
+{
+	unsigned int line = 1;
+
+	for (size_t i = 0; i < off && text[i]; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+/* Parse text as one JSON object; errors name path and line. */
+static int parse_object(const char *path, const char *text, struct json_object **out, char **err)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *o = json_tokener_parse_ex(tok, text, -1);
+	enum json_tokener_error jerr = json_tokener_get_error(tok);
+	size_t end = json_tokener_get_parse_end(tok);
+
+	json_tokener_free(tok);
+	if (!o) {
+		err_set(err, "%s:%u: invalid JSON: %s", path, line_at(text, end),
+			jerr == json_tokener_continue || jerr == json_tokener_error_parse_eof
+				? "unexpected end of file"
+				: json_tokener_error_desc(jerr));
+		return -EINVAL;
+	}
+	end += strspn(text + end, " \t\r\n");
+	if (text[end]) {
+		err_set(err, "%s:%u: invalid JSON: unexpected text after the object", path,
+			line_at(text, end));
+		json_object_put(o);
+		return -EINVAL;
+	}
+	if (!json_object_is_type(o, json_type_object)) {
+		err_set(err, "%s: expected a JSON object of metric values", path);
+		json_object_put(o);
+		return -EINVAL;
+	}
+	*out = o;
+	return 0;
+}
+
+/* The file's object; a missing file gives an empty one. */
+static int read_object(const char *path, struct json_object **out, char **err)
+{
+	char *text;
+	int ret = file_read(path, &text, NULL);
+
+	if (ret == -ENOENT) {
+		*out = json_object_new_object();
+		return 0;
+	}
+	if (ret) {
+		err_set(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = parse_object(path, text, out, err);
+	free(text);
+	return ret;
+}
+
+int baseline_load(const char *path, struct metrics **out, char **err)
+{
+	struct json_object *o;
+	struct metrics *m;
+	int ret = read_object(path, &o, err);
+
+	if (ret)
+		return ret;
+	m = metrics_new();
+	json_object_object_foreach(o, key, val) {
+		if (key[0] == '_')
+			continue;
+		if (!json_object_is_type(val, json_type_int) &&
+		    !json_object_is_type(val, json_type_double)) {
+			err_set(err, "%s: the value of '%s' is not a number", path, key);
+			ret = -EINVAL;
+			break;
+		}
+		metrics_set(m, key, json_object_get_double(val));
+	}
+	json_object_put(o);
+	if (ret) {
+		metrics_free(m);
+		return ret;
+	}
+	*out = m;
+	return 0;
+}
+
+double baseline_value(const struct metrics *b, const struct check_expr *e)
+{
+	double v;
+
+	if (!b || !metrics_get(b, check_subject(e), &v))
+		return NAN;
+	return v;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A copy of o with the keys of it, and of the objects in it, sorted. */
+static struct json_object *sorted_copy(struct json_object *o)
+{
+	size_t n, i = 0;
+	const char **keys;
+	struct json_object *out;
+
+	if (!json_object_is_type(o, json_type_object))
+		return json_object_get(o);
+	n = (size_t)json_object_object_length(o);
+	keys = xzalloc(n * sizeof(*keys));
+	json_object_object_foreach(o, k, v) {
+		(void)v;
+		keys[i++] = k;
+	}
+	qsort(keys, n, sizeof(*keys), cmp_str);
+	out = json_object_new_object();
+	for (i = 0; i < n; i++)
+		json_object_object_add(out, keys[i],
+				       sorted_copy(json_object_object_get(o, keys[i])));
+	free(keys);
+	return out;
+}
+
+static struct json_object *meta_json(const struct baseline_meta *meta)
+{
+	struct json_object *o = json_object_new_object();
+	char now[32];
+	struct tm tm;
+	time_t t;
+
+	if (meta->kernel)
+		json_object_object_add(o, "kernel", json_object_new_string(meta->kernel));
+	if (meta->netlab_version)
+		json_object_object_add(o, "netlab_version",
+				       json_object_new_string(meta->netlab_version));
+	if (!meta->date) {
+		t = time(NULL);
+		strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	}
+	json_object_object_add(o, "date", json_object_new_string(meta->date ? meta->date : now));
+	if (meta->repeat)
+		json_object_object_add(o, "repeat", json_object_new_int64(meta->repeat));
+	return o;
+}
+
+/* Set the subject of every `baseline` check in o; nothing when one is missing. */
+static int set_subjects(struct json_object *o, const struct scenario *scn,
+			const struct metrics *measured, char **err)
+{
+	double v;
+
+	for (size_t i = 0; i < scn->n_checks; i++) {
+		const struct check_expr *e = scn->checks[i].expr;
+
+		if (!check_uses_baseline(e) || metrics_get(measured, check_subject(e), NULL))
+			continue;
+		err_set(err, "%s: cannot update the baseline of check '%s': '%s' was not measured",
+			scn->path, scn->checks[i].name, check_subject(e));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < scn->n_checks; i++) {
+		const struct check_expr *e = scn->checks[i].expr;
+
+		if (!check_uses_baseline(e))
+			continue;
+		metrics_get(measured, check_subject(e), &v);
+		json_object_object_add(o, check_subject(e), metrics_json_number(v));
+	}
+	return 0;
+}
+
+/* Write text to path through a temporary file in the same directory. */
+static int write_atomic(const char *path, const char *text, char **err)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	size_t len = strlen(text), off = 0;
+	int fd = mkstemp(tmp), ret = 0;
+
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	while (off < len && !ret) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno != EINTR)
+			ret = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out:
+	if (ret)
+		err_set(err, "%s: cannot write: %s", path, strerror(-ret));
+	free(tmp);
+	return ret;
+}
+
+int baseline_update(const char *path, const struct scenario *scn, const struct metrics *measured,
+		    const struct baseline_meta *meta, char **err)
+{
+	struct json_object *o, *sorted;
+	char *text;
+	int ret = read_object(path, &o, err);
+
+	if (ret)
+		return ret;
+	ret = set_subjects(o, scn, measured, err);
+	if (ret)
+		goto out;
+	if (meta)
+		json_object_object_add(o, "_meta", meta_json(meta));
+	sorted = sorted_copy(o);
+	text = xasprintf("%s\n", json_object_to_json_string_ext(sorted, JSON_FORMAT));
+	json_object_put(sorted);
+	ret = write_atomic(path, text, err);
+	free(text);
+out:
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,844 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario files, parsed with inih.
+ *
+ * inih as Debian builds it calls the handler without a line number, does
+ * not report section headers, joins indented lines onto the key above, and
+ * cuts lines at 200 bytes. So inih reads through scn_reader(), which counts
+ * lines, records section headers, strips leading blanks (no continuation
+ * lines), and rejects over-long lines instead of letting them be cut.
+ *
+ * Parsing happens in two passes: key by key while inih reads (syntax of
+ * each value), then across keys once the file is read (labels against the
+ * topology, options against the generator, metrics against both). Of all
+ * errors, the one on the earliest line is reported.
+ */
+#include "scenario.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "metrics.h"
+#include "util.h"
+
+enum scn_section {
+	SEC_SCENARIO,
+	SEC_SYSCTL,
+	SEC_TRAFFIC,
+	SEC_NETEM,
+	SEC_QDISC,
+	SEC_CHECKS,
+	N_SECTIONS,
+};
+
+/* Key of one line, remembered to catch duplicates. */
+struct seen_key {
+	enum scn_section sec;
+	char *key;
+	unsigned int line;
+};
+
+struct parse_ctx {
+	const char *path;
+	struct scenario *s;
+	/* reader */
+	const char *p;			/* rest of the file */
+	unsigned int line;		/* line last handed to inih */
+	/* what was seen, and where */
+	unsigned int sec_line[N_SECTIONS];	/* header line, 0 = absent */
+	struct seen_key *seen;
+	size_t n_seen;
+	unsigned int topology_line, generator_line, duration_line, timeout_line;
+	unsigned int nic_line[VM_MAX_NICS], ring_line[VM_MAX_NICS];
+	unsigned int netem_line[VM_MAX_NICS], qdisc_line[VM_MAX_NICS];
+	/* the earliest error */
+	char *err;
+	unsigned int err_line;		/* 0: about the whole file */
+};
+
+static int scn_err(struct parse_ctx *c, unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Keep the error on the earliest line; "PATH:LINE: msg" or "PATH: msg". */
+static int scn_err(struct parse_ctx *c, unsigned int line, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	if (c->err && !(line && (!c->err_line || line < c->err_line)))
+		return -EINVAL;
+	sbuf_init(&b);
+	if (line)
+		sbuf_addf(&b, "%s:%u: ", c->path, line);
+	else
+		sbuf_addf(&b, "%s: ", c->path);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	free(c->err);
+	c->err = sbuf_detach(&b);
+	c->err_line = line;
+	return -EINVAL;
+}
+
+int scn_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "1" };
+	static const char *const no[] = { "no", "false", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
+			*out = !strcmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Every character of s in `set`, or alphanumeric; s non-empty. */
+static bool chars_ok(const char *s, const char *set)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(set, *s))
+			return false;
+	return true;
+}
+
+/*
+ * Values that end up on a guest shell command line (sysctl values, tc
+ * arguments) are limited to characters that need no quoting.
+ */
+#define SAFE_VALUE_CHARS " ._-%:/,+=@"
+
+static int need_safe_value(struct parse_ctx *c, const char *section, const char *key,
+			   const char *value)
+{
+	if (chars_ok(value, SAFE_VALUE_CHARS))
+		return 0;
+	return scn_err(c, c->line,
+		       "value of '%s' in [%s] may only contain letters, digits, spaces and \"%s\"",
+		       key, section, SAFE_VALUE_CHARS + 1);
+}
+
+/* ---- traffic generators ------------------------------------------------- */
+
+enum opt_kind {
+	OPT_VALUE,	/* passed on as --key value */
+	OPT_BOOL,	/* --key when true */
+	OPT_CHOICE,	/* --key value, value one of choices */
+};
+
+struct gen_opt {
+	const char *name;
+	enum opt_kind kind;
+	const char *const *choices;
+};
+
+static const char *const rr_protos[] = { "tcp", "udp", NULL };
+
+#define VAL(n) { .name = n, .kind = OPT_VALUE }
+#define BOOL(n) { .name = n, .kind = OPT_BOOL }
+#define CHOICE(n, c) { .name = n, .kind = OPT_CHOICE, .choices = c }
+
+static const struct gen_opt udp_stream_opts[] = {
+	VAL("rate"), VAL("bitrate"), VAL("size"), VAL("burst"), VAL("burst-gap"), VAL("count"),
+	VAL("rcvbuf"), VAL("read-delay"), VAL("port"), BOOL("dst-ipv6"), { .name = NULL },
+};
+
+static const struct gen_opt tcp_stream_opts[] = {
+	VAL("size"), VAL("port"), VAL("cc"), BOOL("bidir"), { .name = NULL },
+};
+
+static const struct gen_opt rr_opts[] = {
+	CHOICE("proto", rr_protos), VAL("req-size"), VAL("resp-size"), VAL("count"), VAL("port"),
+	{ .name = NULL },
+};
+
+static const struct scn_generator {
+	const char *name;
+	const struct gen_opt *opts;
+} generators[] = {
+	{ "udp-stream", udp_stream_opts },
+	{ "tcp-stream", tcp_stream_opts },
+	{ "rr", rr_opts },
+};
+
+const char *scn_generator_list(void)
+{
+	return "udp-stream, tcp-stream, rr";
+}
+
+static const struct scn_generator *generator_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(generators); i++)
+		if (!strcmp(generators[i].name, name))
+			return &generators[i];
+	return NULL;
+}
+
+static const struct gen_opt *gen_opt_find(const struct scn_generator *g, const char *name)
+{
+	for (const struct gen_opt *o = g->opts; o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+static char *gen_opt_list(const struct scn_generator *g)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, "generator");
+	for (const struct gen_opt *o = g->opts; o->name; o++)
+		sbuf_addf(&b, ", %s", o->name);
+	return sbuf_detach(&b);
+}
+
+static char *choice_list(const char *const *choices)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (; *choices; choices++)
+		sbuf_addf(&b, "%s%s", b.len ? ", " : "", *choices);
+	return sbuf_detach(&b);
+}
+
+void scn_traffic_args(const struct scenario *s, struct argv *a)
+{
+	const struct scn_generator *g = generator_find(s->generator);
+
+	for (size_t i = 0; i < s->n_traffic; i++) {
+		const struct scn_kv *kv = &s->traffic[i];
+		const struct gen_opt *o = gen_opt_find(g, kv->key);
+		bool on = false;
+
+		if (o->kind == OPT_BOOL) {
+			scn_parse_bool(kv->value, &on);
+			if (on)
+				argv_addf(a, "--%s", kv->key);
+			continue;
+		}
+		argv_addf(a, "--%s", kv->key);
+		argv_add(a, kv->value);
+	}
+}
+
+/* ---- [scenario] ----------------------------------------------------------- */
+
+static int set_uint(struct parse_ctx *c, const char *key, const char *value,
+		    unsigned long min, unsigned long max, unsigned int *out)
+{
+	unsigned long v;
+
+	if (parse_uint(value, min, max, &v))
+		return scn_err(c, c->line, "bad %s '%s': expected an integer in %lu..%lu", key,
+			       value, min, max);
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int set_description(struct parse_ctx *c, const char *value)
+{
+	c->s->description = xstrdup(value);
+	return 0;
+}
+
+static int set_topology(struct parse_ctx *c, const char *value)
+{
+	c->s->topo = topology_find(value);
+	c->topology_line = c->line;
+	if (!c->s->topo)
+		return scn_err(c, c->line, "unknown topology '%s' (topologies: %s)", value,
+			       topology_list());
+	return 0;
+}
+
+static int set_append(struct parse_ctx *c, const char *value)
+{
+	c->s->append = xstrdup(value);
+	return 0;
+}
+
+static int set_duration(struct parse_ctx *c, const char *value)
+{
+	c->duration_line = c->line;
+	return set_uint(c, "duration", value, 1, 3600, &c->s->duration_s);
+}
+
+static int set_repeat(struct parse_ctx *c, const char *value)
+{
+	return set_uint(c, "repeat", value, 1, 100, &c->s->repeat);
+}
+
+static int set_timeout(struct parse_ctx *c, const char *value)
+{
+	c->timeout_line = c->line;
+	return set_uint(c, "timeout", value, 1, 86400, &c->s->timeout_s);
+}
+
+static int set_deterministic(struct parse_ctx *c, const char *value)
+{
+	if (scn_parse_bool(value, &c->s->deterministic))
+		return scn_err(c, c->line, "bad deterministic '%s': expected yes/no/true/false/1/0",
+			       value);
+	return 0;
+}
+
+static const struct {
+	const char *key;
+	int (*set)(struct parse_ctx *c, const char *value);
+} scenario_keys[] = {
+	{ "description", set_description },
+	{ "topology", set_topology },
+	{ "append", set_append },
+	{ "duration", set_duration },
+	{ "repeat", set_repeat },
+	{ "timeout", set_timeout },
+	{ "deterministic", set_deterministic },
+};
+
+#define SCENARIO_KEYS                                                                          \
+	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, " \
+	"repeat, timeout, deterministic"
+
+/* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
+static int label_index(const char *s, size_t len)
+{
+	return len == 1 ? vm_nic_index(*s) : -1;
+}
+
+static int bad_label(struct parse_ctx *c, const char *key, const char *label, size_t len)
+{
+	return scn_err(c, c->line, "bad NIC label '%.*s' in '%s' (labels are A..%c)", (int)len,
+		       label, key, 'A' + VM_MAX_NICS - 1);
+}
+
+/* nic.<L> = model */
+static int set_nic(struct parse_ctx *c, const char *key, const char *value)
+{
+	int i = label_index(key + 4, strlen(key + 4));
+
+	if (i < 0)
+		return bad_label(c, key, key + 4, strlen(key + 4));
+	c->nic_line[i] = c->line;
+	c->s->nic_model[i] = nic_model_find(value);
+	if (!c->s->nic_model[i])
+		return scn_err(c, c->line, "unknown NIC model '%s' (models: %s)", value,
+			       nic_model_list());
+	return 0;
+}
+
+/* ring.<L>.rx / ring.<L>.tx = entries */
+static int set_ring(struct parse_ctx *c, const char *key, const char *value)
+{
+	const char *label = key + 5, *dot = strchr(label, '.');
+	size_t len = dot ? (size_t)(dot - label) : strlen(label);
+	int i = label_index(label, len);
+
+	if (!dot || (strcmp(dot, ".rx") && strcmp(dot, ".tx")))
+		return scn_err(c, c->line,
+			       "unknown key '%s' in [scenario] (ring keys are ring.<LABEL>.rx and ring.<LABEL>.tx)",
+			       key);
+	if (i < 0)
+		return bad_label(c, key, label, len);
+	if (!c->ring_line[i])
+		c->ring_line[i] = c->line;
+	return set_uint(c, key, value, 0, 65536,
+			!strcmp(dot, ".rx") ? &c->s->ring_rx[i] : &c->s->ring_tx[i]);
+}
+
+static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(scenario_keys); i++)
+		if (!strcmp(key, scenario_keys[i].key))
+			return scenario_keys[i].set(c, value);
+	if (!strncmp(key, "nic.", 4))
+		return set_nic(c, key, value);
+	if (!strncmp(key, "ring.", 5))
+		return set_ring(c, key, value);
+	return scn_err(c, c->line, "unknown key '%s' in [scenario] (allowed: %s)", key,
+		       SCENARIO_KEYS);
+}
+
+/* ---- the other sections ---------------------------------------------------- */
+
+static void kv_add(struct scn_kv **v, size_t *n, const char *key, const char *value,
+		   unsigned int line)
+{
+	struct scn_kv *nv = xzalloc((*n + 1) * sizeof(*nv));
+
+	if (*n)
+		memcpy(nv, *v, *n * sizeof(*nv));
+	free(*v);
+	*v = nv;
+	nv[*n].key = xstrdup(key);
+	nv[*n].value = xstrdup(value);
+	nv[*n].line = line;
+	(*n)++;
+}
+
+static int key_sysctl(struct parse_ctx *c, const char *key, const char *value)
+{
+	if (!chars_ok(key, "_.-") || strpbrk(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+		return scn_err(c, c->line, "bad sysctl name '%s': expected [a-z0-9_.-]+", key);
+	if (need_safe_value(c, "sysctl", key, value))
+		return -EINVAL;
+	kv_add(&c->s->sysctl, &c->s->n_sysctl, key, value, c->line);
+	return 0;
+}
+
+/* Options are checked against the generator once the file is read. */
+static int key_traffic(struct parse_ctx *c, const char *key, const char *value)
+{
+	if (strcmp(key, "generator")) {
+		kv_add(&c->s->traffic, &c->s->n_traffic, key, value, c->line);
+		return 0;
+	}
+	c->generator_line = c->line;
+	for (size_t i = 0; i < ARRAY_SIZE(generators); i++) {
+		if (!strcmp(value, generators[i].name)) {
+			c->s->generator = generators[i].name;
+			return 0;
+		}
+	}
+	return scn_err(c, c->line, "unknown generator '%s' (generators: %s)", value,
+		       scn_generator_list());
+}
+
+/* [netem] and [qdisc]: LABEL = tc arguments */
+static int key_tc(struct parse_ctx *c, const char *section, const char *key, const char *value,
+		  char **slot, unsigned int *lines)
+{
+	int i = label_index(key, strlen(key));
+
+	if (i < 0)
+		return scn_err(c, c->line, "bad key '%s': keys here are NIC labels (A..%c)", key,
+			       'A' + VM_MAX_NICS - 1);
+	if (need_safe_value(c, section, key, value))
+		return -EINVAL;
+	slot[i] = xstrdup(value);
+	lines[i] = c->line;
+	return 0;
+}
+
+static int key_netem(struct parse_ctx *c, const char *key, const char *value)
+{
+	return key_tc(c, "netem", key, value, c->s->netem, c->netem_line);
+}
+
+static int key_qdisc(struct parse_ctx *c, const char *key, const char *value)
+{
+	return key_tc(c, "qdisc", key, value, c->s->qdisc, c->qdisc_line);
+}
+
+static int key_checks(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct scenario *s = c->s;
+	struct check_expr *e = NULL;
+	struct scn_check *v;
+	char *why = NULL;
+
+	if (!chars_ok(key, "_-") || strpbrk(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+		return scn_err(c, c->line, "bad check name '%s': expected [a-z0-9_-]+", key);
+	if (check_parse(value, &e, &why)) {
+		scn_err(c, c->line, "check '%s': %s", key, why);
+		free(why);
+		return -EINVAL;
+	}
+	v = xzalloc((s->n_checks + 1) * sizeof(*v));
+	if (s->n_checks)
+		memcpy(v, s->checks, s->n_checks * sizeof(*v));
+	free(s->checks);
+	s->checks = v;
+	v[s->n_checks].name = xstrdup(key);
+	v[s->n_checks].expr = e;
+	v[s->n_checks].line = c->line;
+	s->n_checks++;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*key)(struct parse_ctx *c, const char *key, const char *value);
+} sections[N_SECTIONS] = {
+	[SEC_SCENARIO] = { "scenario", key_scenario },
+	[SEC_SYSCTL] = { "sysctl", key_sysctl },
+	[SEC_TRAFFIC] = { "traffic", key_traffic },
+	[SEC_NETEM] = { "netem", key_netem },
+	[SEC_QDISC] = { "qdisc", key_qdisc },
+	[SEC_CHECKS] = { "checks", key_checks },
+};
+
+#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks"
+
+static int section_find(const char *name, size_t len)
+{
+	for (int i = 0; i < N_SECTIONS; i++)
+		if (strlen(sections[i].name) == len && !strncmp(sections[i].name, name, len))
+			return i;
+	return -1;
+}
+
+/* ---- inih glue ------------------------------------------------------------- */
+
+/* A "[name]" line, as inih will read it. */
+static void section_header(struct parse_ctx *c, const char *line)
+{
+	const char *end = strchr(line, ']');
+	size_t len;
+	int i;
+
+	if (*line != '[' || !end)
+		return;	/* not a header, or inih's syntax error */
+	len = (size_t)(end - line - 1);
+	i = section_find(line + 1, len);
+	if (i < 0) {
+		scn_err(c, c->line, "unknown section [%.*s] (sections: %s)", (int)len, line + 1,
+			SECTION_LIST);
+		return;
+	}
+	if (c->sec_line[i]) {
+		scn_err(c, c->line, "duplicate section [%s] (first at line %u)", sections[i].name,
+			c->sec_line[i]);
+		return;
+	}
+	c->sec_line[i] = c->line;
+}
+
+/* inih's line reader over the file in memory; see the comment at the top. */
+static char *scn_reader(char *str, int num, void *stream)
+{
+	struct parse_ctx *c = stream;
+	const char *p = c->p;
+	size_t len = strcspn(p, "\n");
+
+	if (!*p)
+		return NULL;
+	c->line++;
+	c->p = p + len + (p[len] == '\n');
+	if (c->line == 1 && !strncmp(p, "\xef\xbb\xbf", 3)) {
+		p += 3;
+		len -= 3;
+	}
+	for (; len && (*p == ' ' || *p == '\t'); len--)
+		p++;
+	if (len > (size_t)num - 2) {
+		scn_err(c, c->line, "line too long (more than %d characters)", num - 2);
+		len = (size_t)num - 2;
+	}
+	memcpy(str, p, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	section_header(c, str);
+	return str;
+}
+
+static bool seen_before(struct parse_ctx *c, enum scn_section sec, const char *key)
+{
+	struct seen_key *v;
+
+	for (size_t i = 0; i < c->n_seen; i++) {
+		if (c->seen[i].sec != sec || strcmp(c->seen[i].key, key))
+			continue;
+		scn_err(c, c->line, "duplicate %s '%s' in [%s] (first at line %u)",
+			sec == SEC_CHECKS ? "check" : "key", key, sections[sec].name,
+			c->seen[i].line);
+		return true;
+	}
+	v = xzalloc((c->n_seen + 1) * sizeof(*v));
+	if (c->n_seen)
+		memcpy(v, c->seen, c->n_seen * sizeof(*v));
+	free(c->seen);
+	c->seen = v;
+	v[c->n_seen].sec = sec;
+	v[c->n_seen].key = xstrdup(key);
+	v[c->n_seen].line = c->line;
+	c->n_seen++;
+	return false;
+}
+
+/* Always returns 1: errors are kept in the context, with their line. */
+static int scn_handler(void *user, const char *section, const char *key, const char *value)
+{
+	struct parse_ctx *c = user;
+	int i = section_find(section, strlen(section));
+
+	if (c->err)
+		return 1;	/* later lines cannot beat it */
+	if (!*section) {
+		scn_err(c, c->line, "key '%s' is outside any section; start with [scenario]", key);
+		return 1;
+	}
+	if (i < 0)
+		return 1;	/* reported at the section header */
+	if (seen_before(c, i, key))
+		return 1;
+	if (!*value) {
+		scn_err(c, c->line, "key '%s' has no value", key);
+		return 1;
+	}
+	sections[i].key(c, key, value);
+	return 1;
+}
+
+/* ---- checks across keys ---------------------------------------------------- */
+
+/* The topology's NIC labels, from its own setup on a scratch config. */
+static void topology_labels(const struct topology *t, char *labels)
+{
+	struct vm_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.topo = t;
+	labels[0] = '\0';
+	if (t->setup(&cfg, NULL))
+		return;
+	for (unsigned int i = 0; i < cfg.n_nics && i < VM_MAX_NICS; i++)
+		labels[i] = cfg.nics[i].label;
+	labels[cfg.n_nics < VM_MAX_NICS ? cfg.n_nics : VM_MAX_NICS] = '\0';
+}
+
+static void need_label(struct parse_ctx *c, int i, unsigned int line, const char *what)
+{
+	const char *l = c->s->labels;
+	struct sbuf b;
+
+	if (!line || strchr(l, 'A' + i))
+		return;
+	sbuf_init(&b);
+	for (; *l; l++)
+		sbuf_addf(&b, "%s%c", b.len ? ", " : "NICs ", *l);
+	scn_err(c, line, "%s for NIC %c, but topology '%s' has %s", what, 'A' + i,
+		c->s->topo->name, b.len ? b.s : "no NICs");
+	sbuf_release(&b);
+}
+
+static void validate_nics(struct parse_ctx *c)
+{
+	topology_labels(c->s->topo, c->s->labels);
+	for (int i = 0; i < VM_MAX_NICS; i++) {
+		need_label(c, i, c->nic_line[i], "NIC model");
+		need_label(c, i, c->ring_line[i], "ring size");
+		need_label(c, i, c->netem_line[i], "[netem]");
+		need_label(c, i, c->qdisc_line[i], "[qdisc]");
+		/* Both would be the root qdisc of the NIC's egress. */
+		if (c->netem_line[i] && c->qdisc_line[i])
+			scn_err(c, c->netem_line[i] > c->qdisc_line[i] ? c->netem_line[i]
+									: c->qdisc_line[i],
+				"NIC %c has both [netem] and [qdisc]; each sets its root qdisc",
+				'A' + i);
+	}
+}
+
+static void validate_timeout(struct parse_ctx *c)
+{
+	struct scenario *s = c->s;
+
+	if (!c->timeout_line)
+		s->timeout_s = s->duration_s * 4 + 120;
+	else if (s->timeout_s <= s->duration_s)
+		scn_err(c, c->timeout_line, "timeout %u s is not longer than the duration, %u s",
+			s->timeout_s, s->duration_s);
+}
+
+static void validate_option(struct parse_ctx *c, const struct scn_generator *g,
+			    const struct scn_kv *kv)
+{
+	const struct gen_opt *o = gen_opt_find(g, kv->key);
+	const char *const *ch;
+	char *list;
+	bool b;
+
+	if (!o) {
+		list = gen_opt_list(g);
+		scn_err(c, kv->line, "unknown option '%s' for generator '%s' (allowed: %s)",
+			kv->key, g->name, list);
+		free(list);
+		return;
+	}
+	switch (o->kind) {
+	case OPT_BOOL:
+		if (scn_parse_bool(kv->value, &b))
+			scn_err(c, kv->line, "bad %s '%s': expected yes/no/true/false/1/0", kv->key,
+				kv->value);
+		return;
+	case OPT_CHOICE:
+		for (ch = o->choices; *ch; ch++)
+			if (!strcmp(*ch, kv->value))
+				return;
+		list = choice_list(o->choices);
+		scn_err(c, kv->line, "bad %s '%s' for generator '%s' (choices: %s)", kv->key,
+			kv->value, g->name, list);
+		free(list);
+		return;
+	default:
+		if (strpbrk(kv->value, " \t"))
+			scn_err(c, kv->line, "bad %s '%s': expected one word", kv->key, kv->value);
+		return;
+	}
+}
+
+static void validate_traffic(struct parse_ctx *c)
+{
+	const struct scn_generator *g;
+
+	if (!c->sec_line[SEC_TRAFFIC]) {
+		scn_err(c, 0, "no [traffic] section: a scenario needs a generator (%s)",
+			scn_generator_list());
+		return;
+	}
+	if (!c->s->generator) {
+		scn_err(c, c->sec_line[SEC_TRAFFIC], "[traffic] has no generator (%s)",
+			scn_generator_list());
+		return;
+	}
+	g = generator_find(c->s->generator);
+	for (size_t i = 0; i < c->s->n_traffic; i++)
+		validate_option(c, g, &c->s->traffic[i]);
+}
+
+struct metric_ctx {
+	struct parse_ctx *c;
+	const struct scn_check *chk;
+};
+
+static int validate_metric(void *ctx, const char *name, unsigned int column)
+{
+	struct metric_ctx *mc = ctx;
+	const struct scenario *s = mc->c->s;
+	char *why = NULL;
+
+	(void)column;
+	if (!metrics_name_check(name, s->generator, s->labels, &why))
+		return 0;
+	scn_err(mc->c, mc->chk->line, "check '%s': %s", mc->chk->name, why);
+	free(why);
+	return -EINVAL;
+}
+
+static void validate_checks(struct parse_ctx *c)
+{
+	struct metric_ctx mc = { .c = c };
+
+	if (!c->s->n_checks) {
+		scn_err(c, 0, "no checks: a scenario must check something");
+		return;
+	}
+	if (!c->s->generator)
+		return;	/* reported; every generator-bound metric would be wrong too */
+	for (size_t i = 0; i < c->s->n_checks; i++) {
+		mc.chk = &c->s->checks[i];
+		check_metrics_used(mc.chk->expr, validate_metric, &mc);
+	}
+}
+
+/* ---- entry points ------------------------------------------------------------ */
+
+static char *scn_name_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".scn"))
+		len -= 4;
+	return xasprintf("%.*s", (int)len, base);
+}
+
+static struct scenario *scn_new(const char *path)
+{
+	struct scenario *s = xzalloc(sizeof(*s));
+
+	s->path = xstrdup(path);
+	s->name = scn_name_of(path);
+	s->topo = topology_find("loop");
+	s->duration_s = 10;
+	s->repeat = 1;
+	s->deterministic = true;
+	return s;
+}
+
+static void parse_text(struct parse_ctx *c, const char *text)
+{
+	int bad_line;
+
+	c->p = text;
+	bad_line = ini_parse_stream(scn_reader, c, scn_handler, c);
+	if (bad_line > 0)
+		scn_err(c, (unsigned int)bad_line, "expected 'key = value' or '[section]'");
+	if (c->err)
+		return;
+	validate_nics(c);
+	validate_timeout(c);
+	validate_traffic(c);
+	validate_checks(c);
+}
+
+int scn_parse(const char *path, struct scenario **out, char **err)
+{
+	struct parse_ctx c = { .path = path };
+	char *text;
+	int ret;
+
+	ret = file_read(path, &text, NULL);
+	if (ret) {
+		err_set(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	c.s = scn_new(path);
+	parse_text(&c, text);
+	free(text);
+	for (size_t i = 0; i < c.n_seen; i++)
+		free(c.seen[i].key);
+	free(c.seen);
+	if (c.err) {
+		if (err && !*err)
+			*err = c.err;
+		else
+			free(c.err);
+		scn_free(c.s);
+		return -EINVAL;
+	}
+	*out = c.s;
+	return 0;
+}
+
+static void kv_free(struct scn_kv *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].key);
+		free(v[i].value);
+	}
+	free(v);
+}
+
+void scn_free(struct scenario *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_checks; i++) {
+		free(s->checks[i].name);
+		check_expr_free(s->checks[i].expr);
+	}
+	free(s->checks);
+	kv_free(s->sysctl, s->n_sysctl);
+	kv_free(s->traffic, s->n_traffic);
+	for (int i = 0; i < VM_MAX_NICS; i++) {
+		free(s->netem[i]);
+		free(s->qdisc[i]);
+	}
+	free(s->append);
+	free(s->description);
+	free(s->name);
+	free(s->path);
+	free(s);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Scenario files: tests/regress/NAME.scn, one scenario each (format in
+ * harness/README-scenarios.md). scn_parse() reads and validates a whole file;
+ * what it returns is ready to run: NIC models resolved, generator options
+ * checked, checks parsed and their metrics known to exist.
+ *
+ * Ownership: struct scenario owns every string and check in it; free it
+ * with scn_free(). Pointers to NIC models and the topology are static.
+ */
+#ifndef NETLAB_SCENARIO_H
+#define NETLAB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "check.h"
+#include "vmcfg.h"
+
+/* A key = value line kept as written ([sysctl], [traffic] options). */
+struct scn_kv {
+	char *key;
+	char *value;
+	unsigned int line;
+};
+
+struct scn_check {
+	char *name;
+	struct check_expr *expr;	/* check_text(expr) is the text */
+	unsigned int line;
+};
+
+struct scenario {
+	char *path;
+	char *name;			/* basename without .scn */
+	char *description;		/* NULL when not given */
+	const struct topology *topo;	/* default "loop" */
+	char labels[VM_MAX_NICS + 1];	/* the topology's NIC labels, "AB" */
+	/* By NIC index (vm_nic_index()): model asked for, NULL = topology default. */
+	const struct nic_model *nic_model[VM_MAX_NICS];
+	unsigned int ring_rx[VM_MAX_NICS];	/* 0 = driver default */
+	unsigned int ring_tx[VM_MAX_NICS];
+	char *netem[VM_MAX_NICS];	/* "loss 1%": tc netem arguments, or NULL */
+	char *qdisc[VM_MAX_NICS];	/* "pfifo limit 5": root qdisc, or NULL */
+	char *append;			/* extra kernel command line, or NULL */
+	unsigned int duration_s;	/* default 10 */
+	unsigned int repeat;		/* default 1 */
+	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
+	bool deterministic;		/* QEMU -icount; default yes */
+
+	struct scn_kv *sysctl;		/* in file order */
+	size_t n_sysctl;
+
+	const char *generator;		/* "udp-stream", "tcp-stream", "rr" (static) */
+	struct scn_kv *traffic;		/* generator options, in file order */
+	size_t n_traffic;
+
+	struct scn_check *checks;	/* in file order */
+	size_t n_checks;
+};
+
+/*
+ * scn_parse() - read and validate a scenario file
+ * @path: the .scn file
+ * @out:  the scenario, on success; scn_free() it
+ * @err:  "PATH:LINE: message" (or "PATH: message" for what has no line)
+ *
+ * The whole file is read; the first error (by line) is reported.
+ * Return: 0, -EINVAL for a bad scenario (exit code 2), or -errno when the
+ * file cannot be read.
+ */
+int scn_parse(const char *path, struct scenario **out, char **err);
+void scn_free(struct scenario *s);
+
+/*
+ * scn_traffic_args() - the generator's options as command-line arguments
+ *
+ * Appends "--key value" for every [traffic] option in file order; a
+ * boolean option becomes "--key" when true and nothing when false.
+ */
+void scn_traffic_args(const struct scenario *s, struct argv *a);
+
+/* The generators scenarios may use: "udp-stream, tcp-stream, rr". */
+const char *scn_generator_list(void);
+
+/* Parse yes/no/true/false/1/0. Returns 0 or -EINVAL. */
+int scn_parse_bool(const char *s, bool *out);
+
+#endif /* NETLAB_SCENARIO_H */
