@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rr: request/response latency, like netperf TCP_RR/UDP_RR, one transaction
+ * in flight. A transaction is: the client sends --req-size bytes, the server
+ * answers --resp-size bytes; its latency is the client's time from before the
+ * send to after the whole response arrived (CLOCK_MONOTONIC).
+ *
+ * TCP: the client connects and sends a hello (wire.h) with both sizes; the
+ * server serves that one client until it closes, then exits.
+ * UDP: every request and response starts with the datagram header (wire.h;
+ * the request carries the response size). A response not back within
+ * --timeout makes the transaction lost; a response that comes later is
+ * counted as stale and ignored. The client ends with RR_UDP_END_COPIES END
+ * datagrams; the server ends on one of them, --idle-timeout or --duration.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <json-c/json.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hist.h"
+#include "tclock.h"
+#include "terr.h"
+#include "tjson.h"
+#include "tsock.h"
+#include "ttool.h"
+#include "wire.h"
+
+#define RR_TICK_NS (100 * TCLOCK_MS)
+#define RR_UDP_MAX 65507
+#define RR_TCP_MAX (64u << 20)
+#define RR_UDP_END_COPIES 3
+#define RR_UDP_END_SPACING_NS (10 * TCLOCK_MS)
+
+enum rr_proto { RR_TCP, RR_UDP };
+
+static const char *const rr_protos[] = { "tcp", "udp", NULL };
+
+struct rr_opts {
+	struct ttool_common common;
+	bool server;
+	bool client;
+	int proto;
+	const char *dst;
+	const char *bind;
+	uint64_t port;
+	uint64_t req_size;
+	uint64_t resp_size;
+	uint64_t duration_ns;
+	uint64_t count;
+	uint64_t timeout_ns;
+	uint64_t idle_timeout_ns;
+	struct tsock_addr dst_addr; /* --dst and --port, set by check */
+};
+
+#define OFF(field) offsetof(struct rr_opts, field)
+
+/* clang-format off */
+static const struct topt rr_table[] = {
+	{ .name = "server", .kind = TOPT_FLAG, .off = OFF(server),
+	  .help = "answer the requests of one client" },
+	{ .name = "client", .kind = TOPT_FLAG, .off = OFF(client),
+	  .help = "send requests to --dst, one at a time, and time them" },
+	{ .name = "proto", .kind = TOPT_CHOICE, .off = OFF(proto), .arg = "tcp|udp",
+	  .key = "proto", .choices = rr_protos, .help = "transport (default tcp)" },
+	{ .name = "dst", .kind = TOPT_STR, .off = OFF(dst), .arg = "ADDR", .key = "dst",
+	  .only = "client", .help = "client: the server, a numeric IPv4 or IPv6 address" },
+	{ .name = "port", .kind = TOPT_UINT, .off = OFF(port), .arg = "PORT", .key = "port",
+	  .min = 1, .max = 65535, .help = "port (default 5202)" },
+	{ .name = "bind", .kind = TOPT_STR, .off = OFF(bind), .arg = "ADDR", .key = "bind",
+	  .help = "client: source address; server: local address (default: any)" },
+	{ .name = "req-size", .kind = TOPT_BYTES, .off = OFF(req_size), .arg = "BYTES",
+	  .key = "req_size_bytes", .min = 1, .max = RR_TCP_MAX, .only = "client",
+	  .help = "client: request bytes (default and minimum: tcp 1, udp 32)" },
+	{ .name = "resp-size", .kind = TOPT_BYTES, .off = OFF(resp_size), .arg = "BYTES",
+	  .key = "resp_size_bytes", .min = 1, .max = RR_TCP_MAX, .only = "client",
+	  .help = "client: response bytes (default and minimum: tcp 1, udp 32)" },
+	{ .name = "duration", .kind = TOPT_SECONDS, .off = OFF(duration_ns), .arg = "SEC",
+	  .key = "duration_s", .zero_unset = true, .min = TCLOCK_MS,
+	  .help = "client: how long (default 10 unless --count); server: end after SEC" },
+	{ .name = "count", .kind = TOPT_UINT, .off = OFF(count), .arg = "N", .key = "count",
+	  .zero_unset = true, .min = 1, .only = "client",
+	  .help = "client: end after N transactions (lost ones included)" },
+	{ .name = "timeout", .kind = TOPT_SECONDS, .off = OFF(timeout_ns), .arg = "SEC",
+	  .key = "timeout_s", .zero_unset = true, .min = TCLOCK_MS, .max = 60 * TCLOCK_S,
+	  .only = "client",
+	  .help = "client, udp: a response not back after SEC is lost (default 0.2)" },
+	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
+	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
+	  .help = "give up when connecting, accepting or a transfer stalls for SEC (default 10)" },
+	TTOOL_COMMON_OPTS(struct rr_opts),
+	{ .name = NULL },
+};
+/* clang-format on */
+
+static void rr_init(void *p)
+{
+	struct rr_opts *o = p;
+
+	o->port = 5202;
+	o->idle_timeout_ns = 10 * TCLOCK_S;
+}
+
+static int check_size(const struct rr_opts *o, uint64_t *size, const char *name, char **err)
+{
+	uint64_t min = o->proto == RR_UDP ? WIRE_HDR_LEN : 1;
+	uint64_t max = o->proto == RR_UDP ? RR_UDP_MAX : RR_TCP_MAX;
+
+	if (!*size)
+		*size = min;
+	if (*size < min || *size > max)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--%s': %llu is out of range for --proto %s\nhint: give %llu to %llu bytes (a UDP request or response carries a %d-byte header)",
+			name, (unsigned long long)*size, rr_protos[o->proto],
+			(unsigned long long)min, (unsigned long long)max, WIRE_HDR_LEN);
+	return 0;
+}
+
+static int check_client(struct rr_opts *o, char **err)
+{
+	int ret;
+
+	if (!o->dst)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--dst' is required with --client\nhint: --dst ADDR: the server's address, e.g. 198.18.0.2");
+	ret = tsock_peer_opts(o->dst, o->bind, (uint16_t)o->port, &o->dst_addr, err);
+	if (ret)
+		return ret;
+	if (o->timeout_ns && o->proto != RR_UDP)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--timeout' applies to --proto udp only\nhint: TCP does not lose transactions; --idle-timeout bounds a stalled one");
+	if (!o->timeout_ns && o->proto == RR_UDP)
+		o->timeout_ns = 200 * TCLOCK_MS;
+	ret = check_size(o, &o->req_size, "req-size", err);
+	if (!ret)
+		ret = check_size(o, &o->resp_size, "resp-size", err);
+	if (!ret && !o->duration_ns && !o->count)
+		o->duration_ns = 10 * TCLOCK_S;
+	return ret;
+}
+
+static int rr_check(void *p, char **err)
+{
+	struct rr_opts *o = p;
+	struct tsock_addr a;
+
+	if (o->server == o->client)
+		return terr_fmt(
+			err, -EINVAL,
+			"give exactly one of --server and --client\nhint: run '--server' on one end, then '--client --dst ADDR' on the other");
+	if (o->server)
+		return tsock_addr_opt("bind", o->bind, 0, &a, err);
+	return check_client(o, err);
+}
+
+static const char *rr_role(const void *p)
+{
+	return ((const struct rr_opts *)p)->client ? "client" : "server";
+}
+
+/* State of one run, either role. */
+struct rr_state {
+	const struct rr_opts *o;
+	int fd;
+	char peer[TSOCK_ADDRSTRLEN];
+	uint8_t *req;
+	uint8_t *resp;
+	size_t req_len;
+	size_t resp_len;
+	uint64_t transactions;
+	uint64_t lost;
+	uint64_t stale;
+	uint64_t invalid;
+	uint64_t opened_ns; /* UDP server: when it started listening */
+	uint64_t start_ns; /* the span transactions_per_s is over */
+	uint64_t end_ns;
+	const char *end_reason;
+	uint64_t errs[TJSON_ERRNO_SLOTS];
+	struct hist lat;
+};
+
+static struct rr_state *state_new(const struct rr_opts *o)
+{
+	struct rr_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->o = o;
+	s->fd = -1;
+	hist_init(&s->lat);
+	return s;
+}
+
+/* Request and response buffers; -ENOMEM with *err set. */
+static int state_bufs(struct rr_state *s, size_t req_len, size_t resp_len, char **err)
+{
+	s->req_len = req_len;
+	s->resp_len = resp_len;
+	s->req = calloc(1, req_len);
+	s->resp = calloc(1, resp_len);
+	if (s->req && s->resp)
+		return 0;
+	return terr_sys(err, ENOMEM, NULL, "cannot allocate %zu + %zu bytes of buffers", req_len,
+			resp_len);
+}
+
+static void state_free(struct rr_state *s)
+{
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->req);
+	free(s->resp);
+	free(s);
+}
+
+static void report(const struct rr_state *s, struct json_object *out)
+{
+	double secs = tclock_seconds(s->end_ns - s->start_ns);
+
+	tjson_str(out, "end_reason", s->end_reason);
+	tjson_u64(out, "transactions", s->transactions);
+	if (s->o->client) {
+		tjson_u64(out, "lost", s->lost);
+		tjson_u64(out, "stale_responses", s->stale);
+	}
+	tjson_u64(out, "invalid", s->invalid);
+	tjson_u64(out, "errors_total", tjson_errno_total(s->errs));
+	json_object_object_add(out, "errors", tjson_errnos(s->errs));
+	tjson_double(out, "duration_s", secs, 6);
+	tjson_double(out, "transactions_per_s", secs > 0 ? (double)s->transactions / secs : 0, 3);
+	if (s->o->client)
+		json_object_object_add(out, "latency_us", tjson_latency_us(&s->lat));
+}
+
+/* Whether the client should stop before its next transaction. */
+static const char *client_should_end(const struct rr_state *s)
+{
+	const struct rr_opts *o = s->o;
+
+	if (o->count && s->transactions + s->lost >= o->count)
+		return "count";
+	if (o->duration_ns && tclock_now() >= s->start_ns + o->duration_ns)
+		return "duration";
+	return ttool_stopping() ? "signal" : NULL;
+}
+
+/* UDP client */
+
+/* Wait up to @deadline for the response to @seq; false if lost. */
+static bool udp_wait_resp(struct rr_state *s, uint64_t seq, uint64_t deadline)
+{
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+	struct timespec ts;
+	struct wire_hdr h;
+	uint64_t now;
+	ssize_t n;
+
+	while ((now = tclock_now()) < deadline && !ttool_stopping()) {
+		ts.tv_sec = (time_t)((deadline - now) / TCLOCK_S);
+		ts.tv_nsec = (long)((deadline - now) % TCLOCK_S);
+		if (ppoll(&p, 1, &ts, NULL) <= 0)
+			continue;
+		n = recv(s->fd, s->resp, s->resp_len, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				tjson_count_errno(s->errs, errno);
+			continue;
+		}
+		if (wire_hdr_decode(s->resp, (size_t)n, &h) || h.type != WIRE_RR_RESP) {
+			s->invalid++;
+			continue;
+		}
+		if (h.seq == seq)
+			return true;
+		s->stale++;
+	}
+	return false;
+}
+
+static void udp_txn(struct rr_state *s, uint64_t seq)
+{
+	struct wire_hdr h = { .type = WIRE_RR_REQ, .seq = seq, .arg = (uint32_t)s->o->resp_size };
+	uint64_t t0 = tclock_now();
+
+	h.ts_ns = t0;
+	wire_hdr_encode(&h, s->req);
+	if (send(s->fd, s->req, s->req_len, 0) < 0 && errno != EINTR)
+		tjson_count_errno(s->errs, errno);
+	/* Even when send failed: wait, so that a missing server is no busy loop. */
+	if (udp_wait_resp(s, seq, t0 + s->o->timeout_ns)) {
+		hist_record(&s->lat, tclock_now() - t0);
+		s->transactions++;
+	} else if (!ttool_stopping()) {
+		s->lost++;
+	}
+}
+
+static void udp_send_end(struct rr_state *s)
+{
+	struct wire_hdr h = { .type = WIRE_RR_END, .copies = RR_UDP_END_COPIES };
+
+	for (h.copy = 0; h.copy < RR_UDP_END_COPIES; h.copy++) {
+		if (h.copy)
+			tclock_sleep_until(tclock_now() + RR_UDP_END_SPACING_NS);
+		h.ts_ns = tclock_now();
+		wire_hdr_encode(&h, s->req);
+		send(s->fd, s->req, WIRE_HDR_LEN, 0);
+	}
+}
+
+static int udp_client(struct rr_state *s, char **err)
+{
+	uint64_t seq;
+	int ret;
+
+	ret = tsock_open_connected(SOCK_DGRAM, &s->o->dst_addr, s->o->bind, 0, NULL, &s->fd, err);
+	if (ret)
+		return ret;
+	s->start_ns = tclock_now();
+	for (seq = 0; !(s->end_reason = client_should_end(s)); seq++)
+		udp_txn(s, seq);
+	s->end_ns = tclock_now();
+	udp_send_end(s);
+	return 0;
+}
+
+/* TCP client */
+
+static int tcp_setup(int fd)
+{
+	int on = 1;
+
+	tsock_set_timeout(fd, SO_RCVTIMEO, RR_TICK_NS);
+	tsock_set_timeout(fd, SO_SNDTIMEO, RR_TICK_NS);
+	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
+static int tcp_fail(struct rr_state *s, int ret, const char *what, char **err)
+{
+	if (ret == -ENODATA || ret == -EPIPE)
+		return terr_fmt(
+			err, -EPIPE,
+			"'%s' closed the connection during %s\nhint: look at the server's error output",
+			s->peer, what);
+	if (ret == -ETIMEDOUT)
+		return terr_fmt(
+			err, ret,
+			"%s with '%s' stalled for %.1f s\nhint: the peer stopped or the path drops everything: raise --idle-timeout or look at the peer",
+			what, s->peer, tclock_seconds(s->o->idle_timeout_ns));
+	return terr_sys(err, -ret, NULL, "%s with '%s' failed", what, s->peer);
+}
+
+static int tcp_hello(struct rr_state *s, char **err)
+{
+	struct wire_hello h = {
+		.type = WIRE_HELLO_RR,
+		.req_size = (uint32_t)s->o->req_size,
+		.resp_size = (uint32_t)s->o->resp_size,
+	};
+	uint8_t buf[WIRE_HELLO_LEN];
+	int ret;
+
+	wire_hello_encode(&h, buf);
+	ret = tsock_send_all(s->fd, buf, sizeof(buf), s->o->idle_timeout_ns, ttool_stopping);
+	return ret ? tcp_fail(s, ret, "the hello", err) : 0;
+}
+
+static int tcp_txn(struct rr_state *s, char **err)
+{
+	uint64_t t0 = tclock_now(), idle = s->o->idle_timeout_ns;
+	int ret;
+
+	ret = tsock_send_all(s->fd, s->req, s->req_len, idle, ttool_stopping);
+	if (!ret)
+		ret = tsock_recv_all(s->fd, s->resp, s->resp_len, idle, ttool_stopping);
+	if (ret == -EINTR)
+		return 0;
+	if (ret)
+		return tcp_fail(s, ret, "a transaction", err);
+	hist_record(&s->lat, tclock_now() - t0);
+	s->transactions++;
+	return 0;
+}
+
+static int tcp_client(struct rr_state *s, char **err)
+{
+	const struct rr_opts *o = s->o;
+	uint8_t c;
+	int ret;
+
+	ret = tsock_open_connected(SOCK_STREAM, &o->dst_addr, o->bind, o->idle_timeout_ns, NULL,
+				   &s->fd, err);
+	if (ret)
+		return ret;
+	tcp_setup(s->fd);
+	ret = tcp_hello(s, err);
+	s->start_ns = tclock_now();
+	while (!ret && !(s->end_reason = client_should_end(s)))
+		ret = tcp_txn(s, err);
+	s->end_ns = tclock_now();
+	if (ret)
+		return ret;
+	/* Let the server see the end and finish before this end closes. */
+	shutdown(s->fd, SHUT_WR);
+	tsock_recv_all(s->fd, &c, 1, o->idle_timeout_ns, ttool_stopping);
+	return 0;
+}
+
+static int run_client(const struct rr_opts *o, struct json_object *out, char **err)
+{
+	struct rr_state *s = state_new(o);
+	int ret;
+
+	if (!s)
+		return terr_sys(err, ENOMEM, NULL, "cannot allocate the client");
+	tsock_addr_str(&o->dst_addr, s->peer, sizeof(s->peer));
+	ret = state_bufs(s, o->req_size, o->resp_size, err);
+	if (!ret)
+		ret = o->proto == RR_UDP ? udp_client(s, err) : tcp_client(s, err);
+	if (!ret)
+		report(s, out);
+	state_free(s);
+	return ret;
+}
+
+/* UDP server */
+
+/* Answer a request received at @now; the run spans first to last request. */
+static void udp_answer(struct rr_state *s, const struct wire_hdr *req,
+		       const struct tsock_addr *from, uint64_t now)
+{
+	struct wire_hdr h = *req;
+	size_t len = req->arg < WIRE_HDR_LEN ? WIRE_HDR_LEN : req->arg;
+
+	h.type = WIRE_RR_RESP;
+	wire_hdr_encode(&h, s->resp);
+	if (sendto(s->fd, s->resp, len > RR_UDP_MAX ? RR_UDP_MAX : len, 0,
+		   (const struct sockaddr *)&from->ss, from->len) < 0)
+		tjson_count_errno(s->errs, errno);
+	else
+		s->transactions++;
+	if (!s->start_ns)
+		s->start_ns = now;
+	s->end_ns = now;
+}
+
+static const char *udp_server_should_end(const struct rr_state *s, uint64_t now, uint64_t activity)
+{
+	if (ttool_stopping())
+		return "signal";
+	if (s->o->duration_ns && now >= s->opened_ns + s->o->duration_ns)
+		return "duration";
+	return now >= activity + s->o->idle_timeout_ns ? "idle_timeout" : NULL;
+}
+
+static int udp_server(struct rr_state *s, char **err)
+{
+	struct tsock_addr from;
+	struct wire_hdr h;
+	uint64_t now, activity;
+	ssize_t n;
+	int ret;
+
+	ret = tsock_open_bound(SOCK_DGRAM, s->o->bind, (uint16_t)s->o->port, &s->fd, err);
+	if (ret)
+		return ret;
+	tsock_set_timeout(s->fd, SO_RCVTIMEO, RR_TICK_NS);
+	s->opened_ns = activity = now = tclock_now();
+	while (!(s->end_reason = udp_server_should_end(s, now, activity))) {
+		from.len = sizeof(from.ss);
+		n = recvfrom(s->fd, s->req, s->req_len, 0, (struct sockaddr *)&from.ss, &from.len);
+		now = tclock_now();
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return terr_sys(err, errno, NULL, "cannot receive on port %llu",
+					(unsigned long long)s->o->port);
+		if (n < 0)
+			continue;
+		activity = now;
+		if (wire_hdr_decode(s->req, (size_t)n, &h) ||
+		    (h.type != WIRE_RR_REQ && h.type != WIRE_RR_END)) {
+			s->invalid++;
+			continue;
+		}
+		if (h.type == WIRE_RR_END)
+			break;
+		udp_answer(s, &h, &from, now);
+	}
+	if (!s->end_reason)
+		s->end_reason = "end";
+	return 0;
+}
+
+/* TCP server */
+
+static int tcp_accept(struct rr_state *s, struct wire_hello *h, char **err)
+{
+	uint8_t buf[WIRE_HELLO_LEN];
+	int ret;
+
+	ret = tsock_accept_one(s->o->bind, (uint16_t)s->o->port, s->o->idle_timeout_ns, &s->fd,
+			       s->peer, err);
+	if (ret)
+		return ret;
+	tcp_setup(s->fd);
+	ret = tsock_recv_all(s->fd, buf, sizeof(buf), s->o->idle_timeout_ns, ttool_stopping);
+	if (ret)
+		return tcp_fail(s, ret, "the hello", err);
+	if (wire_hello_decode(buf, sizeof(buf), h) || h->type != WIRE_HELLO_RR || !h->req_size ||
+	    !h->resp_size || h->req_size > RR_TCP_MAX || h->resp_size > RR_TCP_MAX)
+		return terr_fmt(
+			err, -EPROTO,
+			"'%s' is not an rr client\nhint: another program connected to this port: choose another --port",
+			s->peer);
+	return 0;
+}
+
+/* Serve until the client closes between transactions. */
+static int tcp_serve(struct rr_state *s, char **err)
+{
+	uint64_t idle = s->o->idle_timeout_ns;
+	int ret;
+
+	s->start_ns = tclock_now();
+	for (;;) {
+		if (s->o->duration_ns && tclock_now() >= s->start_ns + s->o->duration_ns) {
+			s->end_reason = "duration";
+			break;
+		}
+		ret = tsock_recv_all(s->fd, s->req, s->req_len, idle, ttool_stopping);
+		if (!ret)
+			ret = tsock_send_all(s->fd, s->resp, s->resp_len, idle, ttool_stopping);
+		if (ret == -ENODATA || ret == -EINTR) {
+			s->end_reason = ret == -EINTR ? "signal" : "end";
+			break;
+		}
+		if (ret)
+			return tcp_fail(s, ret, "a transaction", err);
+		s->transactions++;
+	}
+	s->end_ns = tclock_now();
+	return 0;
+}
+
+static int run_server(const struct rr_opts *o, struct json_object *out, char **err)
+{
+	struct rr_state *s = state_new(o);
+	struct wire_hello h;
+	int ret;
+
+	if (!s)
+		return terr_sys(err, ENOMEM, NULL, "cannot allocate the server");
+	if (o->proto == RR_UDP) {
+		ret = state_bufs(s, RR_UDP_MAX + 1, RR_UDP_MAX, err);
+		if (!ret)
+			ret = udp_server(s, err);
+	} else {
+		/* The sizes come with the client's hello. */
+		ret = tcp_accept(s, &h, err);
+		if (!ret)
+			ret = state_bufs(s, h.req_size, h.resp_size, err);
+		if (!ret)
+			ret = tcp_serve(s, err);
+	}
+	if (!ret)
+		report(s, out);
+	state_free(s);
+	return ret;
+}
+
+static int rr_run(const void *p, struct json_object *out, char **err)
+{
+	const struct rr_opts *o = p;
+
+	return o->client ? run_client(o, out, err) : run_server(o, out, err);
+}
+
+const struct ttool rr_tool = {
+	.name = "rr",
+	.usage =
+		"Usage: rr --server [--proto tcp|udp] [--bind ADDR] [options]\n"
+		"       rr --client --dst ADDR [--proto tcp|udp] [--req-size B] [--resp-size B] [options]\n"
+		"\n"
+		"Request/response latency with one transaction in flight (like netperf TCP_RR and\n"
+		"UDP_RR). The server serves one client, then exits.\n",
+	.opts = rr_table,
+	.opts_size = sizeof(struct rr_opts),
+	.common_off = offsetof(struct rr_opts, common),
+	.init = rr_init,
+	.check = rr_check,
+	.role = rr_role,
+	.run = rr_run,
+};
