@@ -192,3 +192,39 @@ int counters_parse_ethtool_ring(const char *text, const char *prefix, counter_em
 	}
 	return 0;
 }
+
+int counters_parse_tc_qdisc(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
+			    char **err)
+{
+	static const char *const names[] = { "bytes", "packets", "dropped", "overlimits",
+					     "requeues" };
+	double sum[ARRAY_SIZE(names)] = { 0 };
+	const char *p = text;
+	int found = 0;
+
+	/* " Sent 238 bytes 3 pkt (dropped 0, overlimits 0 requeues 0)" per qdisc. */
+	while ((p = strstr(p, " Sent ")) != NULL) {
+		unsigned long long v[5];
+
+		if (sscanf(p, " Sent %llu bytes %llu pkt (dropped %llu, overlimits %llu requeues %llu)",
+			   &v[0], &v[1], &v[2], &v[3], &v[4]) != 5) {
+			err_set(err, "unexpected tc statistics line '%.60s'", p + 1);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+			sum[i] += (double)v[i];
+		found++;
+		p += 6;
+	}
+	if (!found) {
+		err_set(err, "no qdisc statistics in tc -s output");
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s.%s", prefix, names[i]);
+		emit(ctx, name, sum[i]);
+	}
+	return 0;
+}

@@ -239,8 +239,11 @@ static const struct metric_family {
 	{ NULL, "netstat.<LABEL>.{TcpExt,IpExt,MPTcpExt}.*" },
 	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
 	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
-	{ NULL, "loss.{app_sent,wire_tx,wire_rx,stack_drops,app_received,lost_on_wire,"
-		"lost_in_stack,unaccounted}" },
+	{ NULL, "qdisc.<LABEL>.{packets,bytes,dropped,overlimits,requeues}" },
+	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
+	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
+			"rx_stack_drops,app_received}" },
+	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,lost_in_stack,unaccounted}" },
 };
 
 enum family_match {

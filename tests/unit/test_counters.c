@@ -144,6 +144,20 @@ static void test_counters__ethtool_ring_current_and_max(void **state)
 	free(s);
 }
 
+static void test_counters__tc_qdisc_sums_qdiscs(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	char *t = fixture("tc-s-qdisc"), *err = NULL;
+
+	/* Two devices' worth of qdiscs in the fixture: 3 + 9 packets. */
+	assert_int_equal(counters_parse_tc_qdisc(t, "qdisc.A", collect, s, &err), 0);
+	assert_true(lookup(s, "qdisc.A.packets") == 12);
+	assert_true(lookup(s, "qdisc.A.bytes") == 238 + 834);
+	assert_true(lookup(s, "qdisc.A.dropped") == 0);
+	free(t);
+	free(s);
+}
+
 static void test_counters__garbage_is_an_error(void **state)
 {
 	struct seen *s = xzalloc(sizeof(*s));
@@ -171,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_counters__softnet_recorded_file),
 		cmocka_unit_test(test_counters__ethtool_stats_e1000e_and_virtio),
 		cmocka_unit_test(test_counters__ethtool_ring_current_and_max),
+		cmocka_unit_test(test_counters__tc_qdisc_sums_qdiscs),
 		cmocka_unit_test(test_counters__garbage_is_an_error),
 	};
 
