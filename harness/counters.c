@@ -228,3 +228,30 @@ int counters_parse_tc_qdisc(const char *text, const char *prefix, counter_emit_f
 	}
 	return 0;
 }
+
+int counters_parse_snmp6(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
+			 char **err)
+{
+	char *copy = xstrdup(text), *cur = copy, *line;
+	int n = 0;
+
+	while ((line = next_line(&cur)) != NULL) {
+		char *f[3], name[256], *end;
+		double v;
+
+		if (split_ws(line, f, 3) != 2)
+			continue;
+		v = strtod(f[1], &end);
+		if (*end)
+			continue;
+		snprintf(name, sizeof(name), "%s.%s", prefix, f[0]);
+		emit(ctx, name, v);
+		n++;
+	}
+	free(copy);
+	if (!n) {
+		err_set(err, "no counters in snmp6 text");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -25,6 +25,9 @@ int counters_parse_ethtool_stats(const char *text, const char *prefix, counter_e
 int counters_parse_ethtool_ring(const char *text, const char *prefix, counter_emit_fn emit,
 				void *ctx, char **err);
 
+/* /proc/net/snmp6 ("Name value" lines): emits PREFIX.Name. */
+int counters_parse_snmp6(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
+			 char **err);
 /* tc -s qdisc show dev X: sums over the device's qdiscs, emits
  * PREFIX.{packets,bytes,dropped,overlimits,requeues}. */
 int counters_parse_tc_qdisc(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,

@@ -108,7 +108,7 @@ static int prepare_rundir(const char *dir, char **err)
 	return 0;
 }
 
-static int build_config(const struct run_opts *o, struct vm_config *cfg, char **err)
+int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->topo = topology_find(o->topology);
@@ -170,7 +170,8 @@ static void unpack_files(const char *rundir)
 	struct stat st;
 
 	if (stat(tar, &st) == 0 && st.st_size > 0 && mkdir_p(dir, 0755) == 0) {
-		char *const args[] = { "tar", "-xf", tar, "-C", dir, NULL };
+		/* -m: the guest's clock (under -icount) is not the host's. */
+		char *const args[] = { "tar", "-xmf", tar, "-C", dir, NULL };
 		pid_t pid;
 		int status;
 
@@ -329,7 +330,7 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 	ret = check_inputs(o, &c.kid, err);
 	if (ret)
 		goto out;
-	ret = build_config(o, &c.cfg, err);
+	ret = run_config(o, &c.cfg, err);
 	if (ret)
 		goto out;
 	ret = accel_resolve(o, &c.cfg.accel, &c.accel_why, err);

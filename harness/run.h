@@ -51,6 +51,9 @@ void run_opts_init(struct run_opts *o);
 int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err);
 
+/* The VM configuration run_execute() will use for `o` (topology set up). */
+int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
+
 /*
  * Resolve VM_ACCEL_AUTO: TCG unless /dev/kvm opens *and* a short probe boot
  * under KVM completes; the verdict is cached per host kernel and QEMU binary.

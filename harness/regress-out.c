@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What netlab regress reports: a table for people, KTAP for kernel CI,
+ * JUnit XML for generic CI, and a JSON summary with every number.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "regress.h"
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* "12 [10..14]" for a value measured over several runs. */
+static void fmt_value(char *buf, size_t n, const struct regress_check *rc, unsigned int runs)
+{
+	char v[24], lo[24], hi[24];
+
+	fmt_num(v, sizeof(v), rc->res.status == CHECK_PASS || rc->res.status == CHECK_FAIL ?
+				      rc->res.value : NAN);
+	if (runs < 2 || isnan(rc->min) || rc->min == rc->max) {
+		snprintf(buf, n, "%s", v);
+		return;
+	}
+	fmt_num(lo, sizeof(lo), rc->min);
+	fmt_num(hi, sizeof(hi), rc->max);
+	snprintf(buf, n, "%s [%s..%s]", v, lo, hi);
+}
+
+static const char *check_verdict(const struct regress_scn *rs, const struct regress_check *rc)
+{
+	if (!rs->median)
+		return regress_outcome_name(rs->outcome);
+	return check_status_name(rc->res.status);
+}
+
+static double mget(const struct metrics *m, const char *name)
+{
+	double v = NAN;
+
+	if (m)
+		metrics_get(m, name, &v);
+	return v;
+}
+
+char *regress_loss_story(const struct metrics *m)
+{
+	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
+	double wire = mget(m, "loss.lost_on_wire"), stack = mget(m, "loss.lost_in_stack");
+	double un = mget(m, "loss.unaccounted");
+	struct sbuf b;
+
+	if (isnan(sent))
+		return NULL;
+	sbuf_init(&b);
+	sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (qdisc drops %.0f) -> wire A %.0f -> "
+		      "wire B %.0f (-%.0f between the NICs) -> receiver stack -%.0f (counted %.0f) -> "
+		      "delivered %.0f; unaccounted %.0f",
+		  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
+		  mget(m, "loss.wire_rx"), wire, stack, mget(m, "loss.rx_stack_drops"),
+		  mget(m, "loss.app_received"), un);
+	if (before > 0 || wire > 0 || stack > 0) {
+		sbuf_adds(&b, "\n      packets went missing:");
+		if (before > 0)
+			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);", before);
+		if (wire > 0)
+			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+		if (stack > 0)
+			sbuf_addf(&b, " %.0f in the receiver's stack (after the wire);", stack);
+	}
+	return sbuf_detach(&b);
+}
+
+void regress_print_table(const struct regress *r, FILE *f)
+{
+	size_t pass = 0;
+
+	fprintf(f, "%-24s %-18s %-28s %-20s %-22s %s\n", "SCENARIO", "CHECK", "METRIC",
+		"VALUE [min..max]", "BOUND", "VERDICT");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+		char *story;
+
+		pass += rs->outcome == RO_PASS;
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			const char *subj = check_subject(rc->check->expr);
+			char val[96], bound[48], b[32];
+
+			fmt_value(val, sizeof(val), rc, rs->n_runs);
+			fmt_num(b, sizeof(b), rc->res.bound);
+			snprintf(bound, sizeof(bound), "%s %s", check_op_str(rc->res.op), b);
+			fprintf(f, "%-24s %-18s %-28s %-20s %-22s %s\n", rs->scn->name,
+				rc->check->name, subj ? subj : "-", val,
+				rs->median ? bound : "-", check_verdict(rs, rc));
+		}
+		if (rs->outcome != RO_PASS && rs->reason)
+			fprintf(f, "  %s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
+		story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
+		if (story)
+			fprintf(f, "  loss: %s\n", story);
+		free(story);
+	}
+	fprintf(f, "%zu/%zu scenarios passed in %.0f s; results in %s\n", pass, r->n, r->wall_s,
+		r->dir);
+}
+
+void regress_print_ktap(const struct regress *r, FILE *f)
+{
+	fprintf(f, "KTAP version 1\n1..%zu\n", r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+
+		fprintf(f, "    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", rs->scn->name,
+			rs->scn->n_checks);
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			char v[32], b[32];
+
+			fmt_num(v, sizeof(v), rc->res.value);
+			fmt_num(b, sizeof(b), rc->res.bound);
+			if (!rs->median)
+				fprintf(f, "    ok %zu %s # SKIP %s\n", c + 1, rc->check->name,
+					regress_outcome_name(rs->outcome));
+			else
+				fprintf(f, "    %sok %zu %s # %s %s %s\n",
+					rc->res.status == CHECK_PASS ? "" : "not ", c + 1,
+					rc->check->name, v, check_op_str(rc->res.op), b);
+		}
+		if (rs->outcome == RO_INFRA || rs->outcome == RO_INTERRUPTED)
+			fprintf(f, "ok %zu %s # SKIP %s: %s\n", i + 1, rs->scn->name,
+				regress_outcome_name(rs->outcome), rs->reason ? rs->reason : "");
+		else
+			fprintf(f, "%sok %zu %s\n", rs->outcome == RO_PASS ? "" : "not ", i + 1,
+				rs->scn->name);
+	}
+}
+
+static void xml_escape(struct sbuf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': sbuf_adds(b, "&lt;"); break;
+		case '>': sbuf_adds(b, "&gt;"); break;
+		case '&': sbuf_adds(b, "&amp;"); break;
+		case '"': sbuf_adds(b, "&quot;"); break;
+		default: sbuf_add(b, s, 1);
+		}
+	}
+}
+
+int regress_write_junit(const struct regress *r, const char *path, char **err)
+{
+	struct sbuf b;
+	int ret;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"netlab regress\">\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+
+		sbuf_addf(&b, "  <testsuite name=\"%s\" tests=\"%zu\">\n", rs->scn->name,
+			  rs->scn->n_checks);
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			char v[32], bd[32];
+
+			fmt_num(v, sizeof(v), rc->res.value);
+			fmt_num(bd, sizeof(bd), rc->res.bound);
+			sbuf_addf(&b, "    <testcase classname=\"%s\" name=\"%s\">", rs->scn->name,
+				  rc->check->name);
+			if (!rs->median || (rc->res.status != CHECK_PASS && rc->res.status != CHECK_FAIL)) {
+				sbuf_addf(&b, "<error message=\"%s: ", regress_outcome_name(rs->outcome));
+				xml_escape(&b, rc->res.err ? rc->res.err : rs->reason);
+				sbuf_adds(&b, "\"/>");
+			} else if (rc->res.status == CHECK_FAIL) {
+				sbuf_adds(&b, "<failure message=\"");
+				xml_escape(&b, check_text(rc->check->expr));
+				sbuf_addf(&b, ": value %s, bound %s %s\"/>", v,
+					  check_op_str(rc->res.op), bd);
+			}
+			sbuf_adds(&b, "</testcase>\n");
+		}
+		sbuf_adds(&b, "  </testsuite>\n");
+	}
+	sbuf_adds(&b, "</testsuites>\n");
+	ret = file_write(path, b.s, b.len);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
+	sbuf_release(&b);
+	return ret;
+}
+
+static struct json_object *jnum_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? NULL : metrics_json_number(v);
+}
+
+static struct json_object *json_checks(const struct regress_scn *rs)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		const struct regress_check *rc = &rs->checks[c];
+		struct json_object *o = json_object_new_object();
+		const char *subj = check_subject(rc->check->expr);
+
+		json_object_object_add(o, "name", json_object_new_string(rc->check->name));
+		json_object_object_add(o, "expr", json_object_new_string(check_text(rc->check->expr)));
+		json_object_object_add(o, "subject", subj ? json_object_new_string(subj) : NULL);
+		json_object_object_add(o, "status", json_object_new_string(check_verdict(rs, rc)));
+		json_object_object_add(o, "value", jnum_or_null(rc->res.value));
+		json_object_object_add(o, "op", json_object_new_string(check_op_str(rc->res.op)));
+		json_object_object_add(o, "bound", jnum_or_null(rc->res.bound));
+		json_object_object_add(o, "min", jnum_or_null(rc->min));
+		json_object_object_add(o, "max", jnum_or_null(rc->max));
+		json_object_object_add(o, "baseline", jnum_or_null(rc->baseline));
+		json_object_object_add(o, "error", rc->res.err ? json_object_new_string(rc->res.err) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *json_scenario(const struct regress_scn *rs)
+{
+	struct json_object *o = json_object_new_object(), *runs = json_object_new_array();
+	char *story = regress_loss_story(rs->median);
+
+	json_object_object_add(o, "name", json_object_new_string(rs->scn->name));
+	json_object_object_add(o, "path", json_object_new_string(rs->scn->path));
+	json_object_object_add(o, "outcome", json_object_new_string(regress_outcome_name(rs->outcome)));
+	json_object_object_add(o, "reason", rs->reason ? json_object_new_string(rs->reason) : NULL);
+	for (unsigned int k = 0; k < rs->n_runs; k++) {
+		struct json_object *run = json_object_new_object();
+
+		json_object_object_add(run, "dir", json_object_new_string(rs->runs[k].dir));
+		json_object_object_add(run, "verdict",
+				       json_object_new_string(run_verdict_name(rs->runs[k].verdict)));
+		json_object_object_add(run, "wall_s", json_object_new_double(rs->runs[k].wall_s));
+		json_object_array_add(runs, run);
+	}
+	json_object_object_add(o, "runs", runs);
+	json_object_object_add(o, "checks", json_checks(rs));
+	json_object_object_add(o, "loss", story ? json_object_new_string(story) : NULL);
+	json_object_object_add(o, "median", rs->median ? metrics_to_json(rs->median) : NULL);
+	free(story);
+	return o;
+}
+
+int regress_write_json(const struct regress *r, const char *path, char **err)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	int ret;
+
+	for (size_t i = 0; i < r->n; i++)
+		json_object_array_add(arr, json_scenario(&r->s[i]));
+	json_object_object_add(o, "exit_code", json_object_new_int(regress_exit_code(r)));
+	json_object_object_add(o, "wall_s", json_object_new_double(r->wall_s));
+	json_object_object_add(o, "accel_reason",
+			       r->accel_why ? json_object_new_string(r->accel_why) : NULL);
+	json_object_object_add(o, "scenarios", arr);
+	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY |
+					       JSON_C_TO_STRING_NOSLASHESCAPE) ? -EIO : 0;
+	if (ret)
+		err_set(err, "cannot write '%s': %s", path, json_util_get_last_err());
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab regress: scenarios -> runs (a pool of forked workers, each running
+ * one guest) -> metrics -> medians -> checks.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "baseline.h"
+#include "regress.h"
+#include "scnrun.h"
+
+static const char *const outcome_names[] = {
+	[RO_PASS] = "pass", [RO_FAIL] = "fail", [RO_INFRA] = "infra-error",
+	[RO_BAD] = "bad-scenario", [RO_INTERRUPTED] = "interrupted",
+};
+
+const char *regress_outcome_name(enum regress_outcome o)
+{
+	return outcome_names[o];
+}
+
+/* The run options of one scenario run. */
+static void scn_run_opts(const struct regress_opts *o, const struct regress_scn *rs,
+			 struct run_opts *ro)
+{
+	const struct scenario *s = rs->scn;
+	bool det = o->deterministic >= 0 ? o->deterministic : s->deterministic;
+
+	*ro = o->base;
+	ro->topology = s->topo->name;
+	for (int i = 0; i < VM_MAX_NICS; i++)
+		ro->nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
+	ro->append = s->append;
+	ro->timeout_s = s->timeout_s;
+	ro->icount_shift = det ? 3 : -1;
+	ro->exec = rs->script;
+	ro->on_output = NULL;
+}
+
+static int load_one(const struct regress_opts *o, struct regress *r, const char *path, char **err)
+{
+	struct regress_scn *rs = &r->s[r->n];
+	struct run_opts ro;
+	struct sbuf script;
+	int ret;
+
+	memset(rs, 0, sizeof(*rs));
+	ret = scn_parse(path, &rs->scn, err);
+	if (ret)
+		return -EINVAL;
+	r->n++;
+	if (o->repeat)
+		rs->scn->repeat = o->repeat;
+	rs->script = xstrdup("");
+	scn_run_opts(o, rs, &ro);
+	ret = run_config(&ro, &rs->cfg, err);
+	if (ret)
+		return -EINVAL;
+	sbuf_init(&script);
+	ret = scnrun_script(rs->scn, &rs->cfg, &script, err);
+	free(rs->script);
+	rs->script = sbuf_detach(&script);
+	return ret ? -EINVAL : 0;
+}
+
+int regress_load(const struct regress_opts *o, struct regress **out, char **err)
+{
+	struct regress *r = xzalloc(sizeof(*r));
+
+	r->s = xzalloc((o->n_scenarios + 1) * sizeof(*r->s));
+	for (size_t i = 0; i < o->n_scenarios; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(o->scenarios[i], o->scenarios[j])) {
+				err_set(err, "%s: scenario named twice", o->scenarios[i]);
+				regress_free(r);
+				return -EINVAL;
+			}
+		}
+		if (load_one(o, r, o->scenarios[i], err)) {
+			regress_free(r);
+			return -EINVAL;
+		}
+	}
+	if (!r->n) {
+		err_set(err, "no scenarios to run");
+		regress_free(r);
+		return -EINVAL;
+	}
+	*out = r;
+	return 0;
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static volatile sig_atomic_t worker_stop;
+
+static void worker_signal(int sig)
+{
+	worker_stop = sig;
+}
+
+/* In the child: one guest run. Exits 0 when it ran (whatever the verdict). */
+static void worker(const struct regress_opts *o, const struct regress_scn *rs, const char *dir)
+{
+	struct sigaction sa = { .sa_handler = worker_signal };
+	struct run_result res;
+	struct run_opts ro;
+	char *err = NULL;
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	scn_run_opts(o, rs, &ro);
+	ro.out = dir;
+	ret = run_execute(&ro, &worker_stop, &res, &err);
+	if (ret) {
+		char *p = xasprintf("%s/harness-error", dir);
+
+		mkdir_p(dir, 0755);
+		file_writef(p, "%s\n", err ? err : strerror(-ret));
+		_exit(ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST);
+	}
+	run_result_release(&res);
+	_exit(0);
+}
+
+struct job {
+	size_t scn;
+	unsigned int rep;
+	pid_t pid;
+	double start;
+};
+
+static void progress(const struct regress_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(const struct regress_opts *o, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	if (!o->progress)
+		return;
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	o->progress(o->ctx, b.s);
+	sbuf_release(&b);
+}
+
+static void read_run(struct regress_run *run)
+{
+	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL;
+	struct json_object *j = json_object_from_file(path), *v;
+
+	free(path);
+	run->verdict = RV_INFRA;
+	run->exit_status = -1;
+	if (!j) {
+		path = xasprintf("%s/harness-error", run->dir);
+		file_read(path, &herr, NULL);
+		free(path);
+		run->reason = herr ? herr : xstrdup("the run left no result.json");
+		if (herr)
+			herr[strcspn(herr, "\n")] = '\0';
+		return;
+	}
+	if (json_object_object_get_ex(j, "verdict", &v))
+		for (int i = RV_OK; i <= RV_INTERRUPTED; i++)
+			if (!strcmp(json_object_get_string(v), run_verdict_name(i)))
+				run->verdict = i;
+	if (json_object_object_get_ex(j, "exit_status", &v) && v)
+		run->exit_status = json_object_get_int(v);
+	if (json_object_object_get_ex(j, "wall_s", &v))
+		run->wall_s = json_object_get_double(v);
+	if (json_object_object_get_ex(j, "reason", &v) && v)
+		run->reason = xstrdup(json_object_get_string(v));
+	json_object_put(j);
+}
+
+static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, size_t done,
+		     size_t total)
+{
+	struct regress_scn *rs = &r->s[j->scn];
+	struct regress_run *run = &rs->runs[j->rep];
+
+	read_run(run);
+	progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s)", done, total, rs->scn->name, j->rep + 1,
+		 rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start);
+}
+
+static int run_all(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop)
+{
+	size_t total = 0, next = 0, done = 0, running = 0;
+	unsigned int jobs = o->jobs ? o->jobs : 1;
+	struct job *all;
+
+	for (size_t i = 0; i < r->n; i++)
+		total += r->s[i].n_runs;
+	all = xzalloc(total * sizeof(*all));
+	for (size_t i = 0, k = 0; i < r->n; i++)
+		for (unsigned int rep = 0; rep < r->s[i].n_runs; rep++, k++)
+			all[k] = (struct job){ .scn = i, .rep = rep };
+
+	while (done < total) {
+		while (running < jobs && next < total && !(stop && *stop)) {
+			struct job *j = &all[next++];
+			const char *dir = r->s[j->scn].runs[j->rep].dir;
+
+			fflush(NULL);
+			j->start = now_s();
+			j->pid = fork();
+			if (j->pid == 0)
+				worker(o, &r->s[j->scn], dir);
+			if (j->pid < 0) {
+				j->pid = 0;
+				r->s[j->scn].runs[j->rep].reason = xstrdup("fork failed");
+				done++;
+				continue;
+			}
+			running++;
+		}
+		if (!running)
+			break;
+		{
+			int status;
+			pid_t pid = waitpid(-1, &status, 0);
+
+			if (pid < 0) {
+				if (errno == EINTR) {
+					if (stop && *stop)
+						for (size_t k = 0; k < next; k++)
+							if (all[k].pid > 0)
+								kill(all[k].pid, SIGTERM);
+					continue;
+				}
+				break;
+			}
+			for (size_t k = 0; k < next; k++) {
+				if (all[k].pid == pid) {
+					all[k].pid = 0;
+					running--;
+					job_done(r, o, &all[k], ++done, total);
+				}
+			}
+		}
+	}
+	r->interrupted = stop && *stop;
+	free(all);
+	return 0;
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+static void spread(struct regress_scn *rs, struct metrics **runs, size_t n)
+{
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		struct regress_check *rc = &rs->checks[c];
+		const char *subj = check_subject(rc->check->expr);
+
+		rc->min = INFINITY;
+		rc->max = -INFINITY;
+		for (size_t i = 0; i < n; i++) {
+			double v;
+
+			if (subj && metrics_get(runs[i], subj, &v)) {
+				rc->min = fmin(rc->min, v);
+				rc->max = fmax(rc->max, v);
+			}
+		}
+		if (rc->min > rc->max)
+			rc->min = rc->max = NAN;
+	}
+}
+
+/* Why a run did not give metrics: bad scenario, regression or infrastructure. */
+static enum regress_outcome run_failure(struct regress_run *run)
+{
+	char *p, *text = NULL;
+
+	if (run->verdict == RV_PANIC)
+		return RO_FAIL;
+	if (run->verdict == RV_INTERRUPTED)
+		return RO_INTERRUPTED;
+	if (run->verdict == RV_FAILED && run->exit_status == SCNRUN_EXIT_SETUP) {
+		p = xasprintf("%s/files/setup-error", run->dir);
+		if (file_read(p, &text, NULL) == 0) {
+			text[strcspn(text, "\n")] = '\0';
+			free(run->reason);
+			run->reason = text;
+		}
+		free(p);
+		return RO_BAD;
+	}
+	return RO_INFRA;
+}
+
+static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
+{
+	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok)), *baseline = NULL;
+	char *bpath = baseline_path(rs->scn->path), *err = NULL;
+	size_t n_ok = 0;
+
+	rs->outcome = RO_PASS;
+	rs->checks = xzalloc((rs->scn->n_checks + 1) * sizeof(*rs->checks));
+	for (unsigned int i = 0; i < rs->n_runs; i++) {
+		struct regress_run *run = &rs->runs[i];
+		struct metrics *m;
+		enum regress_outcome f;
+
+		if (run->verdict == RV_OK) {
+			m = metrics_new();
+			if (scnrun_collect(rs->scn, &rs->cfg, run->dir, m, &err) == 0) {
+				ok[n_ok++] = m;
+				continue;
+			}
+			metrics_free(m);
+			free(run->reason);
+			run->reason = err;
+			err = NULL;
+			f = RO_INFRA;
+		} else {
+			f = run_failure(run);
+		}
+		/* The worst failure decides: a bad scenario, then a regression, then infra. */
+		if (rs->outcome == RO_PASS || f == RO_BAD || (f == RO_FAIL && rs->outcome != RO_BAD)) {
+			rs->outcome = f;
+			free(rs->reason);
+			rs->reason = xasprintf("run %u: %s: %s", i + 1, run_verdict_name(run->verdict),
+					       run->reason ? run->reason : "");
+		}
+	}
+	if (n_ok)
+		rs->median = metrics_median(ok, n_ok);
+	if (rs->median && o->update_baselines && n_ok == rs->n_runs) {
+		struct baseline_meta meta = { .repeat = (unsigned int)n_ok };
+
+		if (baseline_update(bpath, rs->scn, rs->median, &meta, &err)) {
+			rs->outcome = RO_BAD;
+			free(rs->reason);
+			rs->reason = err;
+			err = NULL;
+		}
+	}
+	if (baseline_load(bpath, &baseline, &err)) {
+		rs->outcome = RO_BAD;
+		free(rs->reason);
+		rs->reason = err;
+		err = NULL;
+	}
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		struct regress_check *rc = &rs->checks[c];
+
+		rc->check = &rs->scn->checks[c];
+		rc->baseline = baseline ? baseline_value(baseline, rc->check->expr) : NAN;
+		if (!rs->median) {
+			rc->res.status = CHECK_NOT_MEASURED;
+			continue;
+		}
+		check_eval(rc->check->expr, rs->median, rc->baseline, &rc->res);
+		if (rs->outcome != RO_PASS && rs->outcome != RO_FAIL)
+			continue;
+		if (rc->res.status == CHECK_FAIL) {
+			rs->outcome = RO_FAIL;
+		} else if (rc->res.status != CHECK_PASS) {
+			rs->outcome = rc->res.status == CHECK_NOT_MEASURED ? RO_INFRA : RO_BAD;
+			free(rs->reason);
+			rs->reason = xasprintf("check '%s': %s", rc->check->name,
+					       rc->res.err ? rc->res.err : check_status_name(rc->res.status));
+		}
+	}
+	spread(rs, ok, n_ok);
+	for (size_t i = 0; i < n_ok; i++)
+		metrics_free(ok[i]);
+	free(ok);
+	metrics_free(baseline);
+	free(bpath);
+}
+
+static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **err)
+{
+	int ret = mkdir_p(o->out, 0755);
+
+	if (ret) {
+		err_set(err, "cannot create '%s': %s", o->out, strerror(-ret));
+		return ret;
+	}
+	r->dir = xstrdup(o->out);
+	for (size_t i = 0; i < r->n; i++) {
+		struct regress_scn *rs = &r->s[i];
+
+		rs->dir = xasprintf("%s/%s", o->out, rs->scn->name);
+		rs->n_runs = rs->scn->repeat;
+		rs->runs = xzalloc(rs->n_runs * sizeof(*rs->runs));
+		for (unsigned int k = 0; k < rs->n_runs; k++)
+			rs->runs[k].dir = xasprintf("%s/run-%u", rs->dir, k + 1);
+		if (access(rs->dir, F_OK) == 0) {
+			err_set(err, "'%s' exists already\nhint: pass a new --out DIR", rs->dir);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
+		    char **err)
+{
+	struct regress_opts resolved = *o;
+	double t0 = now_s();
+	bool any_fast = false;
+	int ret;
+
+	ret = prepare_dirs(r, o, err);
+	if (ret)
+		return ret;
+	/* Probe the accelerator once, not in every worker. */
+	for (size_t i = 0; i < r->n; i++)
+		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
+	if (any_fast) {
+		resolved.base.icount_shift = -1;
+		ret = accel_resolve(&resolved.base, &resolved.base.accel, &r->accel_why, err);
+		if (ret)
+			return ret;
+	} else {
+		resolved.base.accel = VM_ACCEL_TCG;
+		r->accel_why = xstrdup("-icount (deterministic mode) needs TCG");
+	}
+	run_all(r, &resolved, stop);
+	for (size_t i = 0; i < r->n; i++)
+		evaluate(&r->s[i], &resolved);
+	r->wall_s = now_s() - t0;
+	return 0;
+}
+
+int regress_exit_code(const struct regress *r)
+{
+	bool fail = false, bad = false, infra = false;
+
+	if (r->interrupted)
+		return NL_EXIT_INTERRUPTED;
+	for (size_t i = 0; i < r->n; i++) {
+		fail |= r->s[i].outcome == RO_FAIL;
+		bad |= r->s[i].outcome == RO_BAD;
+		infra |= r->s[i].outcome == RO_INFRA;
+	}
+	if (bad)
+		return NL_EXIT_USAGE;
+	if (fail)
+		return NL_EXIT_FAIL;
+	return infra ? NL_EXIT_CANNOT_TEST : NL_EXIT_OK;
+}
+
+void regress_free(struct regress *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		struct regress_scn *rs = &r->s[i];
+
+		for (unsigned int k = 0; k < rs->n_runs; k++) {
+			free(rs->runs[k].dir);
+			free(rs->runs[k].reason);
+		}
+		for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
+			check_result_release(&rs->checks[c].res);
+		free(rs->checks);
+		free(rs->runs);
+		free(rs->script);
+		free(rs->dir);
+		free(rs->reason);
+		metrics_free(rs->median);
+		scn_free(rs->scn);
+	}
+	free(r->s);
+	free(r->dir);
+	free(r->accel_why);
+	free(r);
+}

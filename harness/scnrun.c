@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario -> guest script, and run directory -> metrics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "counters.h"
+#include "pcapstat.h"
+#include "scnrun.h"
+
+/* Which end of a generator takes a scenario's [traffic] key. */
+enum role {
+	TX = 1,		/* sender / client */
+	RX = 2,		/* receiver / server */
+	BOTH = TX | RX,
+	ADDR = 4,	/* chooses the address family, not an option */
+};
+
+struct gen {
+	const char *name;
+	const char *tx_role, *rx_role;	/* --send/--recv, --client/--server */
+	const char *tx_out, *rx_out;	/* result files in /netlab/out */
+	const char *proto_key;		/* key that switches tcp/udp, or NULL */
+	const char *default_proto;
+	unsigned int default_port;
+	struct { const char *key; enum role role; } keys[12];
+};
+
+static const struct gen gens[] = {
+	{ "udp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "udp", 5201,
+	  { { "rate", TX }, { "bitrate", TX }, { "size", TX }, { "burst", TX },
+	    { "burst-gap", TX }, { "count", TX }, { "rcvbuf", RX }, { "read-delay", RX },
+	    { "port", BOTH }, { "dst-ipv6", ADDR } } },
+	{ "tcp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "tcp", 5201,
+	  { { "size", BOTH }, { "port", BOTH }, { "cc", BOTH }, { "bidir", TX } } },
+	{ "rr", "--client", "--server", "client.json", "server.json", "proto", "tcp", 5202,
+	  { { "proto", BOTH }, { "req-size", TX }, { "resp-size", TX }, { "count", TX },
+	    { "port", BOTH } } },
+};
+
+static const struct gen *gen_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(gens); i++)
+		if (!strcmp(gens[i].name, name))
+			return &gens[i];
+	return NULL;
+}
+
+static enum role key_role(const struct gen *g, const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(g->keys) && g->keys[i].key; i++)
+		if (!strcmp(g->keys[i].key, key))
+			return g->keys[i].role;
+	return 0;
+}
+
+static const char *traffic_value(const struct scenario *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_traffic; i++)
+		if (!strcmp(s->traffic[i].key, key))
+			return s->traffic[i].value;
+	return NULL;
+}
+
+static bool is_true(const char *v)
+{
+	bool b = false;
+
+	return v && scn_parse_bool(v, &b) == 0 && b;
+}
+
+/* "198.18.0.2/24" -> "198.18.0.2" */
+static void addr_of(const char *cidr, char *out, size_t n)
+{
+	snprintf(out, n, "%s", cidr);
+	out[strcspn(out, "/")] = '\0';
+}
+
+/* Prefix to run a command in NIC n's namespace. */
+static const char *ns_prefix(const struct vm_nic *n, char *buf, size_t len)
+{
+	if (!n->netns[0])
+		return "";
+	/* The binary itself: $! must be the process that ends up in the netns. */
+	snprintf(buf, len, "/sbin/ip netns exec %s ", n->netns);
+	return buf;
+}
+
+static void script_snap(const struct vm_config *cfg, struct sbuf *o)
+{
+	sbuf_adds(o, "snap() {\n\td=$O/$1; mkdir -p $d\n"
+		     "\tcat /proc/net/softnet_stat > $d/softnet_stat\n");
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		char nsb[64];
+		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
+
+		sbuf_addf(o, "\t%scat /proc/net/snmp > $d/snmp-%c\n", ns, n->label);
+		sbuf_addf(o, "\t%scat /proc/net/netstat > $d/netstat-%c\n", ns, n->label);
+		sbuf_addf(o, "\t%scat /proc/net/snmp6 > $d/snmp6-%c\n", ns, n->label);
+		sbuf_addf(o, "\t%s/usr/sbin/ethtool -S %s > $d/ethtool-S-%c 2>&1\n", ns, n->ifname,
+			  n->label);
+		sbuf_addf(o, "\t%s/usr/sbin/ethtool -g %s > $d/ethtool-g-%c 2>&1\n", ns, n->ifname,
+			  n->label);
+		sbuf_addf(o, "\t%s/sbin/tc -s qdisc show dev %s > $d/tc-%c 2>&1\n", ns, n->ifname,
+			  n->label);
+	}
+	sbuf_adds(o, "}\n");
+}
+
+/* Rings (verified after setting), then netem / qdisc, per NIC. */
+static void script_nic_setup(const struct scenario *s, const struct vm_config *cfg,
+			     struct sbuf *o)
+{
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		int x = vm_nic_index(n->label);
+		char nsb[64];
+		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
+
+		for (int dir = 0; dir < 2; dir++) {
+			unsigned int want = dir ? s->ring_tx[x] : s->ring_rx[x];
+			const char *d = dir ? "tx" : "rx", *D = dir ? "TX" : "RX";
+
+			if (!want)
+				continue;
+			sbuf_addf(o, "%s/usr/sbin/ethtool -G %s %s %u 2>$O/ethtool-G.err || "
+				     "setup_error \"ring.%c.%s = %u: ethtool -G %s %s %u refused: "
+				     "$(cat $O/ethtool-G.err)\"\n",
+				  ns, n->ifname, d, want, n->label, d, want, n->ifname, d, want);
+			sbuf_addf(o, "got=$(%s/usr/sbin/ethtool -g %s | sed -n '/^Current/,$ s/^%s:[[:space:]]*//p')\n",
+				  ns, n->ifname, D);
+			sbuf_addf(o, "[ \"$got\" = %u ] || setup_error \"ring.%c.%s = %u: the driver "
+				     "set %s $got\"\n", want, n->label, d, want, d);
+		}
+		if (s->netem[x] || s->qdisc[x])
+			sbuf_addf(o, "%s/sbin/tc qdisc replace dev %s root %s%s 2>$O/tc.err || "
+				     "setup_error \"[%s] %c = %s: tc refused: $(cat $O/tc.err)\"\n",
+				  ns, n->ifname, s->netem[x] ? "netem " : "",
+				  s->netem[x] ? s->netem[x] : s->qdisc[x], s->netem[x] ? "netem" : "qdisc",
+				  n->label, s->netem[x] ? s->netem[x] : s->qdisc[x]);
+	}
+}
+
+/* Options of one end: the scenario's keys for that role. */
+static void end_args(const struct scenario *s, const struct gen *g, enum role r, struct sbuf *o)
+{
+	for (size_t i = 0; i < s->n_traffic; i++) {
+		const struct scn_kv *kv = &s->traffic[i];
+		enum role kr = key_role(g, kv->key);
+
+		if (!(kr & r) || (kr & ADDR))
+			continue;
+		if (!strcmp(kv->key, "bidir")) {
+			if (is_true(kv->value))
+				sbuf_adds(o, " --bidir");
+			continue;
+		}
+		sbuf_addf(o, " --%s %s", kv->key, kv->value);
+	}
+}
+
+static void script_traffic(const struct scenario *s, const struct vm_config *cfg,
+			   const struct gen *g, struct sbuf *o)
+{
+	const struct vm_nic *tx = &cfg->nics[0], *rx = &cfg->nics[1];
+	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
+	const char *proto = traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
+	const char *pv = traffic_value(s, "port");
+	char dst[64], nsb[64], port[16];
+
+	snprintf(port, sizeof(port), "%s", pv ? pv : "");
+	if (!pv)
+		snprintf(port, sizeof(port), "%u", g->default_port);
+
+	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
+	sbuf_addf(o, "%s%s %s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_role,
+		  dst);
+	end_args(s, g, RX, o);
+	if (strcmp(g->name, "tcp-stream"))
+		sbuf_addf(o, " --idle-timeout %u", 10u);
+	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);
+	sbuf_addf(o, "wait_port %s%s %s $R || { echo \"receiver did not bind\" >> $O/%s.err; "
+		     "exit %d; }\n",
+		  proto, v6 ? "6" : "", port, g->rx_out, SCNRUN_EXIT_TRAFFIC);
+	sbuf_addf(o, "%s%s %s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_role,
+		  dst);
+	end_args(s, g, TX, o);
+	if (!traffic_value(s, "count"))
+		sbuf_addf(o, " --duration %u", s->duration_s);
+	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\nwait $R\nRC=$?\n", g->tx_out, g->tx_out);
+}
+
+int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct sbuf *o,
+		  char **err)
+{
+	const struct gen *g = gen_find(s->generator);
+
+	if (!g) {
+		err_set(err, "%s: no runner for generator '%s'", s->path, s->generator);
+		return -EINVAL;
+	}
+	if (cfg->n_nics < 2) {
+		err_set(err, "%s: generator '%s' needs two NICs, topology '%s' has %u", s->path,
+			s->generator, cfg->topo->name, cfg->n_nics);
+		return -EINVAL;
+	}
+	sbuf_addf(o, "# netlab scenario %s (generated by netlab regress)\nset -u\nO=/netlab/out\n",
+		  s->name);
+	sbuf_addf(o, "setup_error() { echo \"$*\" > $O/setup-error; exit %d; }\n",
+		  SCNRUN_EXIT_SETUP);
+	/* A listening socket of the receiver, seen through its /proc/PID/net. */
+	sbuf_adds(o, "wait_port() {\n\th=$(printf ':%04X ' $2); i=0\n"
+		     "\twhile ! grep -q \"$h\" /proc/$3/net/$1 2>/dev/null; do\n"
+		     "\t\ti=$((i+1)); [ $i -gt 400 ] && return 1\n"
+		     "\t\tkill -0 $3 2>/dev/null || return 1; sleep 0.05\n\tdone\n}\n");
+	script_snap(cfg, o);
+	script_nic_setup(s, cfg, o);
+	sbuf_adds(o, "snap before\n");
+	script_traffic(s, cfg, g, o);
+	sbuf_adds(o, "snap after\n");
+	sbuf_addf(o, "[ $S = 0 ] && [ $RC = 0 ] || exit %d\n", SCNRUN_EXIT_TRAFFIC);
+	return 0;
+}
+
+/* ---- collection ------------------------------------------------------- */
+
+struct collect {
+	const struct scenario *s;
+	const struct vm_config *cfg;
+	const char *files;		/* rundir/files */
+	struct metrics *m;
+	char **err;
+};
+
+static int read_json(struct collect *c, const char *name, struct json_object **out)
+{
+	char *path = xasprintf("%s/%s", c->files, name);
+
+	*out = json_object_from_file(path);
+	if (!*out)
+		err_set(c->err, "'%s': missing or not JSON (%s)", path,
+			json_util_get_last_err() ?: "no detail");
+	free(path);
+	return *out ? 0 : -EINVAL;
+}
+
+static double jnum(struct json_object *o, const char *dotted)
+{
+	char *copy = xstrdup(dotted), *save = NULL;
+	struct json_object *v = o;
+
+	for (char *k = strtok_r(copy, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(v, k, &v))
+			v = NULL;
+	free(copy);
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+static void set_if(struct metrics *m, const char *name, double v)
+{
+	if (!isnan(v))
+		metrics_set(m, name, v);
+}
+
+static void copy_latency(struct metrics *m, const char *prefix, struct json_object *o)
+{
+	static const char *const q[] = { "p50", "p90", "p99", "p99_9", "max", "min", "mean" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(q); i++) {
+		char src[64], dst[64];
+
+		snprintf(src, sizeof(src), "latency_us.%s", q[i]);
+		snprintf(dst, sizeof(dst), "%s.latency_us.%s", prefix, q[i]);
+		set_if(m, dst, jnum(o, src));
+	}
+}
+
+static int collect_udp(struct collect *c)
+{
+	static const char *const rx_keys[] = { "received", "unique", "reordered", "duplicated",
+					       "late", "bytes" };
+	struct json_object *tx, *rx;
+	char name[64];
+
+	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
+		return -EINVAL;
+	set_if(c->m, "udp.sent", jnum(tx, "sent"));
+	set_if(c->m, "udp.send_errors", jnum(tx, "send_errors_total"));
+	set_if(c->m, "udp.pps", jnum(tx, "achieved_pps"));
+	set_if(c->m, "udp.bps", jnum(tx, "achieved_bps"));
+	for (size_t i = 0; i < ARRAY_SIZE(rx_keys); i++) {
+		snprintf(name, sizeof(name), "udp.%s", rx_keys[i]);
+		set_if(c->m, name, jnum(rx, rx_keys[i]));
+	}
+	/* Lost against what the sender says it sent, not the END message,
+	 * which itself may be lost. */
+	metrics_set(c->m, "udp.lost", jnum(tx, "sent") - jnum(rx, "unique"));
+	copy_latency(c->m, "udp", rx);
+	set_if(c->m, "loss.app_send_errors", jnum(tx, "send_errors.ENOBUFS"));
+	set_if(c->m, "loss.end_copies_received", jnum(rx, "end_copies_received"));
+	json_object_put(tx);
+	json_object_put(rx);
+	return 0;
+}
+
+static int collect_tcp(struct collect *c)
+{
+	struct json_object *tx, *rx;
+
+	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
+		return -EINVAL;
+	/* Goodput as the receiver measured it; the rest from the sender's TCP_INFO. */
+	set_if(c->m, "tcp.goodput_bps", jnum(rx, "rx.goodput_bps"));
+	set_if(c->m, "tcp.bytes", jnum(rx, "rx.bytes"));
+	set_if(c->m, "tcp.retransmits", jnum(tx, "tx.tcp_info.total_retrans"));
+	set_if(c->m, "tcp.cwnd", jnum(tx, "tx.tcp_info.snd_cwnd"));
+	set_if(c->m, "tcp.cwnd_min", jnum(tx, "tx.tcp_info.cwnd_min"));
+	set_if(c->m, "tcp.cwnd_max", jnum(tx, "tx.tcp_info.cwnd_max"));
+	set_if(c->m, "tcp.rtt_us", jnum(tx, "tx.tcp_info.rtt_us"));
+	set_if(c->m, "tcp.rtt_min_us", jnum(tx, "tx.tcp_info.rtt_min_us"));
+	set_if(c->m, "tcp.rtt_max_us", jnum(tx, "tx.tcp_info.rtt_max_us"));
+	json_object_put(tx);
+	json_object_put(rx);
+	return 0;
+}
+
+static int collect_rr(struct collect *c)
+{
+	struct json_object *cl;
+
+	if (read_json(c, "client.json", &cl))
+		return -EINVAL;
+	set_if(c->m, "rr.transactions", jnum(cl, "transactions"));
+	set_if(c->m, "rr.tps", jnum(cl, "transactions_per_s"));
+	set_if(c->m, "rr.lost", jnum(cl, "lost"));
+	copy_latency(c->m, "rr", cl);
+	json_object_put(cl);
+	return 0;
+}
+
+/* Parse one snapshot directory (before/ or after/) into `m`. */
+static int read_snap(struct collect *c, const char *which, struct metrics *m)
+{
+	char *dir = xasprintf("%s/%s", c->files, which), *path, *text;
+	int ret = 0;
+
+	path = xasprintf("%s/softnet_stat", dir);
+	if (file_read(path, &text, NULL) == 0) {
+		ret = counters_parse_softnet(text, metrics_emit, m, c->err);
+		free(text);
+	} else {
+		err_set(c->err, "counter snapshot '%s' is missing", path);
+		ret = -EINVAL;
+	}
+	free(path);
+	for (unsigned int i = 0; !ret && i < c->cfg->n_nics; i++) {
+		static const char *const kinds[] = { "snmp", "netstat", "ethtool-S", "ethtool-g", "tc",
+						     "snmp6" };
+		char l = c->cfg->nics[i].label;
+
+		for (size_t k = 0; !ret && k < ARRAY_SIZE(kinds); k++) {
+			char prefix[32];
+
+			path = xasprintf("%s/%s-%c", dir, kinds[k], l);
+			if (file_read(path, &text, NULL)) {
+				free(path);
+				continue;
+			}
+			if (k <= 1) {
+				snprintf(prefix, sizeof(prefix), "%s.%c", kinds[k], l);
+				ret = counters_parse_snmp(text, prefix, metrics_emit, m, c->err);
+			} else if (k == 2) {
+				snprintf(prefix, sizeof(prefix), "nic.%c", l);
+				counters_parse_ethtool_stats(text, prefix, metrics_emit, m, NULL);
+			} else if (k == 3) {
+				snprintf(prefix, sizeof(prefix), "ring.%c", l);
+				counters_parse_ethtool_ring(text, prefix, metrics_emit, m, NULL);
+			} else if (k == 4) {
+				snprintf(prefix, sizeof(prefix), "qdisc.%c", l);
+				counters_parse_tc_qdisc(text, prefix, metrics_emit, m, NULL);
+			} else {
+				snprintf(prefix, sizeof(prefix), "snmp6.%c", l);
+				counters_parse_snmp6(text, prefix, metrics_emit, m, NULL);
+			}
+			if (ret)
+				err_set(c->err, "'%s': parse error", path);
+			free(text);
+			free(path);
+		}
+	}
+	free(dir);
+	return ret;
+}
+
+/* Counters as deltas over the traffic; ring sizes as they were after. */
+static int collect_counters(struct collect *c)
+{
+	struct metrics *before = metrics_new(), *after = metrics_new();
+	int ret = read_snap(c, "before", before);
+
+	if (!ret)
+		ret = read_snap(c, "after", after);
+	for (size_t i = 0; !ret && i < metrics_count(after); i++) {
+		const char *name;
+		double a, b;
+
+		metrics_at(after, i, &name, &a);
+		if (!strncmp(name, "ring.", 5))
+			metrics_set(c->m, name, a);
+		else if (metrics_get(before, name, &b))
+			metrics_set(c->m, name, a - b);
+	}
+	metrics_free(before);
+	metrics_free(after);
+	return ret;
+}
+
+/* BPF for netlab's UDP datagrams of a type (1 data, 2 END) to `port`. */
+static char *udp_filter(bool v6, unsigned int port, int type)
+{
+	if (v6)
+		return xasprintf("ip6 and udp dst port %u and ip6[48:4] = 0x4e4c5431 and ip6[53] = %d",
+				 port, type);
+	return xasprintf("udp dst port %u and udp[8:4] = 0x4e4c5431 and udp[13] = %d", port, type);
+}
+
+static int collect_pcaps(struct collect *c, const char *rundir)
+{
+	const char *pv = traffic_value(c->s, "port");
+	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	bool udp = !strcmp(c->s->generator, "udp-stream");
+	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
+
+	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
+		char l = c->cfg->nics[i].label, name[64];
+		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
+		char *data = udp ? udp_filter(v6, port, 1) : NULL;
+		char *end = udp ? udp_filter(v6, port, 2) : NULL;
+		struct pcap_stats st, se;
+		int ret = pcap_stats_read(path, data, &st, c->err);
+
+		if (!ret && udp)
+			ret = pcap_stats_read(path, end, &se, c->err);
+		free(path);
+		free(data);
+		free(end);
+		if (ret)
+			return ret;
+		snprintf(name, sizeof(name), "pcap.%c.packets", l);
+		metrics_set(c->m, name, (double)st.packets);
+		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
+		metrics_set(c->m, name, (double)st.bytes);
+		if (udp) {
+			metrics_set(c->m, i ? "loss.wire_rx" : "loss.wire_tx", (double)st.matched);
+			if (i)
+				metrics_set(c->m, "loss.end_copies_wire_rx", (double)se.matched);
+		}
+	}
+	return 0;
+}
+
+/* A metric, or 0 when it was not measured. */
+static double mget(const struct metrics *m, const char *name)
+{
+	double v = 0;
+
+	metrics_get(m, name, &v);
+	return v;
+}
+
+/* The same, for a per-NIC metric: fmt has one %c for the label. */
+static double mgetl(const struct metrics *m, const char *fmt, char label)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), fmt, label);
+	return mget(m, name);
+}
+
+/*
+ * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
+ *   app_sent -(tx stack: qdisc drops not reported to the app)-> wire_tx
+ *   -(between the NICs)-> wire_rx -(rx stack: Udp InErrors/NoPorts, IP
+ *   InDiscards, minus END copies)-> app_received.
+ * The counted drops and the differences must agree: `unaccounted` is what
+ * no counter explains.
+ */
+static void udp_loss(struct collect *c)
+{
+	struct metrics *m = c->m;
+	char a = c->cfg->nics[0].label, b = c->cfg->nics[1].label;
+	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
+	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
+	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors");
+	double end_lost = mget(m, "loss.end_copies_wire_rx") - mget(m, "loss.end_copies_received");
+	double rx_drops = is_true(traffic_value(c->s, "dst-ipv6")) ?
+		mgetl(m, "snmp6.%c.Udp6InErrors", b) + mgetl(m, "snmp6.%c.Udp6NoPorts", b) +
+			mgetl(m, "snmp6.%c.Ip6InDiscards", b) :
+		mgetl(m, "snmp.%c.Udp.InErrors", b) + mgetl(m, "snmp.%c.Udp.NoPorts", b) +
+			mgetl(m, "snmp.%c.Ip.InDiscards", b);
+
+	rx_drops -= end_lost;
+
+	metrics_set(m, "loss.app_sent", sent);
+	metrics_set(m, "loss.tx_stack_drops", tx_drops);
+	metrics_set(m, "loss.rx_stack_drops", rx_drops);
+	metrics_set(m, "loss.app_received", recvd);
+	metrics_set(m, "loss.lost_before_wire", sent - wtx);
+	metrics_set(m, "loss.lost_on_wire", wtx - wrx);
+	metrics_set(m, "loss.lost_in_stack", wrx - recvd);
+	metrics_set(m, "loss.unaccounted", (sent - recvd) - (tx_drops + (wtx - wrx) + rx_drops));
+}
+
+int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
+		   struct metrics *m, char **err)
+{
+	char *files = xasprintf("%s/files", rundir);
+	struct collect c = { .s = s, .cfg = cfg, .files = files, .m = m, .err = err };
+	int ret;
+
+	if (!strcmp(s->generator, "udp-stream"))
+		ret = collect_udp(&c);
+	else if (!strcmp(s->generator, "tcp-stream"))
+		ret = collect_tcp(&c);
+	else
+		ret = collect_rr(&c);
+	if (!ret)
+		ret = collect_counters(&c);
+	if (!ret)
+		ret = collect_pcaps(&c, rundir);
+	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
+		udp_loss(&c);
+	free(files);
+	return ret;
+}
