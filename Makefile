@@ -97,7 +97,7 @@ test:
 regress:
 	@ci/deps.sh
 	@$(MAKE) --no-print-directory all guest kernel
-	@tests/regress.sh
+	build/netlab regress $(REGRESS_ARGS)
 
 format:
 	clang-format -i harness/*.[ch] guest/*.[ch] traffic/*.[ch] tests/unit/*.c

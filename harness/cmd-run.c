@@ -29,6 +29,7 @@ static const char run_usage[] =
 	"      --append ARGS     extra kernel command line\n"
 	"      --mem MB          guest memory (default 256)\n"
 	"      --smp N           guest CPUs (default 1)\n"
+	"      --sysctl N=V      set guest sysctl N (dotted, e.g. net.core.rmem_max) to V\n"
 	"      --icount SHIFT    deterministic TCG: virtual time follows instruction count\n"
 	"                        (QEMU -icount shift=SHIFT,sleep=off; 3 is a good start)\n"
 	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
@@ -39,7 +40,7 @@ static const char run_usage[] =
 
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
-	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT,
+	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL,
 };
 
 static const struct option run_longopts[] = {
@@ -56,6 +57,7 @@ static const struct option run_longopts[] = {
 	{ "smp", required_argument, NULL, OPT_SMP },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
 	{ "icount", required_argument, NULL, OPT_ICOUNT },
+	{ "sysctl", required_argument, NULL, OPT_SYSCTL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -81,6 +83,23 @@ static int parse_nic(const char *arg, struct run_opts *o, char **err)
 		return -EINVAL;
 	}
 	o->nic_model[i] = arg + 2;
+	return 0;
+}
+
+static int parse_sysctl(const char *arg, struct run_cmd *rc, char **err)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (!eq || eq == arg || !eq[1] || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789_.-") !=
+						    (size_t)(eq - arg)) {
+		err_set(err, "--sysctl '%s': expected NAME=VALUE, NAME dotted like net.core.rmem_max",
+			arg);
+		return -EINVAL;
+	}
+	rc->job_lines = realloc(rc->job_lines, (rc->n_job_lines + 1) * sizeof(char *));
+	rc->job_lines[rc->n_job_lines++] = xasprintf("sysctl.%s", arg);
+	rc->opts.job_lines = (const char *const *)rc->job_lines;
+	rc->opts.n_job_lines = rc->n_job_lines;
 	return 0;
 }
 
@@ -113,6 +132,7 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'q': rc->quiet = true; return 0;
 	case 'h': rc->help = true; return 0;
 	case OPT_NIC: return parse_nic(arg, o, err);
+	case OPT_SYSCTL: return parse_sysctl(arg, rc, err);
 	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
 	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
 	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
@@ -198,6 +218,9 @@ void run_cmd_release(struct run_cmd *rc)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(rc->own); i++)
 		free(rc->own[i]);
+	for (size_t i = 0; i < rc->n_job_lines; i++)
+		free(rc->job_lines[i]);
+	free(rc->job_lines);
 }
 
 static volatile sig_atomic_t run_stop;

@@ -21,6 +21,8 @@ struct run_cmd {
 	bool quiet;
 	bool help;
 	char *own[4];
+	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
+	size_t n_job_lines;
 };
 
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */

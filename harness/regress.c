@@ -44,6 +44,8 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->timeout_s = s->timeout_s;
 	ro->icount_shift = det ? 3 : -1;
 	ro->exec = rs->script;
+	ro->job_lines = (const char *const *)rs->job_lines;
+	ro->n_job_lines = s->n_sysctl;
 	ro->on_output = NULL;
 }
 
@@ -62,6 +64,10 @@ static int load_one(const struct regress_opts *o, struct regress *r, const char 
 	if (o->repeat)
 		rs->scn->repeat = o->repeat;
 	rs->script = xstrdup("");
+	rs->job_lines = xzalloc((rs->scn->n_sysctl + 1) * sizeof(char *));
+	for (size_t i = 0; i < rs->scn->n_sysctl; i++)
+		rs->job_lines[i] = xasprintf("sysctl.%s=%s", rs->scn->sysctl[i].key,
+					     rs->scn->sysctl[i].value);
 	scn_run_opts(o, rs, &ro);
 	ret = run_config(&ro, &rs->cfg, err);
 	if (ret)
@@ -307,6 +313,14 @@ static enum regress_outcome run_failure(struct regress_run *run)
 	return RO_INFRA;
 }
 
+static bool uses_baseline(const struct scenario *s)
+{
+	for (size_t c = 0; c < s->n_checks; c++)
+		if (check_uses_baseline(s->checks[c].expr))
+			return true;
+	return false;
+}
+
 static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 {
 	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok)), *baseline = NULL;
@@ -344,7 +358,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 	}
 	if (n_ok)
 		rs->median = metrics_median(ok, n_ok);
-	if (rs->median && o->update_baselines && n_ok == rs->n_runs) {
+	if (rs->median && o->update_baselines && n_ok == rs->n_runs && uses_baseline(rs->scn)) {
 		struct baseline_meta meta = { .repeat = (unsigned int)n_ok };
 
 		if (baseline_update(bpath, rs->scn, rs->median, &meta, &err)) {
@@ -478,6 +492,9 @@ void regress_free(struct regress *r)
 		free(rs->checks);
 		free(rs->runs);
 		free(rs->script);
+		for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
+			free(rs->job_lines[k]);
+		free(rs->job_lines);
 		free(rs->dir);
 		free(rs->reason);
 		metrics_free(rs->median);

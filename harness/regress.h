@@ -41,6 +41,7 @@ struct regress_scn {
 	struct scenario *scn;
 	struct vm_config cfg;
 	char *script;
+	char **job_lines;		/* the scenario's sysctls as job lines */
 	char *dir;
 	struct regress_run *runs;	/* scn->repeat of them */
 	unsigned int n_runs;

@@ -135,6 +135,8 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	cfg->smp = o->smp;
 	cfg->timeout_s = o->timeout_s;
 	cfg->icount_shift = o->icount_shift;
+	cfg->job_lines = o->job_lines;
+	cfg->n_job_lines = o->n_job_lines;
 	return cfg->topo->setup(cfg, err);
 }
 

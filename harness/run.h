@@ -28,6 +28,8 @@ struct run_opts {
 	const char *topology;
 	const char *append;		/* extra kernel command line */
 	const char *nic_model[VM_MAX_NICS];	/* by label, NULL = topology default */
+	const char *const *job_lines;	/* extra job lines ("sysctl.NAME=VALUE") */
+	size_t n_job_lines;
 	enum vm_accel accel;
 	unsigned int timeout_s;
 	unsigned int mem_mb;

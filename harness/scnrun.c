@@ -195,6 +195,9 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 	if (!traffic_value(s, "count"))
 		sbuf_addf(o, " --duration %u", s->duration_s);
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\nwait $R\nRC=$?\n", g->tx_out, g->tx_out);
+	/* A generator's usage error (exit 2) is the scenario's fault, not the run's. */
+	sbuf_addf(o, "[ $S = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->tx_out);
+	sbuf_addf(o, "[ $RC = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->rx_out);
 }
 
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct sbuf *o,

@@ -60,6 +60,9 @@ struct vm_config {
 	unsigned int timeout_s;		/* guest-side command timeout */
 	int icount_shift;		/* -icount shift (deterministic TCG), -1 = off */
 	const struct topology *topo;
+	/* Extra "key=value" job lines, e.g. "sysctl.net.core.rmem_max=4194304". */
+	const char *const *job_lines;
+	size_t n_job_lines;
 	/* NIC models asked for on the command line, by label; NULL = default. */
 	const struct nic_model *want_model[VM_MAX_NICS];
 	struct vm_nic nics[VM_MAX_NICS];

@@ -224,6 +224,12 @@ static void test_job__lists_nics_with_netns_and_addresses(void **state)
 	assert_non_null(strstr(b.s, "nic.A.ipv6=2001:2::1/64\n"));
 	assert_null(strstr(b.s, "nic.A.netns"));
 	sbuf_release(&b);
+	c.job_lines = (const char *const[]){ "sysctl.net.core.rmem_max=1" };
+	c.n_job_lines = 1;
+	sbuf_init(&b);
+	job_text(&c, &b);
+	assert_non_null(strstr(b.s, "\nsysctl.net.core.rmem_max=1\n"));
+	sbuf_release(&b);
 }
 
 static void test_argv__shell_rendering_quotes_what_needs_it(void **state)

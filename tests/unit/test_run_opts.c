@@ -87,6 +87,21 @@ static void test_run_opts__rejects_bad_input_naming_it(void **state)
 	expect_error("--mem '12'", 3, (char *[]){ "run", "--mem", "12", NULL });
 	expect_error("bad option '--frobnicate'", 2, (char *[]){ "run", "--frobnicate", NULL });
 	expect_error("unexpected argument 'ls'", 2, (char *[]){ "run", "ls", NULL });
+	expect_error("expected NAME=VALUE", 3, (char *[]){ "run", "--sysctl", "net.core.rmem_max", NULL });
+	expect_error("expected NAME=VALUE", 3, (char *[]){ "run", "--sysctl", "Bad Name=1", NULL });
+}
+
+static void test_run_opts__sysctl_becomes_job_line(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(PARSE(&rc, &err, "--sysctl", "net.core.rmem_max=4194304", "--sysctl",
+			       "net.ipv4.tcp_rmem=4096 87380 6291456"), 0);
+	assert_int_equal(rc.opts.n_job_lines, 2);
+	assert_string_equal(rc.opts.job_lines[0], "sysctl.net.core.rmem_max=4194304");
+	assert_string_equal(rc.opts.job_lines[1], "sysctl.net.ipv4.tcp_rmem=4096 87380 6291456");
+	run_cmd_release(&rc);
 }
 
 static void test_run_opts__env_kernel_is_default(void **state)
@@ -107,6 +122,7 @@ int main(void)
 		cmocka_unit_test(test_run_opts__defaults),
 		cmocka_unit_test(test_run_opts__all_options_land_in_struct),
 		cmocka_unit_test(test_run_opts__rejects_bad_input_naming_it),
+		cmocka_unit_test(test_run_opts__sysctl_becomes_job_line),
 		cmocka_unit_test(test_run_opts__env_kernel_is_default),
 	};
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# netlab regress: the shipped suite passes; a broken setting fails the right
+# check with exit 1 and names the layer; bad scenarios exit 2.
+. "$(dirname "$0")/../lib.sh"
+need_guest
+S=$TOP/tests/integration/scenarios
+
+test_expect_success 'the shipped suite passes (as make regress runs it)' '
+	"$NETLAB" regress --out "$T_TMP/suite" >"$T_TMP/suite.out" 2>"$T_TMP/suite.err"
+	cat "$T_TMP/suite.out"
+	grep -q "scenarios passed" "$T_TMP/suite.out"
+	test "$(json_get "$T_TMP/suite/summary.json" exit_code)" = 0
+	test -s "$T_TMP/suite/junit.xml"
+	! grep -q "<failure" "$T_TMP/suite/junit.xml"
+'
+
+test_expect_success 'netem loss on A: no_loss fails, exit 1, the loss is placed before the wire' '
+	rc=0; "$NETLAB" regress --ktap --out "$T_TMP/netem" "$S/udp-netem-loss.scn" \
+		>"$T_TMP/netem.ktap" 2>"$T_TMP/netem.err" || rc=$?
+	cat "$T_TMP/netem.err"
+	test $rc = 1
+	grep -q "^KTAP version 1" "$T_TMP/netem.ktap"
+	grep -q "^    not ok 1 no_loss" "$T_TMP/netem.ktap"
+	grep -q "^    ok 2 accounted" "$T_TMP/netem.ktap"
+	grep -q "^not ok 1 udp-netem-loss" "$T_TMP/netem.ktap"
+	grep -q "in the sender.s stack (before the wire" "$T_TMP/netem.err"
+	! grep -q "between the NICs (on the wire)" "$T_TMP/netem.err"
+	grep -q "<failure message=\"udp.lost == 0" "$T_TMP/netem/junit.xml"
+	test "$(json_get "$T_TMP/netem/summary.json" scenarios.0.outcome)" = fail
+'
+
+test_expect_success 'a ring size the driver refuses: bad-scenario, exit 2, naming the key' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/ring" "$S/ring-refused.scn" >"$T_TMP/ring.out" 2>&1 || rc=$?
+	cat "$T_TMP/ring.out"
+	test $rc = 2
+	grep -q "bad-scenario: .*ring.A.rx = 8" "$T_TMP/ring.out"
+'
+
+test_expect_success 'a check with bad syntax: FILE:LINE, exit 2, nothing runs' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/bad" "$S/bad-check.scn" 2>"$T_TMP/bad.err" || rc=$?
+	cat "$T_TMP/bad.err"
+	test $rc = 2
+	grep -q "bad-check.scn:9:" "$T_TMP/bad.err"
+	test ! -e "$T_TMP/bad/bad-check"
+'
+
+test_expect_success 'unknown scenario name: exit 2 with a hint' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/none" no-such-scenario 2>"$T_TMP/none.err" || rc=$?
+	test $rc = 2
+	grep -q "no scenario .no-such-scenario." "$T_TMP/none.err"
+	grep -q "hint:" "$T_TMP/none.err"
+'
+
+test_expect_success '--list shows every shipped scenario' '
+	"$NETLAB" regress --list >"$T_TMP/list"
+	for f in "$TOP"/tests/regress/*.scn; do
+		grep -q "^$(basename "$f" .scn) " "$T_TMP/list"
+	done
+'
+
+test_done
