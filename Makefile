@@ -60,7 +60,7 @@ $(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest
 
 traffic:: ;
 
-$(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh traffic
+$(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh $(TRAFFIC_BINS)
 	guest/mkinitramfs.sh $@ $(B)/guest/netlab-agent $(B)/traffic
 
 guest: $(INITRAMFS)

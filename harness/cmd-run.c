@@ -24,7 +24,9 @@ static const char run_usage[] =
 	"      --accel MODE      auto|kvm|tcg (default auto: probe KVM once, fall back to TCG)\n"
 	"      --timeout S       stop the guest after S seconds (default 300)\n"
 	"  -o, --out DIR         run directory (default runs/run-DATE-PID); must be new or empty\n"
-	"      --topology NAME   loop|none (default loop)\n"
+	"      --topology NAME   loop|pair|none (default loop)\n"
+	"      --peer-exec CMD   pair: command for VM B (default: idle until A's command ends)\n"
+	"      --peer-kernel F   pair: bzImage for VM B (default: --kernel)\n"
 	"      --nic L=MODEL     NIC model for NIC L (A, B): e1000, e1000e, virtio-net\n"
 	"      --append ARGS     extra kernel command line\n"
 	"      --mem MB          guest memory (default 256)\n"
@@ -40,7 +42,7 @@ static const char run_usage[] =
 
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
-	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL,
+	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
 };
 
 static const struct option run_longopts[] = {
@@ -58,6 +60,8 @@ static const struct option run_longopts[] = {
 	{ "qemu", required_argument, NULL, OPT_QEMU },
 	{ "icount", required_argument, NULL, OPT_ICOUNT },
 	{ "sysctl", required_argument, NULL, OPT_SYSCTL },
+	{ "peer-exec", required_argument, NULL, OPT_PEER_EXEC },
+	{ "peer-kernel", required_argument, NULL, OPT_PEER_KERNEL },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -128,6 +132,8 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'o': o->out = arg; return 0;
 	case OPT_APPEND: o->append = arg; return 0;
 	case OPT_QEMU: o->qemu = arg; return 0;
+	case OPT_PEER_EXEC: o->peer_exec = arg; return 0;
+	case OPT_PEER_KERNEL: o->peer_kernel = arg; return 0;
 	case 'v': o->stream_console = true; return 0;
 	case 'q': rc->quiet = true; return 0;
 	case 'h': rc->help = true; return 0;

@@ -54,26 +54,37 @@ static int check_config(const struct vm_config *cfg, char **err)
 	return 0;
 }
 
-static void add_ports(const struct vm_config *cfg, struct argv *a)
+const char *vm_dir(const struct vm_config *cfg, unsigned int vm)
+{
+	return vm < VM_MAX_VMS && cfg->vm_dir[vm] ? cfg->vm_dir[vm] : cfg->rundir;
+}
+
+static void add_ports(const char *dir, struct argv *a)
 {
 	argv_add(a, "-device");
 	argv_add(a, "virtio-serial-pci,id=vser0");
 	for (size_t i = 0; i < ARRAY_SIZE(guest_ports); i++) {
 		argv_add(a, "-chardev");
-		argv_addf(a, "file,id=port%zu,path=%s/%s", i, cfg->rundir,
-			  qemu_port_file(guest_ports[i]));
+		argv_addf(a, "file,id=port%zu,path=%s/%s", i, dir, qemu_port_file(guest_ports[i]));
 		argv_add(a, "-device");
 		argv_addf(a, "virtserialport,bus=vser0.0,chardev=port%zu,name=%s", i,
 			  guest_ports[i]);
 	}
 }
 
-int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err)
+int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a, char **err)
 {
+	const char *dir = vm_dir(cfg, vm);
+	const char *kernel = vm == 1 && cfg->peer_kernel ? cfg->peer_kernel : cfg->kernel;
+	const char *initrd = vm < VM_MAX_VMS && cfg->vm_initrd[vm] ? cfg->vm_initrd[vm] : cfg->initrd;
 	int ret = check_config(cfg, err);
 
 	if (ret)
 		return ret;
+	if (vm >= cfg->topo->n_vms) {
+		err_set(err, "topology '%s' has no VM %u", cfg->topo->name, vm);
+		return -EINVAL;
+	}
 	argv_add(a, cfg->qemu);
 	argv_add(a, "-name");
 	argv_add(a, "netlab,debug-threads=on");
@@ -95,36 +106,42 @@ int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err)
 	argv_add(a, "-smp");
 	argv_addf(a, "%u", cfg->smp);
 	argv_add(a, "-kernel");
-	argv_add(a, cfg->kernel);
+	argv_add(a, kernel);
 	argv_add(a, "-initrd");
-	argv_add(a, cfg->initrd);
+	argv_add(a, initrd);
 	argv_add(a, "-append");
 	if (cfg->append && *cfg->append)
 		argv_addf(a, "%s %s", KERNEL_BASE_APPEND, cfg->append);
 	else
 		argv_add(a, KERNEL_BASE_APPEND);
 	argv_add(a, "-chardev");
-	argv_addf(a, "file,id=console,path=%s/console.log", cfg->rundir);
+	argv_addf(a, "file,id=console,path=%s/console.log", dir);
 	argv_add(a, "-serial");
 	argv_add(a, "chardev:console");
 	argv_add(a, "-qmp");
-	argv_addf(a, "unix:%s/qmp.sock,server=on,wait=off", cfg->rundir);
-	add_ports(cfg, a);
-	cfg->topo->qemu_args(cfg, a);
+	argv_addf(a, "unix:%s/qmp.sock,server=on,wait=off", dir);
+	add_ports(dir, a);
+	cfg->topo->qemu_args(cfg, vm, a);
 	return 0;
 }
 
-void job_text(const struct vm_config *cfg, struct sbuf *out)
+void job_text(const struct vm_config *cfg, unsigned int vm, struct sbuf *out)
 {
+	unsigned int n_nics = 0;
+
+	for (unsigned int i = 0; i < cfg->n_nics; i++)
+		n_nics += cfg->nics[i].vm == vm;
 	sbuf_addf(out, "# netlab job, see guest/netlab-proto.h\n");
 	sbuf_addf(out, "%s=%d\n", NETLAB_KEY_VERSION, NETLAB_PROTO_VERSION);
-	sbuf_addf(out, "%s=%s\n", NETLAB_KEY_TOPOLOGY, cfg->n_nics ? cfg->topo->name : "none");
+	sbuf_addf(out, "%s=%s\n", NETLAB_KEY_TOPOLOGY, n_nics ? cfg->topo->name : "none");
 	sbuf_addf(out, "%s=%u\n", NETLAB_KEY_TIMEOUT, cfg->timeout_s);
 	for (size_t i = 0; i < cfg->n_job_lines; i++)
 		sbuf_addf(out, "%s\n", cfg->job_lines[i]);
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
 
+		if (n->vm != vm)
+			continue;
 		sbuf_addf(out, "nic.%c.model=%s\n", n->label, n->model->name);
 		sbuf_addf(out, "nic.%c.mac=%s\n", n->label, n->mac);
 		sbuf_addf(out, "nic.%c.ifname=%s\n", n->label, n->ifname);

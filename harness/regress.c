@@ -44,6 +44,7 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->timeout_s = s->timeout_s;
 	ro->icount_shift = det ? 3 : -1;
 	ro->exec = rs->script;
+	ro->peer_exec = rs->peer_script;
 	ro->job_lines = (const char *const *)rs->job_lines;
 	ro->n_job_lines = s->n_sysctl;
 	ro->on_output = NULL;
@@ -73,9 +74,14 @@ static int load_one(const struct regress_opts *o, struct regress *r, const char 
 	if (ret)
 		return -EINVAL;
 	sbuf_init(&script);
-	ret = scnrun_script(rs->scn, &rs->cfg, &script, err);
+	ret = scnrun_script(rs->scn, &rs->cfg, 0, &script, err);
 	free(rs->script);
 	rs->script = sbuf_detach(&script);
+	if (!ret && rs->cfg.topo->n_vms > 1) {
+		sbuf_init(&script);
+		ret = scnrun_script(rs->scn, &rs->cfg, 1, &script, err);
+		rs->peer_script = sbuf_detach(&script);
+	}
 	return ret ? -EINVAL : 0;
 }
 
@@ -492,6 +498,7 @@ void regress_free(struct regress *r)
 		free(rs->checks);
 		free(rs->runs);
 		free(rs->script);
+		free(rs->peer_script);
 		for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
 			free(rs->job_lines[k]);
 		free(rs->job_lines);

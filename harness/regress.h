@@ -40,7 +40,8 @@ struct regress_run {
 struct regress_scn {
 	struct scenario *scn;
 	struct vm_config cfg;
-	char *script;
+	char *script;			/* VM 0's (or the only VM's) */
+	char *peer_script;		/* VM 1's in a two-VM topology, else NULL */
 	char **job_lines;		/* the scenario's sysctls as job lines */
 	char *dir;
 	struct regress_run *runs;	/* scn->repeat of them */

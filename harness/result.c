@@ -245,6 +245,25 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(o, "topology", m->cfg->topo->name);
 	json_object_object_add(o, "nics", json_nics(m->cfg));
 	json_add_str(o, "command", m->command);
+	if (m->peer_command)
+		json_add_str(o, "peer_command", m->peer_command);
+	if (m->vms) {
+		struct json_object *arr = json_object_new_array();
+
+		for (unsigned int i = 0; i < m->n_vms; i++) {
+			struct json_object *v = json_object_new_object();
+			const struct run_result *r = &m->vms[i];
+
+			json_add_str(v, "name", i ? "vm-b" : "vm-a");	/* run_vm_name() */
+			json_add_str(v, "verdict", run_verdict_name(r->verdict));
+			json_object_object_add(v, "exit_status", r->exit_status < 0 ? NULL
+						: json_object_new_int(r->exit_status));
+			json_add_str(v, "reason", r->reason);
+			json_add_str(v, "oops", r->oops);
+			json_object_array_add(arr, v);
+		}
+		json_object_object_add(o, "vms", arr);
+	}
 	json_object_object_add(o, "timeout_s", json_object_new_int((int)m->cfg->timeout_s));
 	json_object_object_add(o, "boot_s", m->boot_s < 0 ? NULL : json_object_new_double(m->boot_s));
 	json_object_object_add(o, "wall_s", json_object_new_double(m->wall_s));

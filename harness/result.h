@@ -42,6 +42,9 @@ struct run_result {
 struct run_meta {
 	const struct vm_config *cfg;
 	const char *command;
+	const char *peer_command;	/* multi-VM topologies only */
+	const struct run_result *vms;	/* per-VM results, NULL for one VM */
+	unsigned int n_vms;
 	const char *kernel_version;
 	const char *kernel_sha256;
 	const char *config_sha256;	/* NULL when no .config was found */

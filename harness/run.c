@@ -67,6 +67,7 @@ static void tail_pump(struct tail *t, const struct run_opts *o)
 	}
 }
 
+/* Create `dir` (and parents); it must be new or empty. */
 static int prepare_rundir(const char *dir, char **err)
 {
 	DIR *d;
@@ -92,13 +93,19 @@ static int prepare_rundir(const char *dir, char **err)
 		}
 	}
 	closedir(d);
-	/* QEMU's file chardevs append; create them so tails can open at once. */
-	for (const char *const *f = (const char *const[]){ "console.log", "stdout", "stderr",
-							     "status", "files.tar", NULL };
-	     *f; f++) {
-		char *p = xasprintf("%s/%s", dir, *f);
+	return 0;
+}
 
-		ret = file_write(p, "", 0);
+/* QEMU's file chardevs append; create them so tails can open at once. */
+static int create_vm_files(const char *dir, char **err)
+{
+	static const char *const files[] = { "console.log", "stdout", "stderr", "status",
+					     "files.tar" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *p = xasprintf("%s/%s", dir, files[i]);
+		int ret = file_write(p, "", 0);
+
 		free(p);
 		if (ret) {
 			err_set(err, "cannot write in run directory '%s': %s", dir, strerror(-ret));
@@ -129,6 +136,7 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	}
 	cfg->qemu = o->qemu;
 	cfg->kernel = o->kernel;
+	cfg->peer_kernel = o->peer_kernel;
 	cfg->append = o->append;
 	cfg->rundir = o->out;
 	cfg->mem_mb = o->mem_mb;
@@ -148,6 +156,14 @@ static int check_inputs(const struct run_opts *o, struct kernel_id *kid, char **
 	}
 	if (kernel_identify(o->kernel, kid, err))
 		goto bad_kernel;
+	if (o->peer_kernel) {
+		struct kernel_id peer;
+		int ret = kernel_identify(o->peer_kernel, &peer, err);
+
+		kernel_id_release(&peer);
+		if (ret)
+			goto bad_kernel;
+	}
 	if (access(o->initrd, R_OK) < 0) {
 		err_set(err, "cannot read initramfs '%s': %s\nhint: run 'make guest', or pass --initrd FILE",
 			o->initrd, strerror(errno));
@@ -165,15 +181,15 @@ bad_kernel:
 }
 
 /* Unpack files.tar (what the guest left in /netlab/out) into files/. */
-static void unpack_files(const char *rundir)
+static void unpack_files(const char *dir)
 {
-	char *tar = xasprintf("%s/files.tar", rundir);
-	char *dir = xasprintf("%s/files", rundir);
+	char *tar = xasprintf("%s/files.tar", dir);
+	char *files = xasprintf("%s/files", dir);
 	struct stat st;
 
-	if (stat(tar, &st) == 0 && st.st_size > 0 && mkdir_p(dir, 0755) == 0) {
+	if (stat(tar, &st) == 0 && st.st_size > 0 && mkdir_p(files, 0755) == 0) {
 		/* -m: the guest's clock (under -icount) is not the host's. */
-		char *const args[] = { "tar", "-xmf", tar, "-C", dir, NULL };
+		char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
 		pid_t pid;
 		int status;
 
@@ -181,53 +197,89 @@ static void unpack_files(const char *rundir)
 			waitpid(pid, &status, 0);
 	}
 	free(tar);
-	free(dir);
+	free(files);
 }
+
+/* One QEMU process of the run and what it leaves behind. */
+struct run_vm {
+	const char *exec;
+	char *dir;			/* console, ports, cmdline, qemu.log */
+	char *initrd;
+	bool idle;			/* no command: stopped once VM 0 is done */
+	bool spawned;
+	struct vm_proc p;
+	struct tail tails[4];		/* stdout, stderr, console, status */
+	struct run_obs obs;
+	struct run_result res;
+	double boot_s;
+	double panic_at;
+};
 
 struct run_ctx {
 	const struct run_opts *o;
 	struct vm_config cfg;
 	struct kernel_id kid;
 	char *accel_why;
-	struct tail tails[4];	/* stdout, stderr, console, status */
-	struct run_obs obs;
-	double t0, boot_s;
+	struct run_vm vms[VM_MAX_VMS];
+	unsigned int n_vms;
+	char *sock_dir;
+	double t0;
 };
 
-static void run_loop(struct run_ctx *c, struct vm_proc *p, volatile sig_atomic_t *stop)
+static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 {
-	struct tail *console = &c->tails[2], *status = &c->tails[3];
-	double deadline = c->t0 + c->o->timeout_s, panic_at = 0;
-
-	for (;;) {
-		bool done = vm_wait(p, 100);
-
-		for (int i = 0; i < 4; i++)
-			tail_pump(&c->tails[i], c->o);
-		if (c->boot_s < 0 && strstr(status->text.s, "agent "))
-			c->boot_s = now_s() - c->t0;
-		if (done)
-			break;
-		if (stop && *stop) {
-			c->obs.interrupted = true;
-			break;
-		}
-		if (!panic_at && strstr(console->text.s, "Kernel panic - not syncing"))
-			panic_at = now_s();
-		if (now_s() >= deadline && !panic_at) {
-			c->obs.timed_out = true;
-			break;
-		}
-		if (panic_at && now_s() - panic_at > PANIC_GRACE_S)
-			break;
-	}
-	vm_kill(p, 2000);
 	for (int i = 0; i < 4; i++)
-		tail_pump(&c->tails[i], c->o);
-	c->obs.qemu_status = p->exited ? p->status : -1;
+		tail_pump(&v->tails[i], c->o);
+	if (v->boot_s < 0 && strstr(v->tails[3].text.s, "agent "))
+		v->boot_s = now_s() - c->t0;
+	if (!v->panic_at && strstr(v->tails[2].text.s, "Kernel panic - not syncing"))
+		v->panic_at = now_s();
 }
 
-static int run_vm(struct run_ctx *c, volatile sig_atomic_t *stop, char **err)
+/* Follow every VM until all have exited, the deadline, a panic or a signal. */
+static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
+{
+	double deadline = c->t0 + c->o->timeout_s;
+
+	for (;;) {
+		bool all_done = true, vm0_done;
+
+		for (unsigned int i = 0; i < c->n_vms; i++) {
+			struct run_vm *v = &c->vms[i];
+			bool done = vm_wait(&v->p, i ? 0 : 100);
+
+			vm_tails_pump(c, v);
+			if (v->panic_at && now_s() - v->panic_at > PANIC_GRACE_S)
+				vm_kill(&v->p, 2000);
+			all_done &= v->p.exited;
+			(void)done;
+		}
+		vm0_done = c->vms[0].p.exited;
+		if (all_done)
+			break;
+		if (vm0_done && c->n_vms > 1 && c->vms[1].idle)
+			vm_kill(&c->vms[1].p, 2000);
+		if (stop && *stop) {
+			for (unsigned int i = 0; i < c->n_vms; i++)
+				c->vms[i].obs.interrupted = true;
+			break;
+		}
+		if (now_s() >= deadline) {
+			for (unsigned int i = 0; i < c->n_vms; i++)
+				c->vms[i].obs.timed_out = !c->vms[i].p.exited && !c->vms[i].panic_at;
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < c->n_vms; i++) {
+		struct run_vm *v = &c->vms[i];
+
+		vm_kill(&v->p, 2000);
+		vm_tails_pump(c, v);
+		v->obs.qemu_status = v->p.exited ? v->p.status : -1;
+	}
+}
+
+static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 {
 	static const struct tail proto[4] = {
 		{ .name = "stdout", .stream = RUN_STDOUT, .deliver = true },
@@ -235,39 +287,78 @@ static int run_vm(struct run_ctx *c, volatile sig_atomic_t *stop, char **err)
 		{ .name = "console.log", .stream = RUN_CONSOLE },
 		{ .name = "status", .stream = RUN_CONSOLE },
 	};
+	struct run_vm *v = &c->vms[i];
 	struct argv argv;
-	struct vm_proc p;
 	char *cmdline, *path;
 	int ret;
 
 	argv_init(&argv);
-	ret = qemu_build_argv(&c->cfg, &argv, err);
+	ret = qemu_build_argv(&c->cfg, i, &argv, err);
 	if (ret)
 		goto out;
 	cmdline = argv_to_shell(&argv);
-	path = xasprintf("%s/cmdline", c->o->out);
+	path = xasprintf("%s/cmdline", v->dir);
 	file_writef(path, "%s\n", cmdline);
 	free(path);
 	free(cmdline);
-
-	path = xasprintf("%s/qemu.log", c->o->out);
-	c->t0 = now_s();
-	ret = vm_spawn(&p, &argv, path, err);
-	free(path);
-	if (ret)
-		goto out;
-	for (int i = 0; i < 4; i++) {
-		c->tails[i] = proto[i];
-		c->tails[i].deliver = proto[i].deliver ||
-				      (i == 2 && c->o->stream_console);
-		sbuf_init(&c->tails[i].text);
-		tail_open(&c->tails[i], c->o->out);
+	for (int t = 0; t < 4; t++) {
+		v->tails[t] = proto[t];
+		/* Only VM 0's output (and console, if asked) reaches the terminal. */
+		v->tails[t].deliver = i == 0 && (proto[t].deliver ||
+						 (t == 2 && c->o->stream_console));
+		sbuf_init(&v->tails[t].text);
+		tail_open(&v->tails[t], v->dir);
 	}
-	run_loop(c, &p, stop);
-	vm_release(&p);
+	path = xasprintf("%s/qemu.log", v->dir);
+	ret = vm_spawn(&v->p, &argv, path, err);
+	free(path);
+	v->spawned = !ret;
 out:
 	argv_release(&argv);
 	return ret;
+}
+
+static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
+{
+	char *qlog = NULL, *path;
+
+	path = xasprintf("%s/qemu.log", v->dir);
+	file_read(path, &qlog, NULL);
+	free(path);
+	v->obs.console = v->tails[2].text.s;
+	v->obs.status = v->tails[3].text.s;
+	v->obs.qemu_log = qlog;
+	run_classify(&v->obs, &v->res);
+	free(qlog);
+	path = xasprintf("%s/exit-status", v->dir);
+	if (v->res.exit_status >= 0)
+		file_writef(path, "%d\n", v->res.exit_status);
+	free(path);
+	unpack_files(v->dir);
+}
+
+/*
+ * The run's verdict from its VMs': a panic anywhere wins; then VM 0's; a
+ * peer with a command of its own must succeed too. An idle peer (stopped
+ * by the harness) counts only if it panicked.
+ */
+static void combine(struct run_ctx *c, struct run_result *res)
+{
+	struct run_vm *v0 = &c->vms[0], *v1 = c->n_vms > 1 ? &c->vms[1] : NULL;
+	struct run_vm *pick = v0;
+
+	if (v1 && v1->res.verdict == RV_PANIC && v0->res.verdict != RV_PANIC)
+		pick = v1;
+	else if (v1 && !v1->idle && v0->res.verdict == RV_OK && v1->res.verdict != RV_OK)
+		pick = v1;
+	*res = pick->res;
+	memset(&pick->res, 0, sizeof(pick->res));
+	if (pick == v1) {
+		char *r = xasprintf("peer VM (B): %s", res->reason ? res->reason : "");
+
+		free(res->reason);
+		res->reason = r;
+	}
 }
 
 static void write_outcome(struct run_ctx *c, struct run_result *res)
@@ -275,88 +366,170 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	struct run_meta meta = {
 		.cfg = &c->cfg,
 		.command = c->o->exec,
+		.peer_command = c->n_vms > 1 ? (c->o->peer_exec ? c->o->peer_exec : "(idle)") : NULL,
 		.kernel_version = c->kid.version,
 		.kernel_sha256 = c->kid.sha256,
 		.config_sha256 = c->kid.config_sha256[0] ? c->kid.config_sha256 : NULL,
 		.accel_reason = c->accel_why,
-		.boot_s = c->boot_s,
+		.boot_s = c->vms[0].boot_s,
 		.wall_s = now_s() - c->t0,
 	};
-	char *qlog = NULL, *path;
+	struct run_result peers[VM_MAX_VMS];
+	char *path;
 
-	path = xasprintf("%s/qemu.log", c->o->out);
-	file_read(path, &qlog, NULL);
-	free(path);
-	c->obs.console = c->tails[2].text.s;
-	c->obs.status = c->tails[3].text.s;
-	c->obs.qemu_log = qlog;
-	run_classify(&c->obs, res);
-	free(qlog);
-
-	path = xasprintf("%s/exit-status", c->o->out);
-	if (res->exit_status >= 0)
-		file_writef(path, "%d\n", res->exit_status);
-	free(path);
-	unpack_files(c->o->out);
+	for (unsigned int i = 0; i < c->n_vms; i++)
+		write_vm_outcome(c, &c->vms[i]);
+	for (unsigned int i = 0; i < c->n_vms; i++)
+		peers[i] = c->vms[i].res;
+	meta.vms = c->n_vms > 1 ? peers : NULL;
+	meta.n_vms = c->n_vms;
+	/* The per-VM results as they were, then the combined one. */
 	path = xasprintf("%s/result.json", c->o->out);
-	run_result_write_json(path, res, &meta, NULL);
+	if (c->n_vms > 1) {
+		struct run_result tmp;
+
+		for (unsigned int i = 0; i < c->n_vms; i++)
+			peers[i].reason = peers[i].reason ? xstrdup(peers[i].reason) : NULL,
+			peers[i].oops = peers[i].oops ? xstrdup(peers[i].oops) : NULL;
+		combine(c, res);
+		tmp = *res;
+		run_result_write_json(path, &tmp, &meta, NULL);
+		for (unsigned int i = 0; i < c->n_vms; i++)
+			run_result_release(&peers[i]);
+	} else {
+		*res = c->vms[0].res;
+		memset(&c->vms[0].res, 0, sizeof(c->vms[0].res));
+		run_result_write_json(path, res, &meta, NULL);
+	}
+	if (c->n_vms > 1 && res->exit_status >= 0) {
+		free(path);
+		path = xasprintf("%s/exit-status", c->o->out);
+		file_writef(path, "%d\n", res->exit_status);
+	}
 	free(path);
 }
 
-static int write_initrd(struct run_ctx *c, char **err)
+static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 {
+	struct run_vm *v = &c->vms[i];
 	struct sbuf job;
-	char *exec = xasprintf("%s\n", c->o->exec);
-	char *path = xasprintf("%s/initrd.img", c->o->out);
-	char *jobpath = xasprintf("%s/job", c->o->out);
+	char *exec = xasprintf("%s\n", v->exec);
+	char *jobpath = xasprintf("%s/job", v->dir);
 	int ret;
 
+	v->initrd = xasprintf("%s/initrd.img", v->dir);
 	sbuf_init(&job);
-	job_text(&c->cfg, &job);
+	job_text(&c->cfg, i, &job);
 	file_write(jobpath, job.s, job.len);
-	ret = initrd_assemble(path, job.s, exec, c->o->initrd, err);
-	c->cfg.initrd = path;
+	ret = initrd_assemble(v->initrd, job.s, exec, c->o->initrd, err);
+	c->cfg.vm_initrd[i] = v->initrd;
+	if (i == 0)
+		c->cfg.initrd = v->initrd;
 	sbuf_release(&job);
 	free(jobpath);
 	free(exec);
 	return ret;
 }
 
+const char *run_vm_name(unsigned int vm)
+{
+	return vm ? "vm-b" : "vm-a";
+}
+
+/* Directories and initrds of each VM; the socket directory of a pair. */
+static int prepare_vms(struct run_ctx *c, char **err)
+{
+	int ret = prepare_rundir(c->o->out, err);
+
+	c->n_vms = c->cfg.topo->n_vms;
+	for (unsigned int i = 0; !ret && i < c->n_vms; i++) {
+		struct run_vm *v = &c->vms[i];
+
+		v->boot_s = -1;
+		v->exec = i ? (c->o->peer_exec ? c->o->peer_exec : "exec sleep 2147483647")
+			    : c->o->exec;
+		v->idle = i && !c->o->peer_exec;
+		v->dir = c->n_vms > 1 ? xasprintf("%s/%s", c->o->out, run_vm_name(i))
+				      : xstrdup(c->o->out);
+		if (c->n_vms > 1) {
+			c->cfg.vm_dir[i] = v->dir;
+			ret = prepare_rundir(v->dir, err);
+		}
+		if (!ret)
+			ret = create_vm_files(v->dir, err);
+		if (!ret)
+			ret = write_initrd(c, i, err);
+	}
+	if (!ret && c->n_vms > 1) {
+		/* Unix socket paths are short (108 bytes): not under the run dir. */
+		c->sock_dir = xstrdup("/tmp/netlab-pair-XXXXXX");
+		if (!mkdtemp(c->sock_dir)) {
+			ret = -errno;
+			err_set(err, "cannot create '%s': %s", c->sock_dir, strerror(errno));
+		}
+		c->cfg.sock_dir = c->sock_dir;
+	}
+	return ret;
+}
+
+static void release_ctx(struct run_ctx *c)
+{
+	for (unsigned int i = 0; i < c->n_vms; i++) {
+		struct run_vm *v = &c->vms[i];
+
+		if (v->spawned)
+			vm_release(&v->p);
+		for (int t = 0; v->spawned && t < 4; t++) {
+			if (v->tails[t].fd >= 0)
+				close(v->tails[t].fd);
+			sbuf_release(&v->tails[t].text);
+		}
+		run_result_release(&v->res);
+		free(v->dir);
+		free(v->initrd);
+	}
+	if (c->sock_dir) {
+		char *a = xasprintf("%s/A.sock", c->sock_dir), *b = xasprintf("%s/B.sock", c->sock_dir);
+
+		unlink(a);
+		unlink(b);
+		rmdir(c->sock_dir);
+		free(a);
+		free(b);
+		free(c->sock_dir);
+	}
+	free(c->accel_why);
+	kernel_id_release(&c->kid);
+}
+
 int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err)
 {
-	struct run_ctx c = { .o = o, .boot_s = -1 };
+	struct run_ctx c = { .o = o };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
 	ret = check_inputs(o, &c.kid, err);
-	if (ret)
-		goto out;
-	ret = run_config(o, &c.cfg, err);
-	if (ret)
-		goto out;
-	ret = accel_resolve(o, &c.cfg.accel, &c.accel_why, err);
-	if (ret)
-		goto out;
-	ret = prepare_rundir(o->out, err);
-	if (ret)
-		goto out;
-	ret = write_initrd(&c, err);
-	if (ret)
-		goto out_initrd;
-	ret = run_vm(&c, stop, err);
-	if (ret)
-		goto out_initrd;
-	write_outcome(&c, res);
-	for (int i = 0; i < 4; i++) {
-		if (c.tails[i].fd >= 0)
-			close(c.tails[i].fd);
-		sbuf_release(&c.tails[i].text);
+	if (!ret)
+		ret = run_config(o, &c.cfg, err);
+	if (!ret)
+		ret = accel_resolve(o, &c.cfg.accel, &c.accel_why, err);
+	if (!ret)
+		ret = prepare_vms(&c, err);
+	for (unsigned int i = 0; !ret && i < c.n_vms; i++) {
+		if (i == 0)
+			c.t0 = now_s();
+		ret = spawn_vm(&c, i, err);
 	}
-out_initrd:
-	free((char *)c.cfg.initrd);
-out:
-	free(c.accel_why);
-	kernel_id_release(&c.kid);
+	if (ret) {
+		/* Whatever did start must not outlive us. */
+		for (unsigned int i = 0; i < c.n_vms; i++)
+			if (c.vms[i].spawned)
+				vm_kill(&c.vms[i].p, 0);
+	} else {
+		run_loop(&c, stop);
+		write_outcome(&c, res);
+	}
+	release_ctx(&c);
 	return ret;
 }

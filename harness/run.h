@@ -20,8 +20,10 @@ enum run_stream {
 };
 
 struct run_opts {
-	const char *exec;		/* shell command for the guest */
+	const char *exec;		/* shell command for the guest (VM 0) */
+	const char *peer_exec;		/* pair: VM 1's command; NULL = idle until VM 0 ends */
 	const char *kernel;		/* bzImage */
+	const char *peer_kernel;	/* pair: VM 1's bzImage; NULL = kernel */
 	const char *initrd;		/* base initramfs */
 	const char *qemu;		/* QEMU binary */
 	const char *out;		/* run directory (created; must be empty) */
@@ -52,6 +54,9 @@ void run_opts_init(struct run_opts *o);
  */
 int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err);
+
+/* Subdirectory of the run directory of VM `vm` in multi-VM topologies. */
+const char *run_vm_name(unsigned int vm);
 
 /* The VM configuration run_execute() will use for `o` (topology set up). */
 int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);

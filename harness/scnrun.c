@@ -12,6 +12,7 @@
 
 #include "counters.h"
 #include "pcapstat.h"
+#include "run.h"
 #include "scnrun.h"
 
 /* Which end of a generator takes a scenario's [traffic] key. */
@@ -92,7 +93,7 @@ static const char *ns_prefix(const struct vm_nic *n, char *buf, size_t len)
 	return buf;
 }
 
-static void script_snap(const struct vm_config *cfg, struct sbuf *o)
+static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbuf *o)
 {
 	sbuf_adds(o, "snap() {\n\td=$O/$1; mkdir -p $d\n"
 		     "\tcat /proc/net/softnet_stat > $d/softnet_stat\n");
@@ -101,6 +102,8 @@ static void script_snap(const struct vm_config *cfg, struct sbuf *o)
 		char nsb[64];
 		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
 
+		if (n->vm != vm)
+			continue;
 		sbuf_addf(o, "\t%scat /proc/net/snmp > $d/snmp-%c\n", ns, n->label);
 		sbuf_addf(o, "\t%scat /proc/net/netstat > $d/netstat-%c\n", ns, n->label);
 		sbuf_addf(o, "\t%scat /proc/net/snmp6 > $d/snmp6-%c\n", ns, n->label);
@@ -116,7 +119,7 @@ static void script_snap(const struct vm_config *cfg, struct sbuf *o)
 
 /* Rings (verified after setting), then netem / qdisc, per NIC. */
 static void script_nic_setup(const struct scenario *s, const struct vm_config *cfg,
-			     struct sbuf *o)
+			     unsigned int vm, struct sbuf *o)
 {
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
@@ -124,6 +127,8 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 		char nsb[64];
 		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
 
+		if (n->vm != vm)
+			continue;
 		for (int dir = 0; dir < 2; dir++) {
 			unsigned int want = dir ? s->ring_tx[x] : s->ring_rx[x];
 			const char *d = dir ? "tx" : "rx", *D = dir ? "TX" : "RX";
@@ -166,42 +171,87 @@ static void end_args(const struct scenario *s, const struct gen *g, enum role r,
 	}
 }
 
-static void script_traffic(const struct scenario *s, const struct vm_config *cfg,
-			   const struct gen *g, struct sbuf *o)
+/* TCP port on which a receiver in another VM says it is ready. */
+#define READY_PORT 7999
+
+/* The receiving end, in the background, and the wait until it listens. */
+static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
+			    const struct gen *g, struct sbuf *o)
 {
-	const struct vm_nic *tx = &cfg->nics[0], *rx = &cfg->nics[1];
+	const struct vm_nic *rx = &cfg->nics[1];
 	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
 	const char *proto = traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
 	const char *pv = traffic_value(s, "port");
 	char dst[64], nsb[64], port[16];
 
-	snprintf(port, sizeof(port), "%s", pv ? pv : "");
-	if (!pv)
-		snprintf(port, sizeof(port), "%u", g->default_port);
-
+	snprintf(port, sizeof(port), "%u", g->default_port);
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
 	sbuf_addf(o, "%s%s %s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_role,
 		  dst);
 	end_args(s, g, RX, o);
 	if (strcmp(g->name, "tcp-stream"))
-		sbuf_addf(o, " --idle-timeout %u", 10u);
+		sbuf_adds(o, " --idle-timeout 20");
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);
 	sbuf_addf(o, "wait_port %s%s %s $R || { echo \"receiver did not bind\" >> $O/%s.err; "
 		     "exit %d; }\n",
-		  proto, v6 ? "6" : "", port, g->rx_out, SCNRUN_EXIT_TRAFFIC);
+		  proto, v6 ? "6" : "", pv ? pv : port,
+		  g->rx_out, SCNRUN_EXIT_TRAFFIC);
+}
+
+static void script_sender(const struct scenario *s, const struct vm_config *cfg,
+			  const struct gen *g, struct sbuf *o)
+{
+	const struct vm_nic *tx = &cfg->nics[0], *rx = &cfg->nics[1];
+	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
+	char dst[64], nsb[64];
+
+	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
 	sbuf_addf(o, "%s%s %s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_role,
 		  dst);
 	end_args(s, g, TX, o);
 	if (!traffic_value(s, "count"))
 		sbuf_addf(o, " --duration %u", s->duration_s);
-	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\nwait $R\nRC=$?\n", g->tx_out, g->tx_out);
+	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\n", g->tx_out, g->tx_out);
 	/* A generator's usage error (exit 2) is the scenario's fault, not the run's. */
 	sbuf_addf(o, "[ $S = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->tx_out);
-	sbuf_addf(o, "[ $RC = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->rx_out);
 }
 
-int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct sbuf *o,
-		  char **err)
+static void script_wait_receiver(const struct gen *g, struct sbuf *o)
+{
+	sbuf_addf(o, "wait $R\nRC=$?\n[ $RC = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n",
+		  g->rx_out);
+}
+
+/* Both ends in one VM, or this VM's end of a two-VM pair. */
+static void script_traffic(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+			   const struct gen *g, struct sbuf *o)
+{
+	bool has_tx = cfg->nics[0].vm == vm, has_rx = cfg->nics[1].vm == vm;
+	char dst[64];
+
+	addr_of(cfg->nics[1].ipv4, dst, sizeof(dst));
+	if (has_rx) {
+		script_receiver(s, cfg, g, o);
+		if (!has_tx)
+			sbuf_addf(o, "nc -l -p %d </dev/null >/dev/null 2>&1 &\n", READY_PORT);
+	}
+	if (has_tx && !has_rx)
+		sbuf_addf(o, "i=0; until nc -w 1 %s %d </dev/null >/dev/null 2>&1; do\n"
+			     "\ti=$((i+1)); [ $i -gt 600 ] && { echo \"no receiver at %s\" >&2; exit %d; }\n"
+			     "\tsleep 0.1\ndone\n",
+			  dst, READY_PORT, dst, SCNRUN_EXIT_TRAFFIC);
+	if (has_tx)
+		script_sender(s, cfg, g, o);
+	else
+		sbuf_adds(o, "S=0\n");
+	if (has_rx)
+		script_wait_receiver(g, o);
+	else
+		sbuf_adds(o, "RC=0\n");
+}
+
+int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+		  struct sbuf *o, char **err)
 {
 	const struct gen *g = gen_find(s->generator);
 
@@ -214,8 +264,8 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct 
 			s->generator, cfg->topo->name, cfg->n_nics);
 		return -EINVAL;
 	}
-	sbuf_addf(o, "# netlab scenario %s (generated by netlab regress)\nset -u\nO=/netlab/out\n",
-		  s->name);
+	sbuf_addf(o, "# netlab scenario %s, VM %u (generated by netlab regress)\nset -u\n"
+		     "O=/netlab/out\n", s->name, vm);
 	sbuf_addf(o, "setup_error() { echo \"$*\" > $O/setup-error; exit %d; }\n",
 		  SCNRUN_EXIT_SETUP);
 	/* A listening socket of the receiver, seen through its /proc/PID/net. */
@@ -223,10 +273,10 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct 
 		     "\twhile ! grep -q \"$h\" /proc/$3/net/$1 2>/dev/null; do\n"
 		     "\t\ti=$((i+1)); [ $i -gt 400 ] && return 1\n"
 		     "\t\tkill -0 $3 2>/dev/null || return 1; sleep 0.05\n\tdone\n}\n");
-	script_snap(cfg, o);
-	script_nic_setup(s, cfg, o);
+	script_snap(cfg, vm, o);
+	script_nic_setup(s, cfg, vm, o);
 	sbuf_adds(o, "snap before\n");
-	script_traffic(s, cfg, g, o);
+	script_traffic(s, cfg, vm, g, o);
 	sbuf_adds(o, "snap after\n");
 	sbuf_addf(o, "[ $S = 0 ] && [ $RC = 0 ] || exit %d\n", SCNRUN_EXIT_TRAFFIC);
 	return 0;
@@ -237,14 +287,22 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct 
 struct collect {
 	const struct scenario *s;
 	const struct vm_config *cfg;
-	const char *files;		/* rundir/files */
+	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
 	struct metrics *m;
 	char **err;
 };
 
+/* The files of the VM that holds NIC index `nic` (0: sender, 1: receiver). */
+static const char *files_of(const struct collect *c, unsigned int nic)
+{
+	return c->files[c->cfg->nics[nic].vm];
+}
+
+/* A generator result: the sender's files are with NIC A, the receiver's with B. */
 static int read_json(struct collect *c, const char *name, struct json_object **out)
 {
-	char *path = xasprintf("%s/%s", c->files, name);
+	bool rx = !strcmp(name, "recv.json") || !strcmp(name, "server.json");
+	char *path = xasprintf("%s/%s", files_of(c, rx), name);
 
 	*out = json_object_from_file(path);
 	if (!*out)
@@ -350,10 +408,11 @@ static int collect_rr(struct collect *c)
 	return 0;
 }
 
-/* Parse one snapshot directory (before/ or after/) into `m`. */
+/* Parse one snapshot (before/ or after/) of every VM into `m`. */
 static int read_snap(struct collect *c, const char *which, struct metrics *m)
 {
-	char *dir = xasprintf("%s/%s", c->files, which), *path, *text;
+	/* softnet_stat: the receiving VM's. */
+	char *dir = xasprintf("%s/%s", files_of(c, 1), which), *path, *text;
 	int ret = 0;
 
 	path = xasprintf("%s/softnet_stat", dir);
@@ -370,6 +429,8 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 						     "snmp6" };
 		char l = c->cfg->nics[i].label;
 
+		free(dir);
+		dir = xasprintf("%s/%s", files_of(c, i), which);
 		for (size_t k = 0; !ret && k < ARRAY_SIZE(kinds); k++) {
 			char prefix[32];
 
@@ -526,9 +587,12 @@ static void udp_loss(struct collect *c)
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err)
 {
-	char *files = xasprintf("%s/files", rundir);
-	struct collect c = { .s = s, .cfg = cfg, .files = files, .m = m, .err = err };
+	struct collect c = { .s = s, .cfg = cfg, .m = m, .err = err };
 	int ret;
+
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
+						  : xasprintf("%s/files", rundir);
 
 	if (!strcmp(s->generator, "udp-stream"))
 		ret = collect_udp(&c);
@@ -542,6 +606,7 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_pcaps(&c, rundir);
 	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
-	free(files);
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		free(c.files[i]);
 	return ret;
 }

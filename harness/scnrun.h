@@ -17,9 +17,14 @@
 #define SCNRUN_EXIT_SETUP 3	/* the scenario could not be applied: see setup-error */
 #define SCNRUN_EXIT_TRAFFIC 4	/* a generator failed: see *.err */
 
-/* The guest script for `s` on the NICs of `cfg` (topology already set up). */
-int scnrun_script(const struct scenario *s, const struct vm_config *cfg, struct sbuf *out,
-		  char **err);
+/*
+ * The guest script of VM `vm` for `s` on the NICs of `cfg` (topology set
+ * up). With both NICs in one VM it runs both ends; in a two-VM topology,
+ * VM 1 (NIC B) runs the receiver and says when it listens (TCP port 7999),
+ * and VM 0 (NIC A) waits for that, then sends.
+ */
+int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+		  struct sbuf *out, char **err);
 
 /*
  * Metrics of a finished run in `rundir` (whose guest files are in

@@ -66,6 +66,7 @@ static struct vm_nic *nic_add(struct vm_config *cfg, char label, const char *def
 	int i = vm_nic_index(label);
 	struct vm_nic *n = &cfg->nics[cfg->n_nics++];
 
+
 	memset(n, 0, sizeof(*n));
 	n->label = label;
 	n->model = cfg->want_model[i] ? cfg->want_model[i] : nic_model_find(def_model);
@@ -101,20 +102,63 @@ static int loop_setup(struct vm_config *cfg, char **err)
 	return check_extra_models(cfg, err);
 }
 
-/* Each NIC: a hub port, the device, and a host-side capture of its link. */
-static void hub_nics_qemu_args(const struct vm_config *cfg, struct argv *a)
+/* The NIC's device and a host-side capture of its link, on netdev "net<label>". */
+static void nic_device_args(const struct vm_config *cfg, const struct vm_nic *n, struct argv *a)
+{
+	argv_add(a, "-device");
+	argv_addf(a, "%s,netdev=net%c,mac=%s,romfile=", n->model->qemu_device, n->label, n->mac);
+	argv_add(a, "-object");
+	argv_addf(a, "filter-dump,id=dump%c,netdev=net%c,file=%s/nic-%c.pcap", n->label, n->label,
+		  cfg->rundir, n->label);
+}
+
+/* Each NIC on a hub port. */
+static void hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
 
+		if (n->vm != vm)
+			continue;
 		argv_add(a, "-netdev");
 		argv_addf(a, "hubport,id=net%c,hubid=%u", n->label, n->hub);
-		argv_add(a, "-device");
-		argv_addf(a, "%s,netdev=net%c,mac=%s,romfile=", n->model->qemu_device, n->label,
-			  n->mac);
-		argv_add(a, "-object");
-		argv_addf(a, "filter-dump,id=dump%c,netdev=net%c,file=%s/nic-%c.pcap", n->label,
-			  n->label, cfg->rundir, n->label);
+		nic_device_args(cfg, n, a);
+	}
+}
+
+/*
+ * pair: VM 0 has NIC A, VM 1 has NIC B, joined by unix datagram sockets
+ * between the two QEMU processes. Frames can be lost between them (each
+ * QEMU's socket buffer), which is what this topology is for.
+ */
+static int pair_setup(struct vm_config *cfg, char **err)
+{
+	struct vm_nic *a, *b;
+
+	cfg->n_nics = 0;
+	a = nic_add(cfg, 'A', "e1000e");
+	snprintf(a->ipv4, sizeof(a->ipv4), "%s", NETLAB_LOOP_A_IPV4);
+	snprintf(a->ipv6, sizeof(a->ipv6), "%s", NETLAB_LOOP_A_IPV6);
+	b = nic_add(cfg, 'B', "virtio-net");
+	snprintf(b->ipv4, sizeof(b->ipv4), "%s", NETLAB_LOOP_B_IPV4);
+	snprintf(b->ipv6, sizeof(b->ipv6), "%s", NETLAB_LOOP_B_IPV6);
+	b->vm = 1;
+	return check_extra_models(cfg, err);
+}
+
+static void pair_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+{
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		char other = n->label == 'A' ? 'B' : 'A';
+
+		if (n->vm != vm)
+			continue;
+		argv_add(a, "-netdev");
+		argv_addf(a, "dgram,id=net%c,local.type=unix,local.path=%s/%c.sock,"
+			     "remote.type=unix,remote.path=%s/%c.sock",
+			  n->label, cfg->sock_dir, n->label, cfg->sock_dir, other);
+		nic_device_args(cfg, n, a);
 	}
 }
 
@@ -124,16 +168,16 @@ static int none_setup(struct vm_config *cfg, char **err)
 	return check_extra_models(cfg, err);
 }
 
-static void none_qemu_args(const struct vm_config *cfg, struct argv *a)
+static void none_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
-	(void)cfg;
-	(void)a;
 }
 
 static const struct topology topologies[] = {
-	{ "loop", "one VM, NIC A (e1000e) and NIC B (virtio-net, netns b) on a QEMU hub",
+	{ "loop", "one VM, NIC A (e1000e) and NIC B (virtio-net, netns b) on a QEMU hub", 1,
 	  loop_setup, hub_nics_qemu_args },
-	{ "none", "one VM without NICs", none_setup, none_qemu_args },
+	{ "pair", "two VMs: NIC A (e1000e) in one, NIC B (virtio-net) in the other, wired by "
+		  "datagram sockets", 2, pair_setup, pair_qemu_args },
+	{ "none", "one VM without NICs", 1, none_setup, none_qemu_args },
 };
 
 const struct topology *topology_find(const char *name)
@@ -146,5 +190,5 @@ const struct topology *topology_find(const char *name)
 
 const char *topology_list(void)
 {
-	return "loop, none";
+	return "loop, pair, none";
 }

@@ -35,7 +35,10 @@ struct vm_nic {
 	char ipv4[48];
 	char ipv6[64];
 	unsigned int hub;		/* QEMU hub the NIC's link joins */
+	unsigned int vm;		/* the VM the NIC is in (0, or 1 for pair's B) */
 };
+
+#define VM_MAX_VMS 2
 
 enum vm_accel {
 	VM_ACCEL_AUTO,
@@ -51,8 +54,13 @@ struct topology;
 struct vm_config {
 	const char *qemu;		/* QEMU binary */
 	enum vm_accel accel;		/* resolved: KVM or TCG */
-	const char *kernel;		/* bzImage */
-	const char *initrd;		/* the per-run initrd (job cpio + base) */
+	const char *kernel;		/* bzImage (of VM 0) */
+	const char *initrd;		/* the per-run initrd (job cpio + base) of VM 0 */
+	/* Multi-VM topologies (pair): per-VM overrides, NULL = the above. */
+	const char *peer_kernel;	/* VM 1's kernel */
+	const char *vm_initrd[VM_MAX_VMS];
+	const char *vm_dir[VM_MAX_VMS];	/* VM i's console, ports, QMP; NULL = rundir */
+	const char *sock_dir;		/* short directory for inter-VM unix sockets */
 	const char *append;		/* extra kernel command line, may be NULL */
 	const char *rundir;		/* where every artifact goes */
 	unsigned int mem_mb;
@@ -76,10 +84,11 @@ struct vm_config {
 struct topology {
 	const char *name;
 	const char *desc;
+	unsigned int n_vms;
 	/* Fill cfg->nics from the topology and cfg->want_model. */
 	int (*setup)(struct vm_config *cfg, char **err);
-	/* Append -netdev/-device/-object arguments for the NICs. */
-	void (*qemu_args)(const struct vm_config *cfg, struct argv *a);
+	/* Append -netdev/-device/-object arguments for the NICs of VM `vm`. */
+	void (*qemu_args)(const struct vm_config *cfg, unsigned int vm, struct argv *a);
 };
 
 const struct topology *topology_find(const char *name);
@@ -88,13 +97,15 @@ const char *topology_list(void);
 /* Label -> index ('A' -> 0); -1 when out of range. */
 int vm_nic_index(char label);
 
-/* Build the QEMU argument vector for cfg. Returns 0 or -EINVAL with *err. */
-int qemu_build_argv(const struct vm_config *cfg, struct argv *a, char **err);
+/* Build the QEMU argument vector of VM `vm`. Returns 0 or -EINVAL with *err. */
+int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a, char **err);
+/* Where VM `vm` keeps its console, ports and QMP socket. */
+const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 
 /* Host file (relative to the run dir) behind a guest port name. */
 const char *qemu_port_file(const char *port);
 
-/* The guest job file (see guest/netlab-proto.h) for cfg. */
-void job_text(const struct vm_config *cfg, struct sbuf *out);
+/* The guest job file (see guest/netlab-proto.h) of VM `vm`. */
+void job_text(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);
 
 #endif /* NETLAB_VMCFG_H */

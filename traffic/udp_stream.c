@@ -238,7 +238,9 @@ static void tx_loop(struct udps_tx *tx)
 		t = period ? pacer_deadline(&p) : tclock_now();
 		if (o->count && tx->sent >= o->count)
 			tx->end_reason = "count";
-		else if (t >= end)
+		else if (t >= end || tclock_now() >= end)
+			/* The clock, not only the schedule: a sender that falls
+			 * behind its rate still stops at --duration. */
 			tx->end_reason = "duration";
 		else if (ttool_stopping())
 			tx->end_reason = "signal";

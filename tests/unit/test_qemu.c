@@ -50,7 +50,7 @@ static void build(struct vm_config *c, struct argv *a)
 
 	assert_int_equal(c->topo->setup(c, &err), 0);
 	argv_init(a);
-	assert_int_equal(qemu_build_argv(c, a, &err), 0);
+	assert_int_equal(qemu_build_argv(c, 0, a, &err), 0);
 	assert_null(err);
 }
 
@@ -99,7 +99,7 @@ static void test_qemu__icount_only_when_asked_and_only_with_tcg(void **state)
 	argv_release(&a);
 	c.accel = VM_ACCEL_KVM;
 	argv_init(&a);
-	assert_int_not_equal(qemu_build_argv(&c, &a, &err), 0);
+	assert_int_not_equal(qemu_build_argv(&c, 0, &a, &err), 0);
 	assert_non_null(strstr(err, "TCG"));
 	free(err);
 	argv_release(&a);
@@ -114,7 +114,7 @@ static void test_qemu__rejects_unresolved_accel(void **state)
 	c.accel = VM_ACCEL_AUTO;
 	assert_int_equal(c.topo->setup(&c, &err), 0);
 	argv_init(&a);
-	assert_int_not_equal(qemu_build_argv(&c, &a, &err), 0);
+	assert_int_not_equal(qemu_build_argv(&c, 0, &a, &err), 0);
 	assert_non_null(err);
 	free(err);
 	argv_release(&a);
@@ -215,7 +215,7 @@ static void test_job__lists_nics_with_netns_and_addresses(void **state)
 	c.timeout_s = 42;
 	assert_int_equal(c.topo->setup(&c, &err), 0);
 	sbuf_init(&b);
-	job_text(&c, &b);
+	job_text(&c, 0, &b);
 	assert_non_null(strstr(b.s, "version=1\n"));
 	assert_non_null(strstr(b.s, "topology=loop\n"));
 	assert_non_null(strstr(b.s, "timeout=42\n"));
@@ -227,9 +227,50 @@ static void test_job__lists_nics_with_netns_and_addresses(void **state)
 	c.job_lines = (const char *const[]){ "sysctl.net.core.rmem_max=1" };
 	c.n_job_lines = 1;
 	sbuf_init(&b);
-	job_text(&c, &b);
+	job_text(&c, 0, &b);
 	assert_non_null(strstr(b.s, "\nsysctl.net.core.rmem_max=1\n"));
 	sbuf_release(&b);
+}
+
+static void test_qemu__pair_puts_one_nic_in_each_vm_over_unix_dgram(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a0, a1;
+	struct sbuf j1;
+	char *err = NULL;
+
+	c.topo = topology_find("pair");
+	c.sock_dir = "/s";
+	c.vm_dir[0] = "/r/vm-a";
+	c.vm_dir[1] = "/r/vm-b";
+	c.vm_initrd[1] = "/r/vm-b/initrd.img";
+	c.peer_kernel = "/good/bzImage";
+	assert_int_equal(c.topo->setup(&c, &err), 0);
+	argv_init(&a0);
+	argv_init(&a1);
+	assert_int_equal(qemu_build_argv(&c, 0, &a0, &err), 0);
+	assert_int_equal(qemu_build_argv(&c, 1, &a1, &err), 0);
+	assert_string_equal(opt_value(&a0, "-netdev", "dgram"),
+			    "dgram,id=netA,local.type=unix,local.path=/s/A.sock,remote.type=unix,remote.path=/s/B.sock");
+	assert_string_equal(opt_value(&a1, "-netdev", "dgram"),
+			    "dgram,id=netB,local.type=unix,local.path=/s/B.sock,remote.type=unix,remote.path=/s/A.sock");
+	assert_null(opt_value(&a0, "-device", "virtio-net-pci"));
+	assert_null(opt_value(&a1, "-device", "e1000e"));
+	assert_non_null(opt_value(&a1, "-kernel", "/good/bzImage"));
+	assert_non_null(opt_value(&a0, "-kernel", "/k/bzImage"));
+	assert_non_null(opt_value(&a1, "-initrd", "/r/vm-b/initrd.img"));
+	assert_non_null(opt_value(&a1, "-chardev", "file,id=console,path=/r/vm-b/console.log"));
+	assert_non_null(opt_value(&a1, "-object", "filter-dump,id=dumpB,netdev=netB,file=/r/nic-B.pcap"));
+	assert_int_not_equal(qemu_build_argv(&c, 2, &a1, &err), 0);
+	free(err);
+	sbuf_init(&j1);
+	job_text(&c, 1, &j1);
+	assert_non_null(strstr(j1.s, "nic.B.mac="));
+	assert_null(strstr(j1.s, "nic.A."));
+	assert_null(strstr(j1.s, "netns"));
+	sbuf_release(&j1);
+	argv_release(&a0);
+	argv_release(&a1);
 }
 
 static void test_argv__shell_rendering_quotes_what_needs_it(void **state)
@@ -262,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_qemu__extra_append_follows_base),
 		cmocka_unit_test(test_qemu__topology_none_has_no_nics),
 		cmocka_unit_test(test_job__lists_nics_with_netns_and_addresses),
+		cmocka_unit_test(test_qemu__pair_puts_one_nic_in_each_vm_over_unix_dgram),
 		cmocka_unit_test(test_argv__shell_rendering_quotes_what_needs_it),
 	};
 
