@@ -158,6 +158,18 @@ static void test_counters__tc_qdisc_sums_qdiscs(void **state)
 	free(s);
 }
 
+static void test_counters__snmp6_name_value_lines(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	char *err = NULL;
+
+	assert_int_equal(counters_parse_snmp6("Ip6InReceives   \t12\nUdp6InErrors   3\n", "snmp6.B",
+					      collect, s, &err), 0);
+	assert_true(lookup(s, "snmp6.B.Ip6InReceives") == 12);
+	assert_true(lookup(s, "snmp6.B.Udp6InErrors") == 3);
+	free(s);
+}
+
 static void test_counters__garbage_is_an_error(void **state)
 {
 	struct seen *s = xzalloc(sizeof(*s));
@@ -186,6 +198,7 @@ int main(void)
 		cmocka_unit_test(test_counters__ethtool_stats_e1000e_and_virtio),
 		cmocka_unit_test(test_counters__ethtool_ring_current_and_max),
 		cmocka_unit_test(test_counters__tc_qdisc_sums_qdiscs),
+		cmocka_unit_test(test_counters__snmp6_name_value_lines),
 		cmocka_unit_test(test_counters__garbage_is_an_error),
 	};
 
