@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The guest scripts netlab regress generates from a scenario. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "run.h"
+#include "scnrun.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/unit/fixtures"
+#endif
+
+static char *script_for(const char *fixture, const char *topology, unsigned int vm)
+{
+	char *path = xasprintf("%s/scenarios/%s", FIXTURES, fixture), *err = NULL;
+	struct scenario *s = NULL;
+	struct vm_config cfg;
+	struct run_opts o;
+	struct sbuf b;
+
+	if (scn_parse(path, &s, &err))
+		fail_msg("%s", err);
+	run_opts_init(&o);
+	o.topology = topology ? topology : s->topo->name;
+	for (int i = 0; i < VM_MAX_NICS; i++)
+		o.nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
+	assert_int_equal(run_config(&o, &cfg, &err), 0);
+	sbuf_init(&b);
+	assert_int_equal(scnrun_script(s, &cfg, vm, &b, &err), 0);
+	scn_free(s);
+	free(path);
+	return sbuf_detach(&b);
+}
+
+static void expect(const char *script, const char *needle)
+{
+	if (!strstr(script, needle))
+		fail_msg("script lacks '%s':\n%s", needle, script);
+}
+
+static void expect_not(const char *script, const char *needle)
+{
+	if (strstr(script, needle))
+		fail_msg("script has '%s':\n%s", needle, script);
+}
+
+static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
+{
+	char *s = script_for("good-udp.scn", NULL, 0);
+
+	/* Rings set, then verified against what the driver really did. */
+	expect(s, "/usr/sbin/ethtool -G ethA rx 256");
+	expect(s, "/usr/sbin/ethtool -G ethA tx 512");
+	expect(s, "got=$(/usr/sbin/ethtool -g ethA");
+	expect(s, "/sbin/tc qdisc replace dev ethA root netem loss 1%");
+	expect(s, "/sbin/ip netns exec b /sbin/tc qdisc replace dev ethB root pfifo limit 5");
+	/* Counters snapshot around the traffic, per namespace. */
+	expect(s, "/sbin/ip netns exec b cat /proc/net/snmp > $d/snmp-B");
+	expect(s, "snap before\n");
+	expect(s, "snap after\n");
+	/* dst-ipv6 picks the address family; receiver options go to the receiver only. */
+	expect(s, "/sbin/ip netns exec b udp-stream --recv --bind 2001:2::2");
+	expect(s, "udp-stream --send --dst 2001:2::2 --rate 20000 --size 1200 --duration 5");
+	expect(s, "wait_port udp6 5201 $R");
+	expect_not(s, "--dst-ipv6");
+	expect_not(s, "nc -l");
+	free(s);
+}
+
+static void test_scnrun__pair_splits_sender_and_receiver_with_handshake(void **state)
+{
+	char *a = script_for("good-minimal.scn", "pair", 0);
+	char *b = script_for("good-minimal.scn", "pair", 1);
+
+	expect(a, "until nc -w 1 198.18.0.2 7999");
+	expect(a, "udp-stream --send --dst 198.18.0.2");
+	expect_not(a, "--recv");
+	expect_not(a, "snmp-B");
+	expect(a, "snmp-A");
+	expect(b, "udp-stream --recv --bind 198.18.0.2");
+	expect(b, "nc -l -p 7999");
+	expect_not(b, "--send");
+	expect_not(b, "netns exec");
+	expect(b, "snmp-B");
+	expect_not(b, "snmp-A");
+	free(a);
+	free(b);
+}
+
+static void test_scnrun__rr_uses_client_server_and_its_port(void **state)
+{
+	char *s = script_for("good-rr.scn", NULL, 0);
+
+	expect(s, "rr --server");
+	expect(s, "rr --client");
+	expect(s, "wait_port ");
+	expect(s, "client.json");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends),
+		cmocka_unit_test(test_scnrun__pair_splits_sender_and_receiver_with_handshake),
+		cmocka_unit_test(test_scnrun__rr_uses_client_server_and_its_port),
+	};
+
+	return cmocka_run_group_tests_name("scnrun", tests, NULL, NULL);
+}
