@@ -242,22 +242,22 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 	double deadline = c->t0 + c->o->timeout_s;
 
 	for (;;) {
-		bool all_done = true, vm0_done;
+		bool all_done = true, panicked = false;
 
 		for (unsigned int i = 0; i < c->n_vms; i++) {
 			struct run_vm *v = &c->vms[i];
-			bool done = vm_wait(&v->p, i ? 0 : 100);
 
+			vm_wait(&v->p, i ? 0 : 100);
 			vm_tails_pump(c, v);
 			if (v->panic_at && now_s() - v->panic_at > PANIC_GRACE_S)
 				vm_kill(&v->p, 2000);
 			all_done &= v->p.exited;
-			(void)done;
+			panicked |= v->panic_at && v->p.exited;
 		}
-		vm0_done = c->vms[0].p.exited;
-		if (all_done)
+		/* A panic anywhere ends the run: the other VMs are stopped below. */
+		if (all_done || panicked)
 			break;
-		if (vm0_done && c->n_vms > 1 && c->vms[1].idle)
+		if (c->vms[0].p.exited && c->n_vms > 1 && c->vms[1].idle)
 			vm_kill(&c->vms[1].p, 2000);
 		if (stop && *stop) {
 			for (unsigned int i = 0; i < c->n_vms; i++)
