@@ -87,7 +87,8 @@ static int check_extra_models(const struct vm_config *cfg, char **err)
 	return 0;
 }
 
-static int loop_setup(struct vm_config *cfg, char **err)
+/* NIC A (e1000e) and NIC B (virtio-net) with their addresses; returns B. */
+static struct vm_nic *add_a_and_b(struct vm_config *cfg)
 {
 	struct vm_nic *a, *b;
 
@@ -98,6 +99,14 @@ static int loop_setup(struct vm_config *cfg, char **err)
 	b = nic_add(cfg, 'B', "virtio-net");
 	snprintf(b->ipv4, sizeof(b->ipv4), "%s", NETLAB_LOOP_B_IPV4);
 	snprintf(b->ipv6, sizeof(b->ipv6), "%s", NETLAB_LOOP_B_IPV6);
+	return b;
+}
+
+/* loop: both NICs in one VM, B in its own namespace so traffic crosses the hub. */
+static int loop_setup(struct vm_config *cfg, char **err)
+{
+	struct vm_nic *b = add_a_and_b(cfg);
+
 	snprintf(b->netns, sizeof(b->netns), "%s", NETLAB_LOOP_B_NETNS);
 	return check_extra_models(cfg, err);
 }
@@ -133,16 +142,7 @@ static void hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, str
  */
 static int pair_setup(struct vm_config *cfg, char **err)
 {
-	struct vm_nic *a, *b;
-
-	cfg->n_nics = 0;
-	a = nic_add(cfg, 'A', "e1000e");
-	snprintf(a->ipv4, sizeof(a->ipv4), "%s", NETLAB_LOOP_A_IPV4);
-	snprintf(a->ipv6, sizeof(a->ipv6), "%s", NETLAB_LOOP_A_IPV6);
-	b = nic_add(cfg, 'B', "virtio-net");
-	snprintf(b->ipv4, sizeof(b->ipv4), "%s", NETLAB_LOOP_B_IPV4);
-	snprintf(b->ipv6, sizeof(b->ipv6), "%s", NETLAB_LOOP_B_IPV6);
-	b->vm = 1;
+	add_a_and_b(cfg)->vm = 1;
 	return check_extra_models(cfg, err);
 }
 
