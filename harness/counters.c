@@ -255,3 +255,46 @@ int counters_parse_snmp6(const char *text, const char *prefix, counter_emit_fn e
 	}
 	return 0;
 }
+
+int counters_parse_neigh_stat(const char *text, const char *prefix, counter_emit_fn emit,
+			      void *ctx, char **err)
+{
+	char *copy = xstrdup(text), *cur = copy, *line, *names[32];
+	double sum[32] = { 0 };
+	size_t n = 0;
+	int rows = 0;
+
+	line = next_line(&cur);
+	if (line)
+		n = split_ws(line, names, 32);
+	while (n && (line = next_line(&cur)) != NULL) {
+		char *f[32];
+		size_t k = split_ws(line, f, 32);
+
+		if (!k)
+			continue;
+		if (k != n) {
+			err_set(err, "neighbour statistics row has %zu columns, header %zu", k, n);
+			free(copy);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < n; i++)
+			sum[i] += (double)strtoull(f[i], NULL, 16);
+		rows++;
+	}
+	if (!rows) {
+		err_set(err, "no neighbour statistics rows");
+		free(copy);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char name[256];
+
+		if (!strcmp(names[i], "entries"))
+			continue;	/* a gauge, repeated in every row */
+		snprintf(name, sizeof(name), "%s.%s", prefix, names[i]);
+		emit(ctx, name, sum[i]);
+	}
+	free(copy);
+	return 0;
+}

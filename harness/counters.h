@@ -25,6 +25,10 @@ int counters_parse_ethtool_stats(const char *text, const char *prefix, counter_e
 int counters_parse_ethtool_ring(const char *text, const char *prefix, counter_emit_fn emit,
 				void *ctx, char **err);
 
+/* /proc/net/stat/{arp,ndisc}_cache: a header of names, then one row of hex
+ * counters per CPU; emits PREFIX.name summed over CPUs (not "entries"). */
+int counters_parse_neigh_stat(const char *text, const char *prefix, counter_emit_fn emit,
+			      void *ctx, char **err);
 /* /proc/net/snmp6 ("Name value" lines): emits PREFIX.Name. */
 int counters_parse_snmp6(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
 			 char **err);

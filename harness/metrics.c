@@ -240,6 +240,7 @@ static const struct metric_family {
 	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
 	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
 	{ NULL, "qdisc.<LABEL>.{packets,bytes,dropped,overlimits,requeues}" },
+	{ NULL, "neigh.<LABEL>.{arp,ndisc}.*" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },

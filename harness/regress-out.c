@@ -65,7 +65,7 @@ char *regress_loss_story(const struct metrics *m)
 	if (isnan(sent))
 		return NULL;
 	sbuf_init(&b);
-	sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (qdisc drops %.0f) -> wire A %.0f -> "
+	sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> wire A %.0f -> "
 		      "wire B %.0f (-%.0f between the NICs) -> receiver stack -%.0f (counted %.0f) -> "
 		      "delivered %.0f; unaccounted %.0f",
 		  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),

@@ -107,6 +107,8 @@ static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbu
 		sbuf_addf(o, "\t%scat /proc/net/snmp > $d/snmp-%c\n", ns, n->label);
 		sbuf_addf(o, "\t%scat /proc/net/netstat > $d/netstat-%c\n", ns, n->label);
 		sbuf_addf(o, "\t%scat /proc/net/snmp6 > $d/snmp6-%c\n", ns, n->label);
+		sbuf_addf(o, "\t%scat /proc/net/stat/arp_cache > $d/arp-%c\n", ns, n->label);
+		sbuf_addf(o, "\t%scat /proc/net/stat/ndisc_cache > $d/ndisc-%c\n", ns, n->label);
 		sbuf_addf(o, "\t%s/usr/sbin/ethtool -S %s > $d/ethtool-S-%c 2>&1\n", ns, n->ifname,
 			  n->label);
 		sbuf_addf(o, "\t%s/usr/sbin/ethtool -g %s > $d/ethtool-g-%c 2>&1\n", ns, n->ifname,
@@ -368,6 +370,7 @@ static int collect_udp(struct collect *c)
 	copy_latency(c->m, "udp", rx);
 	set_if(c->m, "loss.app_send_errors", jnum(tx, "send_errors.ENOBUFS"));
 	set_if(c->m, "loss.end_copies_received", jnum(rx, "end_copies_received"));
+	set_if(c->m, "loss.end_copies_sent", jnum(tx, "end_copies_sent"));
 	json_object_put(tx);
 	json_object_put(rx);
 	return 0;
@@ -426,7 +429,7 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 	free(path);
 	for (unsigned int i = 0; !ret && i < c->cfg->n_nics; i++) {
 		static const char *const kinds[] = { "snmp", "netstat", "ethtool-S", "ethtool-g", "tc",
-						     "snmp6" };
+						     "snmp6", "arp", "ndisc" };
 		char l = c->cfg->nics[i].label;
 
 		free(dir);
@@ -451,9 +454,12 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 			} else if (k == 4) {
 				snprintf(prefix, sizeof(prefix), "qdisc.%c", l);
 				counters_parse_tc_qdisc(text, prefix, metrics_emit, m, NULL);
-			} else {
+			} else if (k == 5) {
 				snprintf(prefix, sizeof(prefix), "snmp6.%c", l);
 				counters_parse_snmp6(text, prefix, metrics_emit, m, NULL);
+			} else {
+				snprintf(prefix, sizeof(prefix), "neigh.%c.%s", l, kinds[k]);
+				counters_parse_neigh_stat(text, prefix, metrics_emit, m, NULL);
 			}
 			if (ret)
 				err_set(c->err, "'%s': parse error", path);
@@ -525,8 +531,8 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 		metrics_set(c->m, name, (double)st.bytes);
 		if (udp) {
 			metrics_set(c->m, i ? "loss.wire_rx" : "loss.wire_tx", (double)st.matched);
-			if (i)
-				metrics_set(c->m, "loss.end_copies_wire_rx", (double)se.matched);
+			metrics_set(c->m, i ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
+				    (double)se.matched);
 		}
 	}
 	return 0;
@@ -552,11 +558,12 @@ static double mgetl(const struct metrics *m, const char *fmt, char label)
 
 /*
  * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
- *   app_sent -(tx stack: qdisc drops not reported to the app)-> wire_tx
- *   -(between the NICs)-> wire_rx -(rx stack: Udp InErrors/NoPorts, IP
- *   InDiscards, minus END copies)-> app_received.
+ *   app_sent -(tx stack: qdisc drops not reported to the app, minus END
+ *   copies; datagrams discarded while the neighbour was unresolved)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
+ *   InErrors/NoPorts, IP InDiscards, minus END copies)-> app_received.
  * The counted drops and the differences must agree: `unaccounted` is what
- * no counter explains.
+ * no counter explains. (A qdisc that drops other frames too, such as netem
+ * dropping ARP, leaves those in the count: they show as unaccounted < 0.)
  */
 static void udp_loss(struct collect *c)
 {
@@ -564,9 +571,13 @@ static void udp_loss(struct collect *c)
 	char a = c->cfg->nics[0].label, b = c->cfg->nics[1].label;
 	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
 	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
-	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors");
+	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors") -
+			  (mget(m, "loss.end_copies_sent") - mget(m, "loss.end_copies_wire_tx")) +
+			  mgetl(m, v6 ? "neigh.%c.ndisc.unresolved_discards" :
+					"neigh.%c.arp.unresolved_discards", a);
 	double end_lost = mget(m, "loss.end_copies_wire_rx") - mget(m, "loss.end_copies_received");
-	double rx_drops = is_true(traffic_value(c->s, "dst-ipv6")) ?
+	double rx_drops = v6 ?
 		mgetl(m, "snmp6.%c.Udp6InErrors", b) + mgetl(m, "snmp6.%c.Udp6NoPorts", b) +
 			mgetl(m, "snmp6.%c.Ip6InDiscards", b) :
 		mgetl(m, "snmp.%c.Udp.InErrors", b) + mgetl(m, "snmp.%c.Udp.NoPorts", b) +

@@ -21,7 +21,8 @@ test_expect_success 'netem loss on A: no_loss fails, exit 1, the loss is placed 
 	test $rc = 1
 	grep -q "^KTAP version 1" "$T_TMP/netem.ktap"
 	grep -q "^    not ok 1 no_loss" "$T_TMP/netem.ktap"
-	grep -q "^    ok 2 accounted" "$T_TMP/netem.ktap"
+	grep -q "^    ok 2 before_wire" "$T_TMP/netem.ktap"
+	grep -q "^    ok 3 none_on_wire" "$T_TMP/netem.ktap"
 	grep -q "^not ok 1 udp-netem-loss" "$T_TMP/netem.ktap"
 	grep -q "in the sender.s stack (before the wire" "$T_TMP/netem.err"
 	! grep -q "between the NICs (on the wire)" "$T_TMP/netem.err"

@@ -170,6 +170,27 @@ static void test_counters__snmp6_name_value_lines(void **state)
 	free(s);
 }
 
+static void test_counters__neigh_stat_sums_cpus_skips_entries(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	char *t = fixture("arp_cache"), *err = NULL;
+	const char *two_cpus =
+		"entries allocs unresolved_discards\n"
+		"00000003 00000001 0000000a\n"
+		"00000003 00000002 00000010\n";
+
+	assert_int_equal(counters_parse_neigh_stat(t, "neigh.A.arp", collect, s, &err), 0);
+	assert_true(lookup(s, "neigh.A.arp.lookups") == 6);
+	assert_false(isnan(lookup(s, "neigh.A.arp.unresolved_discards")));
+	s->n = 0;
+	assert_int_equal(counters_parse_neigh_stat(two_cpus, "n", collect, s, &err), 0);
+	assert_true(lookup(s, "n.unresolved_discards") == 26);
+	assert_true(lookup(s, "n.allocs") == 3);
+	assert_true(isnan(lookup(s, "n.entries")));
+	free(t);
+	free(s);
+}
+
 static void test_counters__garbage_is_an_error(void **state)
 {
 	struct seen *s = xzalloc(sizeof(*s));
@@ -199,6 +220,7 @@ int main(void)
 		cmocka_unit_test(test_counters__ethtool_ring_current_and_max),
 		cmocka_unit_test(test_counters__tc_qdisc_sums_qdiscs),
 		cmocka_unit_test(test_counters__snmp6_name_value_lines),
+		cmocka_unit_test(test_counters__neigh_stat_sums_cpus_skips_entries),
 		cmocka_unit_test(test_counters__garbage_is_an_error),
 	};
 
