@@ -12,7 +12,7 @@ pkgs=(
 	# kernel build (linux-source-6.1 is the default tree)
 	linux-source-6.1 flex bison bc libelf-dev dwarves xz-utils cpio kmod ccache
 	# run guests and look inside
-	qemu-system-x86 qemu-utils gdb acpica-tools
+	qemu-system-x86 qemu-utils gdb acpica-tools jq
 	# the guest image's tools (copied from the host with their libraries)
 	busybox-static iproute2 ethtool trace-cmd tcpdump iperf3
 )
