@@ -11,13 +11,13 @@ CC      ?= gcc
 B       := build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
-PKGS    := json-c libpcap openssl inih
+PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check \
-	       scenario baseline scnrun regress regress-out
-HARNESS_CMD := netlab cmd-run cmd-pcap cmd-regress
+	       scenario baseline scnrun regress regress-out tracedrops
+HARNESS_CMD := netlab cmd-run cmd-pcap cmd-regress cmd-report
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 

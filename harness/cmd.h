@@ -14,6 +14,7 @@ struct cmd {
 int cmd_run(int argc, char **argv);
 int cmd_pcap(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 /* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
 struct run_cmd {
