@@ -241,6 +241,9 @@ static const struct metric_family {
 	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
 	{ NULL, "qdisc.<LABEL>.{packets,bytes,dropped,overlimits,requeues}" },
 	{ NULL, "neigh.<LABEL>.{arp,ndisc}.*" },
+	/* From the guest's trace.dat ([trace]), per reason as the kernel names it. */
+	{ NULL, "drops.{total,lost_events}" },
+	{ NULL, "drops.reason.*" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },

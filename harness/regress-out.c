@@ -71,6 +71,22 @@ char *regress_loss_story(const struct metrics *m)
 		  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
 		  mget(m, "loss.wire_rx"), wire, stack, mget(m, "loss.rx_stack_drops"),
 		  mget(m, "loss.app_received"), un);
+	{
+		/* What the trace says, by the kernel's own reason names. */
+		bool first = true;
+
+		for (size_t i = 0; m && i < metrics_count(m); i++) {
+			const char *name;
+			double v;
+
+			metrics_at(m, i, &name, &v);
+			if (strncmp(name, "drops.reason.", 13) || v <= 0)
+				continue;
+			sbuf_addf(&b, "%s%s %.0f", first ? "\n      kfree_skb by reason: " : ", ",
+				  name + 13, v);
+			first = false;
+		}
+	}
 	if (before > 0 || wire > 0 || stack > 0) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before > 0)

@@ -32,6 +32,7 @@ enum scn_section {
 	SEC_NETEM,
 	SEC_QDISC,
 	SEC_CHECKS,
+	SEC_TRACE,
 	N_SECTIONS,
 };
 
@@ -465,6 +466,48 @@ static int key_checks(struct parse_ctx *c, const char *key, const char *value)
 	return 0;
 }
 
+/* An event spec for trace-cmd record -e: SYSTEM:EVENT, letters, digits, _ and *. */
+static bool event_spec_ok(const char *e)
+{
+	const char *colon = strchr(e, ':');
+
+	return colon && colon != e && colon[1] && !strchr(colon + 1, ':') &&
+	       strspn(e, "abcdefghijklmnopqrstuvwxyz0123456789_:*") == strlen(e);
+}
+
+/* [trace]: what the guest records around the traffic (see README). */
+static int key_trace(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct scenario *s = c->s;
+
+	if (!strcmp(key, "enabled")) {
+		if (scn_parse_bool(value, &s->trace))
+			return scn_err(c, c->line, "bad enabled '%s': expected yes/no/true/false/1/0",
+				       value);
+		return 0;
+	}
+	if (!strcmp(key, "buffer_kb"))
+		return set_uint(c, "buffer_kb", value, 64, 1048576, &s->trace_buffer_kb);
+	if (strcmp(key, "events"))
+		return scn_err(c, c->line, "unknown key '%s' in [trace] (allowed: enabled, events, buffer_kb)",
+			       key);
+	{
+		char *copy = xstrdup(value), *save = NULL;
+		int ret = 0;
+
+		for (char *e = strtok_r(copy, " ", &save); e && !ret; e = strtok_r(NULL, " ", &save))
+			if (!event_spec_ok(e))
+				ret = scn_err(c, c->line, "bad event '%s': expected SYSTEM:EVENT, e.g. skb:kfree_skb or net:*",
+					      e);
+		free(copy);
+		if (ret)
+			return ret;
+	}
+	free(s->trace_events);
+	s->trace_events = xstrdup(value);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*key)(struct parse_ctx *c, const char *key, const char *value);
@@ -475,9 +518,10 @@ static const struct {
 	[SEC_NETEM] = { "netem", key_netem },
 	[SEC_QDISC] = { "qdisc", key_qdisc },
 	[SEC_CHECKS] = { "checks", key_checks },
+	[SEC_TRACE] = { "trace", key_trace },
 };
 
-#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks"
+#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace"
 
 static int section_find(const char *name, size_t len)
 {
@@ -764,6 +808,8 @@ static struct scenario *scn_new(const char *path)
 	s->duration_s = 10;
 	s->repeat = 1;
 	s->deterministic = true;
+	s->trace = true;
+	s->trace_buffer_kb = SCN_TRACE_BUFFER_KB;
 	return s;
 }
 
@@ -836,6 +882,7 @@ void scn_free(struct scenario *s)
 		free(s->netem[i]);
 		free(s->qdisc[i]);
 	}
+	free(s->trace_events);
 	free(s->append);
 	free(s->description);
 	free(s->name);

@@ -57,7 +57,16 @@ struct scenario {
 
 	struct scn_check *checks;	/* in file order */
 	size_t n_checks;
+
+	/* [trace]: ftrace recorded in the guest around the traffic. */
+	bool trace;			/* default yes */
+	char *trace_events;		/* trace-cmd -e specs, blank-separated; NULL = default */
+	unsigned int trace_buffer_kb;	/* per CPU */
 };
+
+/* What [trace] records when `events` is not given: the drop events. */
+#define SCN_TRACE_EVENTS "skb:kfree_skb"
+#define SCN_TRACE_BUFFER_KB 8192
 
 /*
  * scn_parse() - read and validate a scenario file

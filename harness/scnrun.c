@@ -14,6 +14,7 @@
 #include "pcapstat.h"
 #include "run.h"
 #include "scnrun.h"
+#include "tracedrops.h"
 
 /* Which end of a generator takes a scenario's [traffic] key. */
 enum role {
@@ -252,6 +253,28 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 		sbuf_adds(o, "RC=0\n");
 }
 
+/* trace-cmd record in the background, on before the traffic, stopped after. */
+static void script_trace_start(const struct scenario *s, struct sbuf *o)
+{
+	char *copy = xstrdup(s->trace_events ? s->trace_events : SCN_TRACE_EVENTS), *save = NULL;
+
+	sbuf_addf(o, "trace-cmd record -b %u", s->trace_buffer_kb);
+	for (char *e = strtok_r(copy, " ", &save); e; e = strtok_r(NULL, " ", &save))
+		sbuf_addf(o, " -e %s", e);
+	free(copy);
+	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n"
+		     "i=0; until grep -q . /sys/kernel/tracing/set_event 2>/dev/null; do\n"
+		     "\ti=$((i+1)); [ $i -gt 400 ] && setup_error \"[trace]: trace-cmd record did not "
+		     "start: $(tail -n 2 $O/trace-cmd.log)\"\n"
+		     "\tkill -0 $T 2>/dev/null || setup_error \"[trace]: trace-cmd record failed: "
+		     "$(tail -n 2 $O/trace-cmd.log)\"\n\tsleep 0.05\ndone\n");
+}
+
+static void script_trace_stop(struct sbuf *o)
+{
+	sbuf_adds(o, "kill -INT $T; wait $T\n");
+}
+
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
 		  struct sbuf *o, char **err)
 {
@@ -278,7 +301,11 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	script_snap(cfg, vm, o);
 	script_nic_setup(s, cfg, vm, o);
 	sbuf_adds(o, "snap before\n");
+	if (s->trace)
+		script_trace_start(s, o);
 	script_traffic(s, cfg, vm, g, o);
+	if (s->trace)
+		script_trace_stop(o);
 	sbuf_adds(o, "snap after\n");
 	sbuf_addf(o, "[ $S = 0 ] && [ $RC = 0 ] || exit %d\n", SCNRUN_EXIT_TRAFFIC);
 	return 0;
@@ -595,6 +622,36 @@ static void udp_loss(struct collect *c)
 	metrics_set(m, "loss.unaccounted", (sent - recvd) - (tx_drops + (wtx - wrx) + rx_drops));
 }
 
+/* drops.* from each VM's trace.dat, summed over the VMs. */
+static int collect_drops(struct collect *c)
+{
+	double total = 0, lost = 0;
+
+	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		char *path = xasprintf("%s/trace.dat", c->files[vm]);
+		struct tracedrops *td = NULL;
+		int ret = tracedrops_read(path, NULL, &td, c->err);
+
+		free(path);
+		if (ret)
+			return ret;
+		total += (double)td->total;
+		lost += (double)td->lost;
+		for (size_t i = 0; i < td->n_by_reason; i++) {
+			char name[128];
+			double v = 0;
+
+			snprintf(name, sizeof(name), "drops.reason.%s", td->by_reason[i].name);
+			metrics_get(c->m, name, &v);
+			metrics_set(c->m, name, v + (double)td->by_reason[i].count);
+		}
+		tracedrops_free(td);
+	}
+	metrics_set(c->m, "drops.total", total);
+	metrics_set(c->m, "drops.lost_events", lost);
+	return 0;
+}
+
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err)
 {
@@ -615,6 +672,8 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_counters(&c);
 	if (!ret)
 		ret = collect_pcaps(&c, rundir);
+	if (!ret && s->trace)
+		ret = collect_drops(&c);
 	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
 	for (unsigned int i = 0; i < VM_MAX_VMS; i++)

@@ -59,6 +59,29 @@ static void expect_error(const char *name, unsigned int line, const char *msg)
 	free(path);
 }
 
+static void test_scenario__trace_section_and_its_defaults(void **state)
+{
+	struct scenario *s = parse_ok("good-trace.scn");
+	struct scenario *d = parse_ok("good-minimal.scn");
+
+	assert_true(s->trace);
+	assert_string_equal(s->trace_events, "skb:kfree_skb net:* napi:napi_poll");
+	assert_int_equal(s->trace_buffer_kb, 2048);
+	assert_true(d->trace);
+	assert_null(d->trace_events);
+	assert_int_equal(d->trace_buffer_kb, SCN_TRACE_BUFFER_KB);
+	scn_free(s);
+	scn_free(d);
+}
+
+static void test_scenario__rejects_bad_trace_event_and_key(void **state)
+{
+	expect_error("bad-trace-event.scn", 5,
+		     "bad event 'netif_receive_skb': expected SYSTEM:EVENT, e.g. skb:kfree_skb or net:*");
+	expect_error("bad-trace-key.scn", 5,
+		     "unknown key 'event' in [trace] (allowed: enabled, events, buffer_kb)");
+}
+
 static void test_scenario__parses_every_key(void **state)
 {
 	struct scenario *s = parse_ok("good-udp.scn");
@@ -194,7 +217,7 @@ static void test_scenario__rejects_unknown_section_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-section.scn", 4,
-		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks)");
+		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace)");
 }
 
 static void test_scenario__rejects_unknown_key_with_line(void **state)
@@ -427,6 +450,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scenario__parses_every_key),
+		cmocka_unit_test(test_scenario__trace_section_and_its_defaults),
+		cmocka_unit_test(test_scenario__rejects_bad_trace_event_and_key),
 		cmocka_unit_test(test_scenario__indented_line_is_a_key_not_a_continuation),
 		cmocka_unit_test(test_scenario__defaults),
 		cmocka_unit_test(test_scenario__timeout_default_follows_duration),

@@ -70,6 +70,9 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	expect(s, "wait_port udp6 5201 $R");
 	expect_not(s, "--dst-ipv6");
 	expect_not(s, "nc -l");
+	/* [trace] on by default: the drop events, recorded around the traffic only. */
+	expect(s, "trace-cmd record -b 8192 -e skb:kfree_skb -o $O/trace.dat");
+	expect(s, "kill -INT $T; wait $T\nsnap after");
 	free(s);
 }
 
