@@ -340,29 +340,28 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 /*
  * The run's verdict from its VMs': a panic anywhere wins; then VM 0's; a
  * peer with a command of its own must succeed too. An idle peer (stopped
- * by the harness) counts only if it panicked.
+ * by the harness) counts only if it panicked. `res` gets copies.
  */
-static void combine(struct run_ctx *c, struct run_result *res)
+static void combine(const struct run_ctx *c, struct run_result *res)
 {
-	struct run_vm *v0 = &c->vms[0], *v1 = c->n_vms > 1 ? &c->vms[1] : NULL;
-	struct run_vm *pick = v0;
+	const struct run_vm *v0 = &c->vms[0], *v1 = c->n_vms > 1 ? &c->vms[1] : NULL;
+	const struct run_vm *pick = v0;
 
 	if (v1 && v1->res.verdict == RV_PANIC && v0->res.verdict != RV_PANIC)
 		pick = v1;
 	else if (v1 && !v1->idle && v0->res.verdict == RV_OK && v1->res.verdict != RV_OK)
 		pick = v1;
 	*res = pick->res;
-	memset(&pick->res, 0, sizeof(pick->res));
-	if (pick == v1) {
-		char *r = xasprintf("peer VM (B): %s", res->reason ? res->reason : "");
-
-		free(res->reason);
-		res->reason = r;
-	}
+	res->oops = pick->res.oops ? xstrdup(pick->res.oops) : NULL;
+	if (pick == v1)
+		res->reason = xasprintf("peer VM (B): %s", pick->res.reason ? pick->res.reason : "");
+	else
+		res->reason = pick->res.reason ? xstrdup(pick->res.reason) : NULL;
 }
 
 static void write_outcome(struct run_ctx *c, struct run_result *res)
 {
+	struct run_result vms[VM_MAX_VMS];
 	struct run_meta meta = {
 		.cfg = &c->cfg,
 		.command = c->o->exec,
@@ -374,39 +373,25 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		.boot_s = c->vms[0].boot_s,
 		.wall_s = now_s() - c->t0,
 	};
-	struct run_result peers[VM_MAX_VMS];
 	char *path;
 
-	for (unsigned int i = 0; i < c->n_vms; i++)
+	for (unsigned int i = 0; i < c->n_vms; i++) {
 		write_vm_outcome(c, &c->vms[i]);
-	for (unsigned int i = 0; i < c->n_vms; i++)
-		peers[i] = c->vms[i].res;
-	meta.vms = c->n_vms > 1 ? peers : NULL;
-	meta.n_vms = c->n_vms;
-	/* The per-VM results as they were, then the combined one. */
-	path = xasprintf("%s/result.json", c->o->out);
-	if (c->n_vms > 1) {
-		struct run_result tmp;
-
-		for (unsigned int i = 0; i < c->n_vms; i++)
-			peers[i].reason = peers[i].reason ? xstrdup(peers[i].reason) : NULL,
-			peers[i].oops = peers[i].oops ? xstrdup(peers[i].oops) : NULL;
-		combine(c, res);
-		tmp = *res;
-		run_result_write_json(path, &tmp, &meta, NULL);
-		for (unsigned int i = 0; i < c->n_vms; i++)
-			run_result_release(&peers[i]);
-	} else {
-		*res = c->vms[0].res;
-		memset(&c->vms[0].res, 0, sizeof(c->vms[0].res));
-		run_result_write_json(path, res, &meta, NULL);
+		vms[i] = c->vms[i].res;		/* borrowed for result.json */
 	}
+	if (c->n_vms > 1) {
+		meta.vms = vms;
+		meta.n_vms = c->n_vms;
+	}
+	combine(c, res);
+	path = xasprintf("%s/result.json", c->o->out);
+	run_result_write_json(path, res, &meta, NULL);
+	free(path);
 	if (c->n_vms > 1 && res->exit_status >= 0) {
-		free(path);
 		path = xasprintf("%s/exit-status", c->o->out);
 		file_writef(path, "%d\n", res->exit_status);
+		free(path);
 	}
-	free(path);
 }
 
 static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
