@@ -6,8 +6,9 @@ need_guest
 S=$TOP/tests/integration/scenarios
 
 test_expect_success 'the shipped suite passes (as make regress runs it)' '
-	"$NETLAB" regress --out "$T_TMP/suite" >"$T_TMP/suite.out" 2>"$T_TMP/suite.err"
+	rc=0; "$NETLAB" regress --out "$T_TMP/suite" >"$T_TMP/suite.out" 2>"$T_TMP/suite.err" || rc=$?
 	cat "$T_TMP/suite.out"
+	test $rc = 0
 	grep -q "scenarios passed" "$T_TMP/suite.out"
 	test "$(json_get "$T_TMP/suite/summary.json" exit_code)" = 0
 	test -s "$T_TMP/suite/junit.xml"
