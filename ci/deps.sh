@@ -15,6 +15,8 @@ pkgs=(
 	qemu-system-x86 qemu-utils gdb acpica-tools jq
 	# the guest image's tools (copied from the host with their libraries)
 	busybox-static iproute2 ethtool trace-cmd tcpdump iperf3
+	# benchmarks
+	time
 )
 
 missing=()
