@@ -17,7 +17,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check \
 	       scenario baseline scnrun regress regress-out tracedrops
-HARNESS_CMD := netlab cmd-run cmd-pcap cmd-regress cmd-report
+HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 

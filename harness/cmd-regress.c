@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -52,10 +51,12 @@ struct regress_cmd {
 	size_t n_own;
 };
 
-static void own(struct regress_cmd *rc, char *s)
+/* Keep `s` to free it at the end; returns it. */
+static char *own(struct regress_cmd *rc, char *s)
 {
 	rc->own = realloc(rc->own, (rc->n_own + 1) * sizeof(*rc->own));
 	rc->own[rc->n_own++] = s;
+	return s;
 }
 
 static void add_scenario(struct regress_cmd *rc, char *path)
@@ -145,24 +146,15 @@ bad:
 static void fill_defaults(struct regress_cmd *rc)
 {
 	char *bin = exe_dir();
-	const char *env;
 
 	if (!rc->dir)
-		own(rc, (char *)(rc->dir = xasprintf("%s/../tests/regress", bin)));
+		rc->dir = own(rc, xasprintf("%s/../tests/regress", bin));
 	if (!rc->o.base.kernel)
-		rc->o.base.kernel = (env = getenv("KERNEL")) && *env ? env :
-				    (own(rc, xasprintf("%s/kernel/bzImage", bin)), rc->own[rc->n_own - 1]);
+		rc->o.base.kernel = own(rc, cmd_default_kernel());
 	if (!rc->o.base.initrd)
-		rc->o.base.initrd = (env = getenv("INITRD")) && *env ? env :
-				    (own(rc, xasprintf("%s/initramfs.cpio.gz", bin)), rc->own[rc->n_own - 1]);
-	if (!rc->o.out) {
-		char stamp[32];
-		time_t t = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
-		own(rc, xasprintf("runs/regress-%s-%d", stamp, (int)getpid()));
-		rc->o.out = rc->own[rc->n_own - 1];
-	}
+		rc->o.base.initrd = own(rc, cmd_default_initrd());
+	if (!rc->o.out)
+		rc->o.out = own(rc, cmd_default_out("regress"));
 	free(bin);
 }
 

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -67,11 +66,6 @@ static const struct option run_longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
-
-void cmd_error(const char *what, const char *err)
-{
-	fprintf(stderr, "netlab %s: %s\n", what, err ? err : "failed");
-}
 
 static int parse_nic(const char *arg, struct run_opts *o, char **err)
 {
@@ -172,26 +166,15 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 static void fill_defaults(struct run_cmd *rc)
 {
 	struct run_opts *o = &rc->opts;
-	char *dir = exe_dir();
 
 	if (!o->exec)
 		o->exec = DEFAULT_EXEC;
-	if (!o->kernel && getenv("KERNEL") && *getenv("KERNEL"))
-		o->kernel = getenv("KERNEL");
 	if (!o->kernel)
-		o->kernel = rc->own[0] = xasprintf("%s/kernel/bzImage", dir);
-	if (!o->initrd && getenv("INITRD") && *getenv("INITRD"))
-		o->initrd = getenv("INITRD");
+		o->kernel = rc->own[0] = cmd_default_kernel();
 	if (!o->initrd)
-		o->initrd = rc->own[1] = xasprintf("%s/initramfs.cpio.gz", dir);
-	if (!o->out) {
-		char stamp[32];
-		time_t t = time(NULL);
-
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
-		o->out = rc->own[2] = xasprintf("runs/run-%s-%d", stamp, (int)getpid());
-	}
-	free(dir);
+		o->initrd = rc->own[1] = cmd_default_initrd();
+	if (!o->out)
+		o->out = rc->own[2] = cmd_default_out("run");
 }
 
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)

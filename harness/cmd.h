@@ -33,4 +33,11 @@ void run_cmd_release(struct run_cmd *rc);
 /* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
 void cmd_error(const char *what, const char *err);
 
+/* Defaults every command uses; heap strings the caller frees: $KERNEL or
+ * kernel/bzImage beside the binary, $INITRD or initramfs.cpio.gz beside it,
+ * and runs/KIND-DATE-TIME-PID. */
+char *cmd_default_kernel(void);
+char *cmd_default_initrd(void);
+char *cmd_default_out(const char *kind);
+
 #endif /* NETLAB_CMD_H */

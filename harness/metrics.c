@@ -104,6 +104,15 @@ bool metrics_get(const struct metrics *m, const char *name, double *value)
 	return found;
 }
 
+double metrics_value(const struct metrics *m, const char *name, double dflt)
+{
+	double v = dflt;
+
+	if (m)
+		metrics_get(m, name, &v);
+	return v;
+}
+
 size_t metrics_count(const struct metrics *m)
 {
 	return m->n;

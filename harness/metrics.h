@@ -28,6 +28,8 @@ void metrics_set(struct metrics *m, const char *name, double value);
 void metrics_emit(void *m, const char *name, double value);
 /* True and *value set when `name` is present; value may be NULL. */
 bool metrics_get(const struct metrics *m, const char *name, double *value);
+/* The value of `name`, or `dflt` when it is not measured (or m is NULL). */
+double metrics_value(const struct metrics *m, const char *name, double dflt);
 size_t metrics_count(const struct metrics *m);
 /*
  * The i-th metric in name order (strcmp), 0 <= i < metrics_count():

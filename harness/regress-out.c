@@ -46,13 +46,10 @@ static const char *check_verdict(const struct regress_scn *rs, const struct regr
 	return check_status_name(rc->res.status);
 }
 
+/* A metric, or NAN when it was not measured. */
 static double mget(const struct metrics *m, const char *name)
 {
-	double v = NAN;
-
-	if (m)
-		metrics_get(m, name, &v);
-	return v;
+	return metrics_value(m, name, NAN);
 }
 
 char *regress_loss_story(const struct metrics *m)

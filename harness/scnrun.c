@@ -568,10 +568,7 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 /* A metric, or 0 when it was not measured. */
 static double mget(const struct metrics *m, const char *name)
 {
-	double v = 0;
-
-	metrics_get(m, name, &v);
-	return v;
+	return metrics_value(m, name, 0);
 }
 
 /* The same, for a per-NIC metric: fmt has one %c for the label. */

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every command shares: error printing and the default paths of the
+ * kernel, the initramfs and the run directory.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+void cmd_error(const char *what, const char *err)
+{
+	fprintf(stderr, "netlab %s: %s\n", what, err ? err : "failed");
+}
+
+/* $ENV when set and not empty, else FILE beside the netlab binary. */
+static char *default_path(const char *env, const char *file)
+{
+	const char *v = getenv(env);
+	char *dir, *p;
+
+	if (v && *v)
+		return xstrdup(v);
+	dir = exe_dir();
+	p = xasprintf("%s/%s", dir, file);
+	free(dir);
+	return p;
+}
+
+char *cmd_default_kernel(void)
+{
+	return default_path("KERNEL", "kernel/bzImage");
+}
+
+char *cmd_default_initrd(void)
+{
+	return default_path("INITRD", "initramfs.cpio.gz");
+}
+
+char *cmd_default_out(const char *kind)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+	return xasprintf("runs/%s-%s-%d", kind, stamp, (int)getpid());
+}
