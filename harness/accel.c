@@ -19,11 +19,21 @@
 /* A KVM boot of the minimal kernel takes ~1 s; TCG ~3 s. */
 #define ACCEL_PROBE_TIMEOUT_S 20
 
+/* The cache's accel/ directory, created if need be; caller frees. */
+static char *accel_dir(void)
+{
+	char *cache = cache_dir(), *dir = xasprintf("%s/accel", cache);
+
+	mkdir_p(dir, 0755);
+	free(cache);
+	return dir;
+}
+
 static char *probe_cache_path(const char *qemu)
 {
 	struct utsname u;
 	struct stat st;
-	char *cache = cache_dir(), *path;
+	char *dir = accel_dir(), *path;
 	char *qpath = NULL;
 
 	uname(&u);
@@ -45,10 +55,10 @@ static char *probe_cache_path(const char *qemu)
 	}
 	memset(&st, 0, sizeof(st));
 	stat(qpath ? qpath : qemu, &st);
-	path = xasprintf("%s/accel/%s-%lld-%lld", cache, u.release, (long long)st.st_size,
+	path = xasprintf("%s/%s-%lld-%lld", dir, u.release, (long long)st.st_size,
 			 (long long)st.st_mtime);
 	free(qpath);
-	free(cache);
+	free(dir);
 	return path;
 }
 
@@ -56,12 +66,10 @@ static int probe_kvm(const struct run_opts *o, bool *works, char **err)
 {
 	struct run_opts p = *o;
 	struct run_result res;
-	char *cache = cache_dir();
-	char *tmpl = xasprintf("%s/accel/probe.XXXXXX", cache);
+	char *dir = accel_dir();
+	char *tmpl = xasprintf("%s/probe.XXXXXX", dir);
 	int ret;
 
-	mkdir_p(tmpl, 0755);
-	rmdir(tmpl);
 	if (!mkdtemp(tmpl)) {
 		ret = -errno;
 		err_set(err, "cannot create '%s': %s", tmpl, strerror(errno));
@@ -78,17 +86,10 @@ static int probe_kvm(const struct run_opts *o, bool *works, char **err)
 	ret = run_execute(&p, NULL, &res, err);
 	*works = !ret && res.verdict == RV_OK;
 	run_result_release(&res);
-	{
-		/* The probe's run directory is of no further use. */
-		char *rm = xasprintf("rm -rf '%s'", tmpl);
-
-		if (system(rm) != 0)
-			ret = ret ? ret : 0;
-		free(rm);
-	}
+	rm_rf(tmpl);		/* the probe's run directory is of no further use */
 out:
 	free(tmpl);
-	free(cache);
+	free(dir);
 	return ret;
 }
 
@@ -131,8 +132,6 @@ int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char
 	*why = xasprintf(works ? "probe: a KVM boot completed" :
 				 "probe: /dev/kvm opens but a KVM boot did not complete in %d s",
 			 ACCEL_PROBE_TIMEOUT_S);
-	mkdir_p(path, 0755);
-	rmdir(path);
 	file_writef(path, "%s\n%s\n", vm_accel_name(*out), *why);
 out:
 	free(path);

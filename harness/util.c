@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,16 @@ int mkdir_p(const char *path, mode_t mode)
 	}
 	free(p);
 	return ret;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? -errno : 0;
+}
+
+int rm_rf(const char *path)
+{
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 char *exe_dir(void)

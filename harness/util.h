@@ -65,6 +65,8 @@ int file_write(const char *path, const void *data, size_t len);
 int file_writef(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* mkdir -p. */
 int mkdir_p(const char *path, mode_t mode);
+/* rm -rf: remove `path` and all below it, not following symlinks. */
+int rm_rf(const char *path);
 /* Directory of the running executable; caller frees. */
 char *exe_dir(void);
 /* ${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}; caller frees. */
