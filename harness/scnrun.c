@@ -94,6 +94,37 @@ static const char *ns_prefix(const struct vm_nic *n, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The per-NIC counter sources, as one table for both sides: the guest
+ * command that writes $d/FILE-<label> (%s = ifname, where used), and the
+ * parser that turns it into metrics named PREFIX (%c = label). Only the
+ * snmp files must parse; the others may be missing or say "not supported".
+ */
+typedef int (*snap_parse_fn)(const char *text, const char *prefix, counter_emit_fn emit,
+			     void *ctx, char **err);
+
+static const struct snap_source {
+	const char *file;
+	const char *cmd;
+	bool with_stderr;		/* the tool's complaint is kept in the file */
+	const char *prefix;
+	snap_parse_fn parse;
+	bool must_parse;
+} snap_sources[] = {
+	{ "snmp", "cat /proc/net/snmp", false, "snmp.%c", counters_parse_snmp, true },
+	{ "netstat", "cat /proc/net/netstat", false, "netstat.%c", counters_parse_snmp, true },
+	{ "snmp6", "cat /proc/net/snmp6", false, "snmp6.%c", counters_parse_snmp6, false },
+	{ "arp", "cat /proc/net/stat/arp_cache", false, "neigh.%c.arp", counters_parse_neigh_stat,
+	  false },
+	{ "ndisc", "cat /proc/net/stat/ndisc_cache", false, "neigh.%c.ndisc",
+	  counters_parse_neigh_stat, false },
+	{ "ethtool-S", "/usr/sbin/ethtool -S %s", true, "nic.%c", counters_parse_ethtool_stats,
+	  false },
+	{ "ethtool-g", "/usr/sbin/ethtool -g %s", true, "ring.%c", counters_parse_ethtool_ring,
+	  false },
+	{ "tc", "/sbin/tc -s qdisc show dev %s", true, "qdisc.%c", counters_parse_tc_qdisc, false },
+};
+
 static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbuf *o)
 {
 	sbuf_adds(o, "snap() {\n\td=$O/$1; mkdir -p $d\n"
@@ -105,17 +136,12 @@ static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbu
 
 		if (n->vm != vm)
 			continue;
-		sbuf_addf(o, "\t%scat /proc/net/snmp > $d/snmp-%c\n", ns, n->label);
-		sbuf_addf(o, "\t%scat /proc/net/netstat > $d/netstat-%c\n", ns, n->label);
-		sbuf_addf(o, "\t%scat /proc/net/snmp6 > $d/snmp6-%c\n", ns, n->label);
-		sbuf_addf(o, "\t%scat /proc/net/stat/arp_cache > $d/arp-%c\n", ns, n->label);
-		sbuf_addf(o, "\t%scat /proc/net/stat/ndisc_cache > $d/ndisc-%c\n", ns, n->label);
-		sbuf_addf(o, "\t%s/usr/sbin/ethtool -S %s > $d/ethtool-S-%c 2>&1\n", ns, n->ifname,
-			  n->label);
-		sbuf_addf(o, "\t%s/usr/sbin/ethtool -g %s > $d/ethtool-g-%c 2>&1\n", ns, n->ifname,
-			  n->label);
-		sbuf_addf(o, "\t%s/sbin/tc -s qdisc show dev %s > $d/tc-%c 2>&1\n", ns, n->ifname,
-			  n->label);
+		for (size_t k = 0; k < ARRAY_SIZE(snap_sources); k++) {
+			sbuf_addf(o, "\t%s", ns);
+			sbuf_addf(o, snap_sources[k].cmd, n->ifname);
+			sbuf_addf(o, " > $d/%s-%c%s\n", snap_sources[k].file, n->label,
+				  snap_sources[k].with_stderr ? " 2>&1" : "");
+		}
 	}
 	sbuf_adds(o, "}\n");
 }
@@ -442,10 +468,9 @@ static int collect_rr(struct collect *c)
 static int read_snap(struct collect *c, const char *which, struct metrics *m)
 {
 	/* softnet_stat: the receiving VM's. */
-	char *dir = xasprintf("%s/%s", files_of(c, 1), which), *path, *text;
+	char *path = xasprintf("%s/%s/softnet_stat", files_of(c, 1), which), *text;
 	int ret = 0;
 
-	path = xasprintf("%s/softnet_stat", dir);
 	if (file_read(path, &text, NULL) == 0) {
 		ret = counters_parse_softnet(text, metrics_emit, m, c->err);
 		free(text);
@@ -455,46 +480,27 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 	}
 	free(path);
 	for (unsigned int i = 0; !ret && i < c->cfg->n_nics; i++) {
-		static const char *const kinds[] = { "snmp", "netstat", "ethtool-S", "ethtool-g", "tc",
-						     "snmp6", "arp", "ndisc" };
 		char l = c->cfg->nics[i].label;
 
-		free(dir);
-		dir = xasprintf("%s/%s", files_of(c, i), which);
-		for (size_t k = 0; !ret && k < ARRAY_SIZE(kinds); k++) {
+		for (size_t k = 0; !ret && k < ARRAY_SIZE(snap_sources); k++) {
+			const struct snap_source *src = &snap_sources[k];
 			char prefix[32];
 
-			path = xasprintf("%s/%s-%c", dir, kinds[k], l);
+			path = xasprintf("%s/%s/%s-%c", files_of(c, i), which, src->file, l);
 			if (file_read(path, &text, NULL)) {
 				free(path);
 				continue;
 			}
-			if (k <= 1) {
-				snprintf(prefix, sizeof(prefix), "%s.%c", kinds[k], l);
-				ret = counters_parse_snmp(text, prefix, metrics_emit, m, c->err);
-			} else if (k == 2) {
-				snprintf(prefix, sizeof(prefix), "nic.%c", l);
-				counters_parse_ethtool_stats(text, prefix, metrics_emit, m, NULL);
-			} else if (k == 3) {
-				snprintf(prefix, sizeof(prefix), "ring.%c", l);
-				counters_parse_ethtool_ring(text, prefix, metrics_emit, m, NULL);
-			} else if (k == 4) {
-				snprintf(prefix, sizeof(prefix), "qdisc.%c", l);
-				counters_parse_tc_qdisc(text, prefix, metrics_emit, m, NULL);
-			} else if (k == 5) {
-				snprintf(prefix, sizeof(prefix), "snmp6.%c", l);
-				counters_parse_snmp6(text, prefix, metrics_emit, m, NULL);
-			} else {
-				snprintf(prefix, sizeof(prefix), "neigh.%c.%s", l, kinds[k]);
-				counters_parse_neigh_stat(text, prefix, metrics_emit, m, NULL);
-			}
-			if (ret)
+			snprintf(prefix, sizeof(prefix), src->prefix, l);
+			ret = src->parse(text, prefix, metrics_emit, m, src->must_parse ? c->err : NULL);
+			if (!src->must_parse)
+				ret = 0;
+			else if (ret)
 				err_set(c->err, "'%s': parse error", path);
 			free(text);
 			free(path);
 		}
 	}
-	free(dir);
 	return ret;
 }
 
