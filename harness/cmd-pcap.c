@@ -7,8 +7,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
+
 #include "cmd.h"
 #include "pcapstat.h"
+
+static void print_json(const char *file, const struct pcap_stats *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "packets", json_object_new_uint64(st->packets));
+	json_object_object_add(o, "bytes", json_object_new_uint64(st->bytes));
+	json_object_object_add(o, "matched", json_object_new_uint64(st->matched));
+	json_object_object_add(o, "matched_bytes", json_object_new_uint64(st->matched_bytes));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED |
+						    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+}
 
 int cmd_pcap(int argc, char **argv)
 {
@@ -42,9 +58,7 @@ int cmd_pcap(int argc, char **argv)
 		return NL_EXIT_USAGE;
 	}
 	if (json)
-		printf("{\"file\": \"%s\", \"packets\": %llu, \"bytes\": %llu, \"matched\": %llu, \"matched_bytes\": %llu}\n",
-		       file, (unsigned long long)st.packets, (unsigned long long)st.bytes,
-		       (unsigned long long)st.matched, (unsigned long long)st.matched_bytes);
+		print_json(file, &st);
 	else
 		printf("packets %llu\nbytes %llu\nmatched %llu\nmatched_bytes %llu\n",
 		       (unsigned long long)st.packets, (unsigned long long)st.bytes,
