@@ -15,7 +15,7 @@ PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check \
+HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
 	       scenario baseline scnrun regress regress-out tracedrops
 HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)

@@ -40,7 +40,7 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->topology = s->topo->name;
 	for (int i = 0; i < VM_MAX_NICS; i++)
 		ro->nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
-	ro->append = s->append;
+	ro->append = rs->append;
 	ro->timeout_s = s->timeout_s;
 	ro->icount_shift = det ? 3 : -1;
 	ro->exec = rs->script;
@@ -65,6 +65,7 @@ static int load_one(const struct regress_opts *o, struct regress *r, const char 
 	if (o->repeat)
 		rs->scn->repeat = o->repeat;
 	rs->script = xstrdup("");
+	rs->append = scn_kernel_append(rs->scn);
 	rs->job_lines = xzalloc((rs->scn->n_sysctl + 1) * sizeof(char *));
 	for (size_t i = 0; i < rs->scn->n_sysctl; i++)
 		rs->job_lines[i] = xasprintf("sysctl.%s=%s", rs->scn->sysctl[i].key,
@@ -502,6 +503,7 @@ void regress_free(struct regress *r)
 		for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
 			free(rs->job_lines[k]);
 		free(rs->job_lines);
+		free(rs->append);
 		free(rs->dir);
 		free(rs->reason);
 		metrics_free(rs->median);

@@ -43,6 +43,7 @@ struct regress_scn {
 	char *script;			/* VM 0's (or the only VM's) */
 	char *peer_script;		/* VM 1's in a two-VM topology, else NULL */
 	char **job_lines;		/* the scenario's sysctls as job lines */
+	char *append;			/* kernel command line (scn_kernel_append) */
 	char *dir;
 	struct regress_run *runs;	/* scn->repeat of them */
 	unsigned int n_runs;

@@ -23,6 +23,7 @@
 #include <ini.h>
 
 #include "metrics.h"
+#include "traceset.h"
 #include "util.h"
 
 enum scn_section {
@@ -466,13 +467,27 @@ static int key_checks(struct parse_ctx *c, const char *key, const char *value)
 	return 0;
 }
 
-/* An event spec for trace-cmd record -e: SYSTEM:EVENT, letters, digits, _ and *. */
-static bool event_spec_ok(const char *e)
+/* A blank-separated list of events for [trace] events/add/drop. */
+static int trace_list(struct parse_ctx *c, const char *key, const char *value, char **slot)
 {
-	const char *colon = strchr(e, ':');
+	char *copy = xstrdup(value), *save = NULL;
+	int ret = 0;
 
-	return colon && colon != e && colon[1] && !strchr(colon + 1, ':') &&
-	       strspn(e, "abcdefghijklmnopqrstuvwxyz0123456789_:*") == strlen(e);
+	for (char *e = strtok_r(copy, " \t", &save); e && !ret; e = strtok_r(NULL, " \t", &save)) {
+		if (!traceset_spec_ok(e))
+			ret = scn_err(c, c->line, "bad event '%s' in %s: expected SYSTEM:EVENT, e.g. skb:kfree_skb, net:* or netlab:udp_rcv",
+				      e, key);
+		else if (!strncmp(e, "netlab:", 7) && !traceset_is_catalogued(e) &&
+			 strcmp(key, "drop"))
+			ret = scn_err(c, c->line, "unknown netlab kprobe event '%s' in %s: netlab defines %s; define your own with probe.NAME = FUNCTION ARGS",
+				      e, key, "the netlab:* events listed in README");
+	}
+	free(copy);
+	if (ret)
+		return ret;
+	free(*slot);
+	*slot = xstrdup(value);
+	return 0;
 }
 
 /* [trace]: what the guest records around the traffic (see README). */
@@ -486,26 +501,37 @@ static int key_trace(struct parse_ctx *c, const char *key, const char *value)
 				       value);
 		return 0;
 	}
-	if (!strcmp(key, "buffer_kb"))
+	if (!strcmp(key, "buffer_kb")) {
+		if (!strcmp(value, "auto")) {
+			s->trace_buffer_kb = 0;
+			return 0;
+		}
 		return set_uint(c, "buffer_kb", value, 64, 1048576, &s->trace_buffer_kb);
-	if (strcmp(key, "events"))
-		return scn_err(c, c->line, "unknown key '%s' in [trace] (allowed: enabled, events, buffer_kb)",
-			       key);
-	{
-		char *copy = xstrdup(value), *save = NULL;
-		int ret = 0;
-
-		for (char *e = strtok_r(copy, " ", &save); e && !ret; e = strtok_r(NULL, " ", &save))
-			if (!event_spec_ok(e))
-				ret = scn_err(c, c->line, "bad event '%s': expected SYSTEM:EVENT, e.g. skb:kfree_skb or net:*",
-					      e);
-		free(copy);
-		if (ret)
-			return ret;
 	}
-	free(s->trace_events);
-	s->trace_events = xstrdup(value);
-	return 0;
+	if (!strcmp(key, "events"))
+		return trace_list(c, key, value, &s->trace_events);
+	if (!strcmp(key, "add"))
+		return trace_list(c, key, value, &s->trace_add);
+	if (!strcmp(key, "drop"))
+		return trace_list(c, key, value, &s->trace_drop);
+	if (!strncmp(key, "probe.", 6)) {
+		const char *why = traceset_probe_check(key + 6, value);
+		size_t n = s->n_trace_probes;
+
+		if (why)
+			return scn_err(c, c->line, "bad kprobe event %s = '%s': %s", key, value, why);
+		s->trace_probe_names = realloc(s->trace_probe_names, (n + 1) * sizeof(char *));
+		s->trace_probe_defs = realloc(s->trace_probe_defs, (n + 1) * sizeof(char *));
+		if (!s->trace_probe_names || !s->trace_probe_defs)
+			abort();
+		s->trace_probe_names[n] = xstrdup(key + 6);
+		s->trace_probe_defs[n] = xstrdup(value);
+		s->n_trace_probes++;
+		return 0;
+	}
+	return scn_err(c, c->line,
+		       "unknown key '%s' in [trace] (allowed: enabled, events, add, drop, probe.NAME, buffer_kb)",
+		       key);
 }
 
 static const struct {
@@ -693,6 +719,7 @@ static void validate_timeout(struct parse_ctx *c)
 			s->timeout_s, s->duration_s);
 }
 
+
 static void validate_option(struct parse_ctx *c, const struct scn_generator *g,
 			    const struct scn_kv *kv)
 {
@@ -809,7 +836,7 @@ static struct scenario *scn_new(const char *path)
 	s->repeat = 1;
 	s->deterministic = true;
 	s->trace = true;
-	s->trace_buffer_kb = SCN_TRACE_BUFFER_KB;
+	s->trace_buffer_kb = 0;
 	return s;
 }
 
@@ -827,6 +854,13 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	validate_timeout(c);
 	validate_traffic(c);
 	validate_checks(c);
+}
+
+char *scn_kernel_append(const struct scenario *s)
+{
+	if (!s->trace || (s->append && strstr(s->append, "no_hash_pointers")))
+		return s->append ? xstrdup(s->append) : NULL;
+	return s->append ? xasprintf("%s no_hash_pointers", s->append) : xstrdup("no_hash_pointers");
 }
 
 int scn_parse(const char *path, struct scenario **out, char **err)
@@ -883,6 +917,14 @@ void scn_free(struct scenario *s)
 		free(s->qdisc[i]);
 	}
 	free(s->trace_events);
+	free(s->trace_add);
+	free(s->trace_drop);
+	for (size_t i = 0; i < s->n_trace_probes; i++) {
+		free(s->trace_probe_names[i]);
+		free(s->trace_probe_defs[i]);
+	}
+	free(s->trace_probe_names);
+	free(s->trace_probe_defs);
 	free(s->append);
 	free(s->description);
 	free(s->name);

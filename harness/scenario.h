@@ -60,13 +60,14 @@ struct scenario {
 
 	/* [trace]: ftrace recorded in the guest around the traffic. */
 	bool trace;			/* default yes */
-	char *trace_events;		/* trace-cmd -e specs, blank-separated; NULL = default */
-	unsigned int trace_buffer_kb;	/* per CPU */
+	char *trace_events;		/* replaces the default set (traceset.h), or NULL */
+	char *trace_add;		/* added to it, or NULL */
+	char *trace_drop;		/* removed from it, or NULL */
+	char **trace_probe_names;	/* probe.NAME = FUNCTION ARGS: user kprobe events */
+	char **trace_probe_defs;
+	size_t n_trace_probes;
+	unsigned int trace_buffer_kb;	/* per CPU; 0 = sized for the set */
 };
-
-/* What [trace] records when `events` is not given: the drop events. */
-#define SCN_TRACE_EVENTS "skb:kfree_skb"
-#define SCN_TRACE_BUFFER_KB 8192
 
 /*
  * scn_parse() - read and validate a scenario file
@@ -80,6 +81,16 @@ struct scenario {
  */
 int scn_parse(const char *path, struct scenario **out, char **err);
 void scn_free(struct scenario *s);
+
+/*
+ * scn_kernel_append() - the kernel command line a scenario boots with
+ *
+ * `append` as written, plus no_hash_pointers when the scenario is traced,
+ * so that %p in the driver patches' lines and kprobe fetch args print the
+ * raw addresses the tracepoints' skbaddr fields hold. NULL for none; the
+ * caller frees it.
+ */
+char *scn_kernel_append(const struct scenario *s);
 
 /*
  * scn_traffic_args() - the generator's options as command-line arguments

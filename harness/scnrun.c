@@ -15,6 +15,7 @@
 #include "run.h"
 #include "scnrun.h"
 #include "tracedrops.h"
+#include "traceset.h"
 
 /* Which end of a generator takes a scenario's [traffic] key. */
 enum role {
@@ -279,21 +280,34 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 		sbuf_adds(o, "RC=0\n");
 }
 
-/* trace-cmd record in the background, on before the traffic, stopped after. */
-static void script_trace_start(const struct scenario *s, struct sbuf *o)
+/* The scenario's kprobe events and trace-cmd record, on before the traffic. */
+static void script_trace_start(const struct scenario *s, const struct vm_config *cfg,
+			       unsigned int vm, struct sbuf *o)
 {
-	char *copy = xstrdup(s->trace_events ? s->trace_events : SCN_TRACE_EVENTS), *save = NULL;
+	const char *kernel = vm && cfg->peer_kernel ? cfg->peer_kernel : cfg->kernel;
+	struct kernel_offsets off;
+	struct traceset ts;
+	char *note = NULL;
 
-	sbuf_addf(o, "trace-cmd record -b %u", s->trace_buffer_kb);
-	for (char *e = strtok_r(copy, " ", &save); e; e = strtok_r(NULL, " ", &save))
-		sbuf_addf(o, " -e %s", e);
-	free(copy);
-	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n"
-		     "i=0; until grep -q . /sys/kernel/tracing/set_event 2>/dev/null; do\n"
-		     "\ti=$((i+1)); [ $i -gt 400 ] && setup_error \"[trace]: trace-cmd record did not "
-		     "start: $(tail -n 2 $O/trace-cmd.log)\"\n"
-		     "\tkill -0 $T 2>/dev/null || setup_error \"[trace]: trace-cmd record failed: "
-		     "$(tail -n 2 $O/trace-cmd.log)\"\n\tsleep 0.05\ndone\n");
+	kernel_offsets_load(kernel, &off, &note);
+	if (note) {
+		struct argv a;
+		char *line;
+
+		argv_init(&a);
+		argv_add(&a, "echo");
+		argv_addf(&a, "netlab: %s", note);
+		line = argv_to_shell(&a);
+		sbuf_addf(o, "%s > $O/trace-offsets.note\n", line);
+		free(line);
+		argv_release(&a);
+	}
+	free(note);
+	traceset_build(s->trace_events, s->trace_add, s->trace_drop, s->trace_probe_names,
+		       s->trace_probe_defs, s->n_trace_probes, &off, &ts);
+	traceset_script_start(&ts, s->trace_buffer_kb ? s->trace_buffer_kb
+				   : traceset_buffer_kb(&ts, cfg->mem_mb, cfg->smp), o);
+	traceset_release(&ts);
 }
 
 static void script_trace_stop(struct sbuf *o)
@@ -328,7 +342,7 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	script_nic_setup(s, cfg, vm, o);
 	sbuf_adds(o, "snap before\n");
 	if (s->trace)
-		script_trace_start(s, o);
+		script_trace_start(s, cfg, vm, o);
 	script_traffic(s, cfg, vm, g, o);
 	if (s->trace)
 		script_trace_stop(o);

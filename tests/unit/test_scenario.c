@@ -69,17 +69,47 @@ static void test_scenario__trace_section_and_its_defaults(void **state)
 	assert_int_equal(s->trace_buffer_kb, 2048);
 	assert_true(d->trace);
 	assert_null(d->trace_events);
-	assert_int_equal(d->trace_buffer_kb, SCN_TRACE_BUFFER_KB);
+	assert_int_equal(d->trace_buffer_kb, 0);
+	/* A traced scenario boots with raw pointers; an untraced one as given. */
+	assert_null(d->append);
+	char *a = scn_kernel_append(d);
+	assert_string_equal(a, "no_hash_pointers");
+	free(a);
 	scn_free(s);
 	scn_free(d);
+
+	s = parse_ok("good-trace-probes.scn");
+	assert_null(s->trace_events);
+	assert_string_equal(s->trace_add, "tcp:tcp_probe netlab:ip_rcv");
+	assert_string_equal(s->trace_drop, "irq:irq_handler_exit netlab:ip_output");
+	assert_int_equal(s->n_trace_probes, 2);
+	assert_string_equal(s->trace_probe_names[0], "tcp_ack");
+	assert_string_equal(s->trace_probe_defs[0], "tcp_ack skb=$arg2:x64 flag=$arg3:s32");
+	assert_string_equal(s->trace_probe_names[1], "rtx");
+	assert_string_equal(s->append, "quiet");
+	a = scn_kernel_append(s);
+	assert_string_equal(a, "quiet no_hash_pointers");
+	free(a);
+	scn_free(s);
+
+	s = parse_ok("good-trace-off.scn");
+	assert_false(s->trace);
+	assert_null(scn_kernel_append(s));
+	scn_free(s);
 }
 
 static void test_scenario__rejects_bad_trace_event_and_key(void **state)
 {
 	expect_error("bad-trace-event.scn", 5,
-		     "bad event 'netif_receive_skb': expected SYSTEM:EVENT, e.g. skb:kfree_skb or net:*");
+		     "bad event 'netif_receive_skb' in events: expected SYSTEM:EVENT, e.g. skb:kfree_skb, net:* or netlab:udp_rcv");
 	expect_error("bad-trace-key.scn", 5,
-		     "unknown key 'event' in [trace] (allowed: enabled, events, buffer_kb)");
+		     "unknown key 'event' in [trace] (allowed: enabled, events, add, drop, probe.NAME, buffer_kb)");
+	expect_error("bad-trace-netlab.scn", 5,
+		     "unknown netlab kprobe event 'netlab:ip_recv' in add: netlab defines the netlab:* events listed in README; define your own with probe.NAME = FUNCTION ARGS");
+	expect_error("bad-trace-probe.scn", 6,
+		     "bad kprobe event probe.ack = 'tcp_ack skb=$arg2:x64;reboot': fetch args may hold letters, digits and _ = $ % + - ( ) @ : . [ ] / only");
+	expect_error("bad-trace-probe-name.scn", 5,
+		     "bad kprobe event probe.ip_output = 'ip_output': the probe name is one of netlab's own kprobe events: choose another");
 }
 
 static void test_scenario__parses_every_key(void **state)

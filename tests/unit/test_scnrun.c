@@ -70,8 +70,20 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	expect(s, "wait_port udp6 5201 $R");
 	expect_not(s, "--dst-ipv6");
 	expect_not(s, "nc -l");
-	/* [trace] on by default: the drop events, recorded around the traffic only. */
-	expect(s, "trace-cmd record -b 8192 -e skb:kfree_skb -o $O/trace.dat");
+	/*
+	 * [trace] on by default: the packet-path set, netlab's kprobe events
+	 * defined first (with the default 6.1 offsets: no kernel given here),
+	 * softirq events filtered to NET_TX/NET_RX, recorded around the
+	 * traffic only.
+	 */
+	expect(s, "echo 'p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
+		  "vihl=+0(+200($arg1)):u8 ");
+	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 family=+16($arg1):u16 ");
+	expect(s, "trace-cmd record -b 29696 -e skb:kfree_skb -e skb:consume_skb");
+	expect(s, " -e irq:softirq_entry -f 'vec == 2 || vec == 3'");
+	expect(s, " -e netlab:ip_local_deliver");
+	expect(s, " -o $O/trace.dat");
+	expect(s, "echo 'netlab: no kernel image named: kprobe fetch offsets are netlab'\\''s defaults");
 	expect(s, "kill -INT $T; wait $T\nsnap after");
 	free(s);
 }

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracing set of a scenario: which tracepoints and which kprobe events
+ * the guest records, and the guest shell lines that create the probes and
+ * start trace-cmd record.
+ *
+ * The kprobe events are netlab's own (group "netlab"): one per stage of the
+ * packet path that has no tracepoint (ip_local_deliver, tcp_v4_rcv, udp_rcv,
+ * the sendmsg/recvmsg calls, ip_output, the checksumming copy). Each carries
+ * the skb address as `skb`, so it joins the tracepoints' `skbaddr`; the ones
+ * at the IP layer also read the IPv4 header, and the socket calls read the
+ * socket's addresses and ports. Where these live inside struct sk_buff and
+ * struct sock_common is taken from the kernel's own debug info (see
+ * kernel_offsets_load()), so the probes follow the kernel under test.
+ *
+ * Field encodings (x86_64 guest, little endian): addresses are the four
+ * bytes of the __be32 read as a little-endian u32 (the first octet is the
+ * low byte); `sport`/`dport` read from packet headers, and `dport` read from
+ * a socket, are __be16 read as little-endian u16 (swap the bytes); `sport`
+ * read from a socket is skc_num, already in host order.
+ */
+#ifndef NETLAB_TRACESET_H
+#define NETLAB_TRACESET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct sbuf;
+
+/* Offsets the probes need, in bytes. */
+struct kernel_offsets {
+	unsigned int skb_data;		/* struct sk_buff, data (pointer) */
+	unsigned int skb_len;		/* struct sk_buff, len */
+	unsigned int sk_daddr;		/* struct sock_common, skc_daddr */
+	unsigned int sk_rcv_saddr;	/* skc_rcv_saddr */
+	unsigned int sk_dport;		/* skc_dport */
+	unsigned int sk_num;		/* skc_num */
+	unsigned int sk_family;		/* skc_family */
+	const char *source;		/* "vmlinux", "cache", or "default (6.1 x86_64)" */
+};
+
+/* The values of an x86_64 6.1 kernel, for kernels without debug info. */
+extern const struct kernel_offsets kernel_offsets_default;
+
+/**
+ * kernel_offsets_load() - the struct offsets of the kernel at @bzimage
+ * @bzimage: the kernel image; its directory may hold `vmlinux`
+ * @out: the offsets (always set: the defaults when nothing better is known)
+ * @note: on return, NULL or a one-line note on why the defaults were used
+ *	  (the caller frees it)
+ *
+ * Reads `netlab-offsets` beside @bzimage when it exists; otherwise asks gdb
+ * for the offsets in `vmlinux` beside it (a few seconds) and writes
+ * `netlab-offsets` there when the directory is writable.
+ */
+void kernel_offsets_load(const char *bzimage, struct kernel_offsets *out, char **note);
+
+/* One member of a tracing set. */
+struct trace_event {
+	char *name;		/* "skb:kfree_skb", "netlab:ip_local_deliver" */
+	char *probe;		/* kprobe_events definition (netlab: events), or NULL */
+	char *filter;		/* trace-cmd -f filter, or NULL */
+};
+
+struct traceset {
+	struct trace_event *ev;
+	size_t n;
+};
+
+/* The events the default set holds, blank-separated (for help and README). */
+const char *traceset_default_names(void);
+
+/*
+ * Whether @name is a netlab kprobe event netlab knows ("netlab:udp_rcv"),
+ * a well-formed SYSTEM:EVENT tracepoint spec, or neither.
+ */
+bool traceset_is_catalogued(const char *name);
+bool traceset_spec_ok(const char *name);
+
+/*
+ * A user probe definition (`probe.NAME = FUNCTION [FETCHARG...]`): NAME and
+ * FUNCTION are C identifiers, the fetch args name=value with no shell
+ * metacharacters. Returns NULL when fine, else a static message.
+ */
+const char *traceset_probe_check(const char *name, const char *def);
+
+/**
+ * traceset_build() - the set a scenario records
+ * @events: blank-separated list replacing the default set, or NULL
+ * @add: blank-separated events added to it, or NULL
+ * @drop: blank-separated events removed from it (exact names), or NULL
+ * @probe_names, @probe_defs, @n_probes: user kprobe events (added as netlab:NAME)
+ * @off: struct offsets for netlab's kprobe events
+ * @out: the set; free it with traceset_release()
+ */
+void traceset_build(const char *events, const char *add, const char *drop,
+		    char *const *probe_names, char *const *probe_defs, size_t n_probes,
+		    const struct kernel_offsets *off, struct traceset *out);
+void traceset_release(struct traceset *ts);
+
+/* Per-CPU buffer size (KB) for @ts in a guest of @mem_mb and @cpus CPUs. */
+unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, unsigned int cpus);
+
+/*
+ * Guest shell lines that define the set's kprobe events (failing with
+ * `setup_error` naming the probe the kernel refused) and start trace-cmd
+ * record into $O/trace.dat in the background, its pid in $T.
+ */
+void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, struct sbuf *o);
+
+#endif /* NETLAB_TRACESET_H */
