@@ -328,6 +328,18 @@ static bool uses_baseline(const struct scenario *s)
 	return false;
 }
 
+/* RUN_DIR/metrics.json: what `netlab report` shows beside the trace. */
+static void write_run_metrics(const char *dir, const struct metrics *m)
+{
+	struct json_object *j = metrics_to_json(m);
+	char *path = xasprintf("%s/metrics.json", dir);
+
+	if (j)
+		json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_object_put(j);
+	free(path);
+}
+
 static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 {
 	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok)), *baseline = NULL;
@@ -344,6 +356,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 		if (run->verdict == RV_OK) {
 			m = metrics_new();
 			if (scnrun_collect(rs->scn, &rs->cfg, run->dir, m, &err) == 0) {
+				write_run_metrics(run->dir, m);
 				ok[n_ok++] = m;
 				continue;
 			}
