@@ -16,9 +16,10 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
-	       scenario baseline scnrun regress regress-out tracedrops
+	       scenario baseline scnrun regress regress-out tracedrops pktpath netrx
 HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report
-LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o)
+# The log-linear latency histogram is shared with the traffic generators.
+LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 
 # Traffic generators (guest side): defines `traffic::` and TRAFFIC_TESTS.
@@ -41,7 +42,11 @@ deps:
 
 $(B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
+
+$(B)/harness/hist.o: traffic/hist.c traffic/hist.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(B)/libnetlab.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
