@@ -37,10 +37,9 @@
 #include <trace-cmd.h>
 
 #include "tracedrops.h"
+#include "tracefile.h"
 #include "util.h"
 
-#define TRACE_MAGIC "\027\010\104tracing"
-#define TRACE_MAGIC_LEN 10
 #define NS_PER_S 1000000000ull
 
 #define RECORD_AGAIN "record it again with trace-cmd record -e skb:kfree_skb (in the guest: -o /netlab/out/trace.dat)"
@@ -326,7 +325,7 @@ static int count_drop(struct reader *r, struct tep_record *rec, uint64_t rel)
 	return r->rc ? -1 : 0;
 }
 
-static int on_record(struct tracecmd_input *h, struct tep_record *rec, int cpu, void *data)
+static int on_record(struct tep_record *rec, int cpu, void *data)
 {
 	struct reader *r = data;
 	struct tracedrops *td = r->td;
@@ -455,101 +454,6 @@ out:
 
 /* ---- reading ---------------------------------------------------------------- */
 
-/*
- * libtracecmd and libtraceevent print warnings to stderr; a library must not.
- * Silence them while we read, then put back their defaults (there is no
- * getter for the current level).
- */
-static void libs_quiet(bool quiet)
-{
-	tracecmd_set_loglevel(quiet ? TEP_LOG_NONE : TEP_LOG_WARNING);
-	tep_set_loglevel(quiet ? TEP_LOG_NONE : TEP_LOG_CRITICAL);
-}
-
-/* The file exists, is a regular file and starts with trace-cmd's magic. */
-static int check_file(const char *path, char **err)
-{
-	char magic[TRACE_MAGIC_LEN];
-	struct stat st;
-	ssize_t n;
-	int fd, e;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st)) {
-		e = errno;
-		if (fd >= 0)
-			close(fd);
-		err_set(err,
-			"cannot read trace '%s': %s\nhint: give a run directory (its files/trace.dat is read) or a trace.dat file",
-			path, strerror(e));
-		return -e;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		err_set(err,
-			"cannot read trace '%s': not a regular file\nhint: give a run directory or a trace.dat file",
-			path);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
-	n = st.st_size ? read(fd, magic, sizeof(magic)) : 0;
-	close(fd);
-	if (!st.st_size) {
-		err_set(err,
-			"cannot read trace '%s': the file is empty\nhint: the recording did not finish; " RECORD_AGAIN,
-			path);
-		return -EINVAL;
-	}
-	if (n != (ssize_t)sizeof(magic) || memcmp(magic, TRACE_MAGIC, sizeof(magic))) {
-		err_set(err,
-			"cannot read trace '%s': not a trace.dat file (it does not start with trace-cmd's magic)\nhint: netlab report reads what trace-cmd record -o FILE writes",
-			path);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int open_buffers(const char *path, struct tracecmd_input ***hp, int *np, char **err)
-{
-	struct tracecmd_input *top, **h;
-	int n;
-
-	top = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!top) {
-		err_set(err,
-			"cannot read trace '%s': libtracecmd cannot parse its headers (truncated or corrupted)\nhint: check it with trace-cmd report; if that fails too, record it again",
-			path);
-		return -EINVAL;
-	}
-	n = 1 + (tracecmd_buffer_instances(top) > 0 ? tracecmd_buffer_instances(top) : 0);
-	h = calloc(n, sizeof(*h));
-	if (!h) {
-		tracecmd_close(top);
-		return -ENOMEM;
-	}
-	h[0] = top;
-	for (int i = 1; i < n; i++) {
-		h[i] = tracecmd_buffer_instance_handle(top, i - 1);
-		if (!h[i]) {
-			err_set(err,
-				"cannot read trace '%s': cannot open its buffer '%s' (truncated or corrupted)\nhint: check it with trace-cmd report; if that fails too, record it again",
-				path, tracecmd_buffer_instance_name(top, i - 1));
-			*np = i;
-			*hp = h;
-			return -EINVAL;
-		}
-	}
-	*hp = h;
-	*np = n;
-	return 0;
-}
-
-static void close_buffers(struct tracecmd_input **h, int n)
-{
-	for (int i = n - 1; i >= 0; i--)
-		tracecmd_close(h[i]);
-	free(h);
-}
-
 static void reader_release(struct reader *r)
 {
 	for (size_t i = 0; i < r->n_syms; i++)
@@ -563,42 +467,37 @@ int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tr
 		    char **err)
 {
 	static const struct tracedrops_opts defaults;
-	struct tracecmd_input **h = NULL;
 	struct reader r = { .o = o ? o : &defaults };
+	struct tracefile tf;
 	struct tracedrops *td;
-	int ret, n = 0;
+	int ret;
 
 	*out = NULL;
-	ret = check_file(path, err);
+	ret = tracefile_open(&tf, path, RECORD_AGAIN, err);
 	if (ret)
 		return ret;
 	td = xzalloc(sizeof(*td));
 	td->path = xstrdup(path);
 	td->interval_ns = r.o->interval_ns ? r.o->interval_ns : NS_PER_S;
 	r.td = td;
-	libs_quiet(true);
-	ret = open_buffers(path, &h, &n, err);
-	if (ret)
-		goto out;
-	r.tep = tracecmd_get_tep(h[0]);
-	td->cpus = tep_get_cpus(r.tep);
-	td->buffers = n;
+	r.tep = tf.tep;
+	td->cpus = tf.cpus;
+	td->buffers = tf.n;
 	ret = find_event(&r, path, err);
 	if (ret)
 		goto out;
-	if (tracecmd_iterate_events_multi(h, n, on_record, &r) < 0) {
-		ret = r.rc ? r.rc : -EINVAL;
-		if (ret == -EINVAL)
-			err_set(err,
-				"cannot read trace '%s': %s\nhint: check it with trace-cmd report; if that fails too, record it again",
-				path, r.err ? r.err : "reading its events failed (truncated or corrupted)");
+	ret = tracefile_iterate(&tf, on_record, &r, err);
+	if (ret) {
+		if (ret == -1)
+			ret = r.rc;
+		if (ret == -EINVAL && r.err)
+			err_set(err, "cannot read trace '%s': %s\nhint: check it with trace-cmd report; if that fails too, record it again",
+				path, r.err);
 		goto out;
 	}
 	ret = finish(td);
 out:
-	if (h)
-		close_buffers(h, n);
-	libs_quiet(false);
+	tracefile_close(&tf);
 	reader_release(&r);
 	if (ret) {
 		if (ret == -ENOMEM)
