@@ -164,7 +164,8 @@ void kernel_offsets_load(const char *bzimage, struct kernel_offsets *out, char *
 
 /* Fetch args: %1$u data, %2$u len, %3$u daddr, %4$u rcv_saddr, %5$u dport, %6$u num, %7$u family */
 #define IPHDR(S)                                                                    \
-	"len=+%2$u(" S "):u32 vihl=+0(+%1$u(" S ")):u8 proto=+9(+%1$u(" S ")):u8 "   \
+	"len=+%2$u(" S "):u32 vihl=+0(+%1$u(" S ")):u8 frag=+6(+%1$u(" S ")):u16 "   \
+	"proto=+9(+%1$u(" S ")):u8 "                                                   \
 	"saddr=+12(+%1$u(" S ")):u32 daddr=+16(+%1$u(" S ")):u32 "                 \
 	"sport=+20(+%1$u(" S ")):u16 dport=+22(+%1$u(" S ")):u16 "                 \
 	"tcpflags=+33(+%1$u(" S ")):u8"
@@ -422,7 +423,12 @@ void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, st
 			     "kprobe event %s: $(tail -n 2 /sys/kernel/tracing/error_log 2>/dev/null | tr '\\n' ' ')\"\n",
 			  ts->ev[i].probe, ts->ev[i].name);
 	}
-	sbuf_addf(o, "trace-cmd record -b %u", buffer_kb);
+	/*
+	 * File version 6 (uncompressed): libtracecmd before 1.5 keeps every
+	 * decompressed chunk of a version 7 file, so the host's streaming
+	 * analysis would grow with the trace.
+	 */
+	sbuf_addf(o, "trace-cmd record --file-version 6 -b %u", buffer_kb);
 	for (size_t i = 0; i < ts->n; i++) {
 		sbuf_addf(o, " -e %s", ts->ev[i].name);
 		if (ts->ev[i].filter)

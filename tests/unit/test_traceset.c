@@ -71,7 +71,7 @@ static void test_traceset__kprobes_take_the_kernels_offsets(void **state)
 	assert_int_equal(ts.n, 2);
 	assert_string_equal(ts.ev[0].probe,
 			    "p:netlab/ip_output ip_output skb=$arg3:x64 len=+112($arg3):u32 "
-			    "vihl=+0(+208($arg3)):u8 proto=+9(+208($arg3)):u8 saddr=+12(+208($arg3)):u32 "
+			    "vihl=+0(+208($arg3)):u8 frag=+6(+208($arg3)):u16 proto=+9(+208($arg3)):u8 saddr=+12(+208($arg3)):u32 "
 			    "daddr=+16(+208($arg3)):u32 sport=+20(+208($arg3)):u16 "
 			    "dport=+22(+208($arg3)):u16 tcpflags=+33(+208($arg3)):u8");
 	assert_string_equal(ts.ev[1].probe,
@@ -154,7 +154,7 @@ static void test_traceset__script_defines_probes_then_records(void **state)
 	traceset_script_start(&ts, 2048, &b);
 	s = sbuf_detach(&b);
 	probe = strstr(s, "echo 'p:netlab/udp_rcv udp_rcv skb=$arg1:x64' >> $KE");
-	rec = strstr(s, "trace-cmd record -b 2048 -e skb:kfree_skb -e netlab:udp_rcv "
+	rec = strstr(s, "trace-cmd record --file-version 6 -b 2048 -e skb:kfree_skb -e netlab:udp_rcv "
 			"-e irq:softirq_entry -f 'vec == 2 || vec == 3' -o $O/trace.dat");
 	assert_non_null(probe);
 	assert_non_null(rec);
