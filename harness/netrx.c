@@ -50,13 +50,28 @@
 #define OPEN_MAX 1024
 #define OPEN_AGE_NS NS_PER_S
 
-#define RECORD_AGAIN \
+#define RECORD_AGAIN                                                                               \
 	"record it with netlab's default [trace] set (irq, napi, net and skb events), or trace-cmd record -e irq -e napi -e net -e skb"
 
 enum {
-	E_IRQ_ENTRY, E_IRQ_EXIT, E_RAISE, E_SIRQ_ENTRY, E_SIRQ_EXIT, E_NAPI, E_GRO, E_RECV,
-	E_COPY_IOV, E_COPY_UDP, E_COPY_CSUM, E_CONSUME, E_KFREE, E_QUEUE, E_START, E_DEQUEUE,
-	E_XMIT, E_N
+	E_IRQ_ENTRY,
+	E_IRQ_EXIT,
+	E_RAISE,
+	E_SIRQ_ENTRY,
+	E_SIRQ_EXIT,
+	E_NAPI,
+	E_GRO,
+	E_RECV,
+	E_COPY_IOV,
+	E_COPY_UDP,
+	E_COPY_CSUM,
+	E_CONSUME,
+	E_KFREE,
+	E_QUEUE,
+	E_START,
+	E_DEQUEUE,
+	E_XMIT,
+	E_N
 };
 
 /* The events read and, per event, the fields used (all required). */
@@ -85,11 +100,11 @@ static const struct {
 enum { H_POLL, H_WORK, H_RX_COPY, H_TX_QDISC, H_TX_DEV, H_TX_FREE, H_DEV_N };
 
 struct tree {
-	struct netrx_tree t;	/* first: netrx.trees points here */
-	uint64_t frames;	/* received skbs plus poll work: 0 is not a receive tree */
+	struct netrx_tree t; /* first: netrx.trees points here */
+	uint64_t frames; /* received skbs plus poll work: 0 is not a receive tree */
 	uint64_t score;
-	size_t unresolved;	/* skbs neither copied nor freed yet */
-	bool open;		/* closed, waiting for its skbs (NETRX_WORST_COPY) */
+	size_t unresolved; /* skbs neither copied nor freed yet */
+	bool open; /* closed, waiting for its skbs (NETRX_WORST_COPY) */
 	struct tree *prev, *next;
 };
 
@@ -102,15 +117,15 @@ struct irqent {
 
 struct cpu {
 	struct {
-		size_t irq;	/* index into reader.irqs */
+		size_t irq; /* index into reader.irqs */
 		uint64_t ts;
 		bool raised;
 	} stack[IRQ_DEPTH];
 	int depth;
 	struct netrx_tree_irq pend[PENDING_MAX];
 	int n_pend;
-	bool repoll, other;	/* NET_RX raised outside a handler, in / out of the softirq */
-	struct tree *cur;	/* the NET_RX softirq running */
+	bool repoll, other; /* NET_RX raised outside a handler, in / out of the softirq */
+	struct tree *cur; /* the NET_RX softirq running */
 	uint64_t last_poll_ts;
 };
 
@@ -118,9 +133,9 @@ enum { RX_NONE, RX_GRO, RX_RECV };
 enum { TX_NONE, TX_QUEUED, TX_SENT };
 
 struct skb {
-	uint64_t addr;		/* 0: empty slot */
+	uint64_t addr; /* 0: empty slot */
 	uint64_t rx_ts, q_ts, start_ts, xmit_ts;
-	struct tree *tree;	/* the tree showing its receive, or NULL */
+	struct tree *tree; /* the tree showing its receive, or NULL */
 	uint32_t ev, len;
 	int16_t rx_dev, tx_dev;
 	uint8_t rx, tx;
@@ -140,7 +155,7 @@ struct reader {
 	const struct netrx_opts *o;
 	struct tracefile *tf;
 	struct tep_handle *tep;
-	int16_t *kind;		/* event id -> E_*, -1 */
+	int16_t *kind; /* event id -> E_*, -1 */
 	int max_id;
 	struct tep_format_field *f[E_N][4];
 	bool has[E_N];
@@ -149,7 +164,7 @@ struct reader {
 	size_t n_irqs, irqs_cap;
 	size_t devs_cap;
 	struct hist *dh[DEVS_MAX][H_DEV_N];
-	struct hist *gh[H_DEV_N + 1];	/* plus irq -> softirq */
+	struct hist *gh[H_DEV_N + 1]; /* plus irq -> softirq */
 	struct skb *skbs;
 	size_t skb_cap, n_skbs;
 	struct heap trees, tx;
@@ -196,7 +211,7 @@ static int dev_get(struct reader *r, const char *s, size_t n)
 		if (!strncmp(nr->devs[i].name, s, n) && !nr->devs[i].name[n])
 			return (int)i;
 	if (nr->n_devs == DEVS_MAX)
-		return DEVS_MAX - 1;	/* the last one stands for the rest */
+		return DEVS_MAX - 1; /* the last one stands for the rest */
 	if (i == r->devs_cap) {
 		r->devs_cap = r->devs_cap ? r->devs_cap * 2 : 4;
 		nr->devs = realloc(nr->devs, r->devs_cap * sizeof(*nr->devs));
@@ -498,8 +513,12 @@ static void softirq_close(struct reader *r, struct cpu *c, uint64_t ts)
 static void tx_offer(struct reader *r, const struct skb *s, bool freed, uint64_t ts)
 {
 	struct netrx_tx x = {
-		.skb = s->addr, .queue_ts = s->q_ts, .dev = s->tx_dev, .len = s->len,
-		.freed = freed, .free_ns = freed ? ts - s->xmit_ts : 0,
+		.skb = s->addr,
+		.queue_ts = s->q_ts,
+		.dev = s->tx_dev,
+		.len = s->len,
+		.freed = freed,
+		.free_ns = freed ? ts - s->xmit_ts : 0,
 	};
 	struct netrx_tx *p;
 
@@ -695,7 +714,7 @@ static void on_rx(struct reader *r, struct cpu *c, struct tep_record *rec, int k
 	if (!addr)
 		return;
 	if (k == E_RECV && s && s->rx == RX_RECV && !s->copied && c->cur && s->tree == c->cur)
-		return;	/* the same skb again (an upper device), in the same softirq */
+		return; /* the same skb again (an upper device), in the same softirq */
 	if (!(k == E_RECV && s && s->rx == RX_GRO)) {
 		if (s)
 			skb_close(r, s, true, true);
@@ -873,7 +892,7 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 		nr->lost_gaps++;
 		if (rec->missed_events > 0)
 			nr->lost += rec->missed_events;
-		c->depth = 0;	/* handlers may have returned unseen */
+		c->depth = 0; /* handlers may have returned unseen */
 	}
 	if (rec->size < 2)
 		return 0;
@@ -936,7 +955,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 		for (int i = 0; ev[k] && i < 4 && evdefs[k].fields[i]; i++) {
 			r->f[k][i] = tep_find_field(ev[k], evdefs[k].fields[i]);
 			if (!r->f[k][i])
-				ev[k] = NULL;	/* another kernel's format: not usable */
+				ev[k] = NULL; /* another kernel's format: not usable */
 		}
 		r->has[k] = ev[k] != NULL;
 		if (ev[k] && ev[k]->id > r->max_id)
@@ -982,7 +1001,8 @@ static void dist_of(struct netrx_dist *d, const struct hist *h)
 
 static int cmp_tree(const void *a, const void *b)
 {
-	const struct netrx_tree *x = *(struct netrx_tree *const *)a, *y = *(struct netrx_tree *const *)b;
+	const struct netrx_tree *x = *(struct netrx_tree *const *)a,
+				*y = *(struct netrx_tree *const *)b;
 
 	if (x->base_ts != y->base_ts)
 		return x->base_ts < y->base_ts ? -1 : 1;
@@ -1009,9 +1029,12 @@ static int cmp_irq(const void *a, const void *b)
 static void finish(struct reader *r)
 {
 	struct netrx *nr = r->nr;
-	static const int map[H_DEV_N] = { H_POLL, H_WORK, H_RX_COPY, H_TX_QDISC, H_TX_DEV, H_TX_FREE };
-	struct netrx_dist *gd[H_DEV_N + 1] = { &nr->poll, &nr->work, &nr->rx_copy, &nr->tx_qdisc,
-					       &nr->tx_dev, &nr->tx_free, &nr->irq_softirq };
+	static const int map[H_DEV_N] = {
+		H_POLL, H_WORK, H_RX_COPY, H_TX_QDISC, H_TX_DEV, H_TX_FREE
+	};
+	struct netrx_dist *gd[H_DEV_N + 1] = { &nr->poll,	&nr->work,   &nr->rx_copy,
+					       &nr->tx_qdisc,	&nr->tx_dev, &nr->tx_free,
+					       &nr->irq_softirq };
 
 	for (int i = 0; i < nr->cpus; i++)
 		softirq_close(r, &r->cpus[i], 0);
@@ -1034,7 +1057,7 @@ static void finish(struct reader *r)
 		dist_of(gd[h], r->gh[h]);
 	for (size_t i = 0; i < nr->n_devs; i++) {
 		struct netrx_dev *d = &nr->devs[i];
-		struct netrx_dist *dd[H_DEV_N] = { &d->poll, &d->work, &d->rx_copy,
+		struct netrx_dist *dd[H_DEV_N] = { &d->poll,	 &d->work,   &d->rx_copy,
 						   &d->tx_qdisc, &d->tx_dev, &d->tx_free };
 
 		for (int h = 0; h < H_DEV_N; h++)
@@ -1049,7 +1072,7 @@ static void finish(struct reader *r)
 			continue;
 		q = &nr->irqs[nr->n_irqs++];
 		q->irq = ie->irq;
-		q->name = ie->name;	/* the trees point at it */
+		q->name = ie->name; /* the trees point at it */
 		ie->name = NULL;
 		q->raised = ie->raised;
 		q->dev = -1;
@@ -1069,10 +1092,12 @@ static int reader_init(struct reader *r)
 	nr->select = r->o->select;
 	nr->n = n;
 	r->cpus = calloc(nr->cpus > 0 ? nr->cpus : 1, sizeof(*r->cpus));
-	r->trees = (struct heap){ .v = calloc(n, sizeof(void *)), .cap = n, .less = tree_less,
-				  .sel = r->o->select };
-	r->tx = (struct heap){ .v = calloc(n, sizeof(void *)), .cap = n, .less = tx_less,
-			       .sel = r->o->select };
+	r->trees = (struct heap){
+		.v = calloc(n, sizeof(void *)), .cap = n, .less = tree_less, .sel = r->o->select
+	};
+	r->tx = (struct heap){
+		.v = calloc(n, sizeof(void *)), .cap = n, .less = tx_less, .sel = r->o->select
+	};
 	if (!r->cpus || !r->trees.v || !r->tx.v)
 		return -ENOMEM;
 	for (int h = 0; h <= H_DEV_N; h++)
@@ -1183,8 +1208,8 @@ static double us(uint64_t ns)
 
 #define JOINT "         |\n"
 
-static void print_rx(const struct netrx *nr, const struct netrx_tree *t,
-		     const struct netrx_ev *e, FILE *f)
+static void print_rx(const struct netrx *nr, const struct netrx_tree *t, const struct netrx_ev *e,
+		     FILE *f)
 {
 	fprintf(f, "         |---netif_receive_skb(+%.3fmsec skb=%llx len=%u dev=%s)\n",
 		ms(t->base_ts, e->ts), (unsigned long long)e->skb, e->len, nr->devs[e->dev].name);
@@ -1192,7 +1217,8 @@ static void print_rx(const struct netrx *nr, const struct netrx_tree *t,
 		fprintf(f, "         |            |\n         |      %s(+%.3fmsec %d:%s)\n",
 			e->copy_event, ms(t->base_ts, e->copy_ts), e->pid, e->comm);
 	else if (e->free == NETRX_FREE_KFREE)
-		fprintf(f, "         |            |\n         |      kfree_skb(+%.3fmsec location=%s)\n",
+		fprintf(f,
+			"         |            |\n         |      kfree_skb(+%.3fmsec location=%s)\n",
 			ms(t->base_ts, e->free_ts), e->location);
 	else if (e->free == NETRX_FREE_CONSUME)
 		fprintf(f, "         |            |\n         |      consume_skb(+%.3fmsec)\n",
@@ -1204,17 +1230,18 @@ void netrx_print_tree(const struct netrx *nr, const struct netrx_tree *t, FILE *
 	fprintf(f, "%llu.%06llusec cpu=%d\n", (unsigned long long)(t->base_ts / NS_PER_S),
 		(unsigned long long)(t->base_ts % NS_PER_S / NS_PER_US), t->cpu);
 	for (size_t i = 0; i < t->n_irqs; i++)
-		fprintf(f, "  irq_entry(+%.3fmsec irq=%d:%s)\n" JOINT, ms(t->base_ts, t->irqs[i].entry_ts),
-			t->irqs[i].irq, t->irqs[i].name);
-	fprintf(f, "  softirq_entry(+%.3fmsec %s)\n" JOINT, ms(t->base_ts, t->softirq_ts), t->context);
+		fprintf(f, "  irq_entry(+%.3fmsec irq=%d:%s)\n" JOINT,
+			ms(t->base_ts, t->irqs[i].entry_ts), t->irqs[i].irq, t->irqs[i].name);
+	fprintf(f, "  softirq_entry(+%.3fmsec %s)\n" JOINT, ms(t->base_ts, t->softirq_ts),
+		t->context);
 	for (size_t i = 0; i < t->n_ev; i++) {
 		const struct netrx_ev *e = &t->ev[i];
 
 		if (e->type == NETRX_EV_RX)
 			print_rx(nr, t, e, f);
 		else
-			fprintf(f, "  napi_poll_exit(+%.3fmsec %s work=%d/%d)\n", ms(t->base_ts, e->ts),
-				nr->devs[e->dev].name, e->work, e->budget);
+			fprintf(f, "  napi_poll_exit(+%.3fmsec %s work=%d/%d)\n",
+				ms(t->base_ts, e->ts), nr->devs[e->dev].name, e->work, e->budget);
 		if (i + 1 < t->n_ev)
 			fputs(JOINT, f);
 	}
@@ -1241,51 +1268,59 @@ static double pct(uint64_t part, uint64_t whole)
 
 static void print_devs(const struct netrx *nr, FILE *f)
 {
-	fprintf(f, "\nRX per device            polls  budget%%  frames  frames/poll  poll p50/p99 us   skbs  copied consumed dropped  copy p50/p99 us\n");
+	fprintf(f,
+		"\nRX per device            polls  budget%%  frames  frames/poll  poll p50/p99 us   skbs  copied consumed dropped  copy p50/p99 us\n");
 	for (size_t i = 0; i < nr->n_devs; i++) {
 		const struct netrx_dev *d = &nr->devs[i];
 
 		if (!d->polls && !d->rx_skbs)
 			continue;
-		fprintf(f, "  %-20s %8llu %7.1f%% %7llu %12.2f %8.1f/%-8.1f %6llu %7llu %8llu %7llu %8.1f/%.1f\n",
+		fprintf(f,
+			"  %-20s %8llu %7.1f%% %7llu %12.2f %8.1f/%-8.1f %6llu %7llu %8llu %7llu %8.1f/%.1f\n",
 			d->name, (unsigned long long)d->polls, pct(d->budget_exhausted, d->polls),
-			(unsigned long long)d->frames, d->work.mean, us(d->poll.p50), us(d->poll.p99),
-			(unsigned long long)d->rx_skbs, (unsigned long long)d->rx_copied,
-			(unsigned long long)d->rx_consumed, (unsigned long long)d->rx_dropped,
-			us(d->rx_copy.p50), us(d->rx_copy.p99));
+			(unsigned long long)d->frames, d->work.mean, us(d->poll.p50),
+			us(d->poll.p99), (unsigned long long)d->rx_skbs,
+			(unsigned long long)d->rx_copied, (unsigned long long)d->rx_consumed,
+			(unsigned long long)d->rx_dropped, us(d->rx_copy.p50), us(d->rx_copy.p99));
 	}
-	fprintf(f, "\nTX per device          packets  busy dropped  qdisc p50/p99 us  netdev p50/p99 us  free p50/p99 us\n");
+	fprintf(f,
+		"\nTX per device          packets  busy dropped  qdisc p50/p99 us  netdev p50/p99 us  free p50/p99 us\n");
 	for (size_t i = 0; i < nr->n_devs; i++) {
 		const struct netrx_dev *d = &nr->devs[i];
 
 		if (!d->tx_packets && !d->tx_dropped)
 			continue;
-		fprintf(f, "  %-20s %8llu %5llu %7llu %8.1f/%-8.1f %8.1f/%-8.1f %8.1f/%.1f\n", d->name,
-			(unsigned long long)d->tx_packets, (unsigned long long)d->tx_busy,
+		fprintf(f, "  %-20s %8llu %5llu %7llu %8.1f/%-8.1f %8.1f/%-8.1f %8.1f/%.1f\n",
+			d->name, (unsigned long long)d->tx_packets, (unsigned long long)d->tx_busy,
 			(unsigned long long)d->tx_dropped, us(d->tx_qdisc.p50), us(d->tx_qdisc.p99),
-			us(d->tx_dev.p50), us(d->tx_dev.p99), us(d->tx_free.p50), us(d->tx_free.p99));
+			us(d->tx_dev.p50), us(d->tx_dev.p99), us(d->tx_free.p50),
+			us(d->tx_free.p99));
 	}
 }
 
 static const char *select_name(enum netrx_select s)
 {
-	return s == NETRX_WORST_COPY ? "worst irq -> last copy" :
-	       s == NETRX_WORST_SOFTIRQ ? "worst irq -> softirq entry" : "first";
+	return s == NETRX_WORST_COPY	  ? "worst irq -> last copy"
+	       : s == NETRX_WORST_SOFTIRQ ? "worst irq -> softirq entry"
+					  : "first";
 }
 
 void netrx_print(const struct netrx *nr, FILE *f)
 {
 	fprintf(f, "NET_RX trees: the %s %zu of %llu receive softirqs in '%s'\n\n",
-		select_name(nr->select), nr->n_trees, (unsigned long long)nr->receive_trees, nr->path);
+		select_name(nr->select), nr->n_trees, (unsigned long long)nr->receive_trees,
+		nr->path);
 	for (size_t i = 0; i < nr->n_trees; i++)
 		netrx_print_tree(nr, nr->trees[i], f);
 	if (nr->n_tx) {
-		fprintf(f, "   dev    len           queued        qdisc    netdevice         free\n");
+		fprintf(f,
+			"   dev    len           queued        qdisc    netdevice         free\n");
 		for (size_t i = 0; i < nr->n_tx; i++) {
 			const struct netrx_tx *x = &nr->tx[i];
 
-			fprintf(f, "%6s %6u %9llu.%06llusec %8.3fmsec %8.3fmsec ", nr->devs[x->dev].name,
-				x->len, (unsigned long long)(x->queue_ts / NS_PER_S),
+			fprintf(f, "%6s %6u %9llu.%06llusec %8.3fmsec %8.3fmsec ",
+				nr->devs[x->dev].name, x->len,
+				(unsigned long long)(x->queue_ts / NS_PER_S),
 				(unsigned long long)(x->queue_ts % NS_PER_S / NS_PER_US),
 				(double)x->qdisc_ns / 1e6, (double)x->dev_ns / 1e6);
 			if (x->freed)
@@ -1295,14 +1330,17 @@ void netrx_print(const struct netrx *nr, FILE *f)
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "NET_RX softirqs: %llu (%llu after an interrupt, %llu re-raised by NET_RX, %llu from process context)\n",
+	fprintf(f,
+		"NET_RX softirqs: %llu (%llu after an interrupt, %llu re-raised by NET_RX, %llu from process context)\n",
 		(unsigned long long)nr->softirqs, (unsigned long long)nr->softirqs_irq,
 		(unsigned long long)nr->softirqs_repoll, (unsigned long long)nr->softirqs_other);
-	fprintf(f, "napi polls: %llu (%llu outside a softirq), %llu used the whole budget (%.1f%%), %llu frames, %.2f per poll\n",
+	fprintf(f,
+		"napi polls: %llu (%llu outside a softirq), %llu used the whole budget (%.1f%%), %llu frames, %.2f per poll\n",
 		(unsigned long long)nr->polls, (unsigned long long)nr->polls_other,
 		(unsigned long long)nr->budget_exhausted, pct(nr->budget_exhausted, nr->polls),
 		(unsigned long long)nr->frames, nr->work.mean);
-	fprintf(f, "received skbs: %llu (%llu outside a softirq): %llu copied, %llu consumed, %llu dropped\n",
+	fprintf(f,
+		"received skbs: %llu (%llu outside a softirq): %llu copied, %llu consumed, %llu dropped\n",
 		(unsigned long long)nr->rx_skbs, (unsigned long long)nr->rx_outside_softirq,
 		(unsigned long long)nr->rx_copied, (unsigned long long)nr->rx_consumed,
 		(unsigned long long)nr->rx_dropped);
@@ -1313,8 +1351,8 @@ void netrx_print(const struct netrx *nr, FILE *f)
 		fprintf(f, "warning: %llu events lost in %llu gaps; %llu skbs not followed\n",
 			(unsigned long long)nr->lost, (unsigned long long)nr->lost_gaps,
 			(unsigned long long)nr->skbs_untracked);
-	fprintf(f, "\n  %-28s %8s %9s %9s %9s %9s %9s %9s\n", "latency (usec)", "count", "min", "p50",
-		"p90", "p99", "max", "mean");
+	fprintf(f, "\n  %-28s %8s %9s %9s %9s %9s %9s %9s\n", "latency (usec)", "count", "min",
+		"p50", "p90", "p99", "max", "mean");
 	print_dist(f, "irq -> softirq entry", &nr->irq_softirq);
 	print_dist(f, "poll (entry/prev poll -> end)", &nr->poll);
 	print_dist(f, "netif_receive_skb -> copy", &nr->rx_copy);
@@ -1322,13 +1360,14 @@ void netrx_print(const struct netrx *nr, FILE *f)
 	print_dist(f, "tx netdevice (start -> xmit)", &nr->tx_dev);
 	print_dist(f, "tx free (xmit -> free)", &nr->tx_free);
 	if (nr->n_irqs)
-		fprintf(f, "\nInterrupts raising NET_RX   irq   raised  softirq after p50/p99/max us\n");
+		fprintf(f,
+			"\nInterrupts raising NET_RX   irq   raised  softirq after p50/p99/max us\n");
 	for (size_t i = 0; i < nr->n_irqs; i++) {
 		const struct netrx_irq *q = &nr->irqs[i];
 
 		fprintf(f, "  %-24s %5d %8llu  %8.1f/%.1f/%.1f\n", q->name, q->irq,
-			(unsigned long long)q->raised, us(q->irq_softirq.p50), us(q->irq_softirq.p99),
-			us(q->irq_softirq.max));
+			(unsigned long long)q->raised, us(q->irq_softirq.p50),
+			us(q->irq_softirq.p99), us(q->irq_softirq.max));
 	}
 	print_devs(nr, f);
 }
@@ -1534,8 +1573,8 @@ static struct json_object *json_ev(const struct netrx *nr, const struct netrx_tr
 
 	if (!o)
 		return NULL;
-	add(o, "event", json_object_new_string(e->type == NETRX_EV_RX ? "netif_receive_skb" :
-									  "napi_poll"));
+	add(o, "event",
+	    json_object_new_string(e->type == NETRX_EV_RX ? "netif_receive_skb" : "napi_poll"));
 	add(o, "offset_ms", json_ms(t->base_ts, e->ts));
 	add(o, "dev", json_object_new_string(nr->devs[e->dev].name));
 	if (e->type == NETRX_EV_POLL) {
@@ -1560,8 +1599,9 @@ static struct json_object *json_ev(const struct netrx *nr, const struct netrx_tr
 		struct json_object *c = json_object_new_object();
 
 		if (c) {
-			add(c, "event", json_object_new_string(e->free == NETRX_FREE_KFREE ? "kfree_skb" :
-											"consume_skb"));
+			add(c, "event",
+			    json_object_new_string(e->free == NETRX_FREE_KFREE ? "kfree_skb"
+									       : "consume_skb"));
 			add(c, "offset_ms", json_ms(t->base_ts, e->free_ts));
 			if (e->location)
 				add(c, "location", json_object_new_string(e->location));
@@ -1622,9 +1662,10 @@ struct json_object *netrx_to_json(const struct netrx *nr)
 		return NULL;
 	}
 	add(o, "trace", json_trace(nr));
-	add(sel, "by", json_object_new_string(nr->select == NETRX_WORST_COPY ? "worst_copy" :
-					      nr->select == NETRX_WORST_SOFTIRQ ? "worst_softirq" :
-										  "first"));
+	add(sel, "by",
+	    json_object_new_string(nr->select == NETRX_WORST_COPY      ? "worst_copy"
+				   : nr->select == NETRX_WORST_SOFTIRQ ? "worst_softirq"
+								       : "first"));
 	add(sel, "n", json_object_new_int((int)nr->n));
 	add_u(sel, "of", nr->receive_trees);
 	add(o, "selection", sel);
@@ -1636,8 +1677,9 @@ struct json_object *netrx_to_json(const struct netrx *nr)
 			break;
 		add(q, "irq", json_object_new_int(nr->irqs[i].irq));
 		add(q, "name", json_object_new_string(nr->irqs[i].name));
-		add(q, "dev", nr->irqs[i].dev >= 0 ?
-				      json_object_new_string(nr->devs[nr->irqs[i].dev].name) : NULL);
+		add(q, "dev",
+		    nr->irqs[i].dev >= 0 ? json_object_new_string(nr->devs[nr->irqs[i].dev].name)
+					 : NULL);
 		add_u(q, "raised", nr->irqs[i].raised);
 		add(q, "irq_softirq_us", json_dist(&nr->irqs[i].irq_softirq, true));
 		json_object_array_add(irqs, q);

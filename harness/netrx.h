@@ -38,14 +38,14 @@ struct metrics;
 #define NETRX_TREE_MAX_EVENTS 512
 
 enum netrx_select {
-	NETRX_FIRST,		/* the first n receive trees, in time order */
-	NETRX_WORST_COPY,	/* the n worst by irq entry -> last copy to user space */
-	NETRX_WORST_SOFTIRQ,	/* the n worst by irq entry -> softirq entry */
+	NETRX_FIRST, /* the first n receive trees, in time order */
+	NETRX_WORST_COPY, /* the n worst by irq entry -> last copy to user space */
+	NETRX_WORST_SOFTIRQ, /* the n worst by irq entry -> softirq entry */
 };
 
 struct netrx_opts {
 	enum netrx_select select;
-	unsigned int n;		/* trees (and TX rows) to keep; 0: 5 */
+	unsigned int n; /* trees (and TX rows) to keep; 0: 5 */
 	/* Only trees with an interrupt, poll or skb of this device (substring, as perf's dev=). */
 	const char *dev;
 };
@@ -53,40 +53,40 @@ struct netrx_opts {
 /* A distribution, from a log-linear histogram (values within 1/256). */
 struct netrx_dist {
 	uint64_t count;
-	uint64_t min, p50, p90, p99, max;	/* ns (frames for frames per poll) */
+	uint64_t min, p50, p90, p99, max; /* ns (frames for frames per poll) */
 	double mean;
 };
 
 /* A hardware interrupt that raised NET_RX at least once. */
 struct netrx_irq {
 	int irq;
-	char *name;		/* the handler's name: "ethA-rx-0", "virtio1-input.0" */
-	int dev;		/* index into netrx.devs when the name contains a device's name, or -1 */
-	uint64_t raised;	/* handler runs that raised NET_RX */
-	struct netrx_dist irq_softirq;	/* handler entry -> NET_RX softirq entry */
+	char *name; /* the handler's name: "ethA-rx-0", "virtio1-input.0" */
+	int dev; /* index into netrx.devs when the name contains a device's name, or -1 */
+	uint64_t raised; /* handler runs that raised NET_RX */
+	struct netrx_dist irq_softirq; /* handler entry -> NET_RX softirq entry */
 };
 
 struct netrx_dev {
 	char *name;
 	/* receive */
-	uint64_t polls;			/* napi:napi_poll in a NET_RX softirq */
-	uint64_t polls_other;		/* napi:napi_poll outside one: busy polling, netpoll */
-	uint64_t budget_exhausted;	/* polls with work == budget */
-	uint64_t frames;		/* sum of work over all polls */
-	uint64_t rx_skbs;		/* netif_receive_skb (napi_gro_receive_entry if not recorded) */
-	uint64_t rx_copied;		/* of those, copied to user space */
-	uint64_t rx_consumed;		/* consumed without a copy (e.g. forwarded, ARP, ACKs) */
-	uint64_t rx_dropped;		/* kfree_skb without a copy */
-	struct netrx_dist poll;		/* poll duration: softirq entry or previous poll end -> poll end */
-	struct netrx_dist work;		/* frames per poll */
-	struct netrx_dist rx_copy;	/* netif_receive_skb -> first copy to user space */
+	uint64_t polls; /* napi:napi_poll in a NET_RX softirq */
+	uint64_t polls_other; /* napi:napi_poll outside one: busy polling, netpoll */
+	uint64_t budget_exhausted; /* polls with work == budget */
+	uint64_t frames; /* sum of work over all polls */
+	uint64_t rx_skbs; /* netif_receive_skb (napi_gro_receive_entry if not recorded) */
+	uint64_t rx_copied; /* of those, copied to user space */
+	uint64_t rx_consumed; /* consumed without a copy (e.g. forwarded, ARP, ACKs) */
+	uint64_t rx_dropped; /* kfree_skb without a copy */
+	struct netrx_dist poll; /* poll duration: softirq entry or previous poll end -> poll end */
+	struct netrx_dist work; /* frames per poll */
+	struct netrx_dist rx_copy; /* netif_receive_skb -> first copy to user space */
 	/* transmit */
-	uint64_t tx_packets;		/* net_dev_xmit with rc 0 after a net_dev_queue */
-	uint64_t tx_busy;		/* net_dev_xmit with rc != 0 (requeued) */
-	uint64_t tx_dropped;		/* freed after net_dev_queue, before a good net_dev_xmit */
-	struct netrx_dist tx_qdisc;	/* net_dev_queue -> net_dev_start_xmit (or qdisc_dequeue) */
-	struct netrx_dist tx_dev;	/* net_dev_start_xmit -> net_dev_xmit */
-	struct netrx_dist tx_free;	/* net_dev_xmit -> consume_skb / kfree_skb */
+	uint64_t tx_packets; /* net_dev_xmit with rc 0 after a net_dev_queue */
+	uint64_t tx_busy; /* net_dev_xmit with rc != 0 (requeued) */
+	uint64_t tx_dropped; /* freed after net_dev_queue, before a good net_dev_xmit */
+	struct netrx_dist tx_qdisc; /* net_dev_queue -> net_dev_start_xmit (or qdisc_dequeue) */
+	struct netrx_dist tx_dev; /* net_dev_start_xmit -> net_dev_xmit */
+	struct netrx_dist tx_free; /* net_dev_xmit -> consume_skb / kfree_skb */
 };
 
 enum netrx_ev_type { NETRX_EV_RX, NETRX_EV_POLL };
@@ -97,41 +97,41 @@ enum netrx_free { NETRX_FREE_NONE, NETRX_FREE_CONSUME, NETRX_FREE_KFREE };
 struct netrx_ev {
 	enum netrx_ev_type type;
 	uint64_t ts;
-	int dev;			/* index into netrx.devs */
+	int dev; /* index into netrx.devs */
 	/* NETRX_EV_POLL */
 	int work, budget;
 	/* NETRX_EV_RX */
 	uint64_t skb;
 	unsigned int len;
-	uint64_t copy_ts;		/* first copy to user space, 0 if none seen */
-	const char *copy_event;		/* "skb_copy_datagram_iovec", "udp_recv_skb", ... (static) */
-	int pid;			/* the copying task */
+	uint64_t copy_ts; /* first copy to user space, 0 if none seen */
+	const char *copy_event; /* "skb_copy_datagram_iovec", "udp_recv_skb", ... (static) */
+	int pid; /* the copying task */
 	char comm[17];
 	enum netrx_free free;
 	uint64_t free_ts;
-	char *location;			/* kfree_skb: "symbol+0xoff" from the trace's kallsyms */
+	char *location; /* kfree_skb: "symbol+0xoff" from the trace's kallsyms */
 };
 
 /* A hardware interrupt of a tree. */
 struct netrx_tree_irq {
 	int irq;
-	const char *name;		/* owned by netrx.irqs */
+	const char *name; /* owned by netrx.irqs */
 	uint64_t entry_ts;
 };
 
 /* One NET_RX softirq with the interrupts that raised it: perf's receive hunk. */
 struct netrx_tree {
 	int cpu;
-	uint64_t base_ts;		/* first interrupt's entry, or the softirq entry without one */
-	uint64_t softirq_ts, exit_ts;	/* exit_ts 0: the trace ended inside it */
-	char context[17];		/* the task the softirq ran on (ksoftirqd/N or the interrupted one) */
+	uint64_t base_ts; /* first interrupt's entry, or the softirq entry without one */
+	uint64_t softirq_ts, exit_ts; /* exit_ts 0: the trace ended inside it */
+	char context[17]; /* the task the softirq ran on (ksoftirqd/N or the interrupted one) */
 	struct netrx_tree_irq *irqs;
 	size_t n_irqs;
 	struct netrx_ev *ev;
 	size_t n_ev;
-	size_t ev_dropped;		/* beyond NETRX_TREE_MAX_EVENTS */
-	uint64_t irq_softirq_ns;	/* base -> softirq entry (0 without an interrupt) */
-	uint64_t last_copy_ns;		/* base -> latest first copy of its skbs, 0 if none */
+	size_t ev_dropped; /* beyond NETRX_TREE_MAX_EVENTS */
+	uint64_t irq_softirq_ns; /* base -> softirq entry (0 without an interrupt) */
+	uint64_t last_copy_ns; /* base -> latest first copy of its skbs, 0 if none */
 };
 
 /* One transmitted skb: perf's TX table row. */
@@ -142,7 +142,7 @@ struct netrx_tx {
 	unsigned int len;
 	uint64_t qdisc_ns, dev_ns;
 	bool freed;
-	uint64_t free_ns;		/* net_dev_xmit -> free, when freed */
+	uint64_t free_ns; /* net_dev_xmit -> free, when freed */
 };
 
 struct netrx {
@@ -159,13 +159,14 @@ struct netrx {
 
 	/* NET_RX softirqs, by what raised them */
 	uint64_t softirqs;
-	uint64_t softirqs_irq;		/* after a hardware interrupt */
-	uint64_t softirqs_repoll;	/* re-raised by NET_RX itself (budget or time used up) */
-	uint64_t softirqs_other;	/* raised from process context (netif_rx, local_bh_enable) or unseen */
-	uint64_t raises_other;		/* NET_RX raises outside a hardware interrupt */
-	uint64_t receive_trees;		/* softirqs that received frames (the selectable trees) */
-	uint64_t rx_outside_softirq;	/* netif_receive_skb outside a NET_RX softirq */
-	uint64_t skbs_untracked;	/* skbs not followed: the table was full */
+	uint64_t softirqs_irq; /* after a hardware interrupt */
+	uint64_t softirqs_repoll; /* re-raised by NET_RX itself (budget or time used up) */
+	uint64_t softirqs_other; /* raised from process context (netif_rx, local_bh_enable) or
+				    unseen */
+	uint64_t raises_other; /* NET_RX raises outside a hardware interrupt */
+	uint64_t receive_trees; /* softirqs that received frames (the selectable trees) */
+	uint64_t rx_outside_softirq; /* netif_receive_skb outside a NET_RX softirq */
+	uint64_t skbs_untracked; /* skbs not followed: the table was full */
 
 	/* over all devices */
 	uint64_t polls, polls_other, budget_exhausted, frames, rx_skbs;
@@ -173,13 +174,13 @@ struct netrx {
 	uint64_t tx_packets, tx_busy, tx_dropped;
 	struct netrx_dist irq_softirq, poll, work, rx_copy, tx_qdisc, tx_dev, tx_free;
 
-	struct netrx_irq *irqs;		/* by irq number */
+	struct netrx_irq *irqs; /* by irq number */
 	size_t n_irqs;
-	struct netrx_dev *devs;		/* in order of appearance */
+	struct netrx_dev *devs; /* in order of appearance */
 	size_t n_devs;
-	struct netrx_tree **trees;	/* the selected trees, in time order */
+	struct netrx_tree **trees; /* the selected trees, in time order */
 	size_t n_trees;
-	struct netrx_tx *tx;		/* the selected TX rows, in time order */
+	struct netrx_tx *tx; /* the selected TX rows, in time order */
 	size_t n_tx;
 };
 

@@ -334,7 +334,8 @@ static void test_netrx__metrics_carry_the_aggregates(void **state)
 	assert_true(metrics_get(m, "netrx.dev.ethB.budget_exhausted", &v) && v == 96);
 	assert_true(metrics_get(m, "netrx.dev.ethA.polls", &v) && v == 76);
 	assert_true(metrics_get(m, "netrx.frames_per_poll.mean", &v) && v > 25 && v < 26);
-	assert_true(metrics_get(m, "netrx.irq_softirq.p99_us", &v) && v == nr->irq_softirq.p99 / 1e3);
+	assert_true(metrics_get(m, "netrx.irq_softirq.p99_us", &v) &&
+		    v == nr->irq_softirq.p99 / 1e3);
 	assert_true(metrics_get(m, "netrx.poll.p99_us", NULL));
 	assert_true(metrics_get(m, "netrx.rx_copy.p99_us", NULL));
 	assert_true(metrics_get(m, "tx.qdisc.p99_us", NULL));
