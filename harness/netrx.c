@@ -628,8 +628,10 @@ static void on_softirq_entry(struct reader *r, struct cpu *c, struct tep_record 
 		nr->softirqs_irq++;
 	} else if (c->repoll) {
 		nr->softirqs_repoll++;
-	} else {
+	} else if (c->other) {
 		nr->softirqs_other++;
+	} else {
+		nr->softirqs_unraised++;
 	}
 	c->n_pend = 0;
 	c->repoll = c->other = false;
@@ -1331,9 +1333,10 @@ void netrx_print(const struct netrx *nr, FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f,
-		"NET_RX softirqs: %llu (%llu after an interrupt, %llu re-raised by NET_RX, %llu from process context)\n",
+		"NET_RX softirqs: %llu (%llu after an interrupt, %llu re-raised by NET_RX, %llu from process context, %llu with no raise recorded)\n",
 		(unsigned long long)nr->softirqs, (unsigned long long)nr->softirqs_irq,
-		(unsigned long long)nr->softirqs_repoll, (unsigned long long)nr->softirqs_other);
+		(unsigned long long)nr->softirqs_repoll, (unsigned long long)nr->softirqs_other,
+		(unsigned long long)nr->softirqs_unraised);
 	fprintf(f,
 		"napi polls: %llu (%llu outside a softirq), %llu used the whole budget (%.1f%%), %llu frames, %.2f per poll\n",
 		(unsigned long long)nr->polls, (unsigned long long)nr->polls_other,
@@ -1478,6 +1481,7 @@ static struct json_object *json_rx(const struct netrx *nr)
 	add_u(o, "softirqs_after_irq", nr->softirqs_irq);
 	add_u(o, "softirqs_repoll", nr->softirqs_repoll);
 	add_u(o, "softirqs_other", nr->softirqs_other);
+	add_u(o, "softirqs_unraised", nr->softirqs_unraised);
 	add_u(o, "raises_outside_irq", nr->raises_other);
 	add_u(o, "receive_softirqs", nr->receive_trees);
 	add_u(o, "polls", nr->polls);

@@ -161,8 +161,8 @@ struct netrx {
 	uint64_t softirqs;
 	uint64_t softirqs_irq; /* after a hardware interrupt */
 	uint64_t softirqs_repoll; /* re-raised by NET_RX itself (budget or time used up) */
-	uint64_t softirqs_other; /* raised from process context (netif_rx, local_bh_enable) or
-				    unseen */
+	uint64_t softirqs_other; /* raised from process context (netif_rx, napi_schedule) */
+	uint64_t softirqs_unraised; /* no NET_RX raise recorded since the previous one */
 	uint64_t raises_other; /* NET_RX raises outside a hardware interrupt */
 	uint64_t receive_trees; /* softirqs that received frames (the selectable trees) */
 	uint64_t rx_outside_softirq; /* netif_receive_skb outside a NET_RX softirq */

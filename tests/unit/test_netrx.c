@@ -146,7 +146,8 @@ static void test_netrx__polls_and_budget_exhaustion_match_the_records(void **sta
 		assert_int_equal(nr->polls, want[i].polls);
 		assert_int_equal(nr->budget_exhausted, want[i].exhausted);
 		assert_int_equal(nr->softirqs, want[i].softirqs);
-		assert_int_equal(nr->softirqs_irq + nr->softirqs_repoll + nr->softirqs_other,
+		assert_int_equal(nr->softirqs_irq + nr->softirqs_repoll + nr->softirqs_other +
+					 nr->softirqs_unraised,
 				 nr->softirqs);
 		for (size_t d = 0; d < nr->n_devs; d++) {
 			polls += nr->devs[d].polls;
