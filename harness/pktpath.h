@@ -1,4 +1,336 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The packet path of a trace.dat recorded with netlab's default tracing set
+ * (traceset.h): per-stage latency (driver -> IP -> L4 -> application on
+ * receive, application -> IP -> qdisc -> device -> completion on transmit),
+ * a per-flow table, a per-segment snoop listing and the drops with their
+ * flows, in one streaming pass (tracefile.h).
+ *
+ * Following a packet. The join key is the skb address. A packet is "an skb
+ * address from the event where it first appeared": it advances while the
+ * same address shows up at later stages of the same direction, and it is
+ * closed by its copy to the application (receive), its free (skb:consume_skb
+ * or skb:kfree_skb), or the next first appearance of the address at an
+ * earlier or equal stage (the address was reused: GRO merges, TCP frees and
+ * the NAPI skb cache do so without a free event). Open packets live in a hash
+ * table keyed by skb address and are dropped from it when they close, so
+ * memory follows what is in flight, not the length of the trace.
+ *
+ *   receive: hand-off -> net:netif_receive_skb -> netlab:ip_local_deliver
+ *	      -> netlab:tcp_v4_rcv | netlab:udp_rcv -> copy
+ *	The hand-off is the driver's "netlab_drv: ... rx_handoff" trace_printk
+ *	line when the packet has one (driver-patches/), else
+ *	net:napi_gro_receive_entry. The copy is skb:skb_copy_datagram_iovec,
+ *	netlab:udp_recv_skb or netlab:skb_copy_csum, whichever comes first.
+ *   transmit: netlab:tcp_sendmsg | netlab:udp_sendmsg -> netlab:ip_output
+ *	-> net:net_dev_queue -> net:net_dev_start_xmit -> net:net_dev_xmit
+ *	-> the free at completion. TCP's skb at ip_output is the clone that
+ *	goes to the device, so transmit packets start there; the sendmsg is
+ *	joined by task and 4-tuple (the task's latest sendmsg on that tuple,
+ *	not older than its latest recvmsg), and only in process context.
+ *
+ * Flows. A flow is one direction of a conversation: the IPv4 5-tuple of its
+ * packets as they travel (source -> destination), so a TCP connection is two
+ * flows, its data and its return direction. For each, what left this host's
+ * IP layer (tx, at ip_output) and what arrived at it (rx, at
+ * ip_local_deliver), the tasks that sent it (sendmsg) and that received it
+ * (the copy), drops and TCP retransmissions. In netlab's loop topology both
+ * ends are on the traced host, so a flow has both tx and rx counts.
+ * IP fragments after the first carry no ports: they are counted under the
+ * flow of the same addresses and protocol whose ports were last seen
+ * (pktpath_flow.guessed). Ports read at ip_local_deliver are only trusted
+ * when the L4 header was in the skb's linear data there (a first fragment
+ * whose napi_gro_receive_entry showed a non-linear skb is read past the
+ * linear part: the probe sees stale bytes).
+ *
+ * Time stamps are the trace clock in ns; latencies are reported in us.
+ */
 #ifndef NETLAB_PKTPATH_H
 #define NETLAB_PKTPATH_H
-#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct hist;
+struct json_object;
+struct metrics;
+
+enum pktpath_dir { PKTPATH_RX, PKTPATH_TX, PKTPATH_DIRS };
+
+/* Receive stages: indexes of pktpath_stats.stage for PKTPATH_RX. */
+enum {
+	PKTPATH_RX_DRV_IP,	/* hand-off -> ip_local_deliver */
+	PKTPATH_RX_DRV_NET,	/* hand-off -> netif_receive_skb */
+	PKTPATH_RX_NET_IP,	/* netif_receive_skb -> ip_local_deliver */
+	PKTPATH_RX_IP_TCP,	/* ip_local_deliver -> tcp_v4_rcv */
+	PKTPATH_RX_IP_UDP,	/* ip_local_deliver -> udp_rcv */
+	PKTPATH_RX_TCP_APP,	/* tcp_v4_rcv -> copy */
+	PKTPATH_RX_UDP_APP,	/* udp_rcv -> copy */
+	PKTPATH_RX_TOTAL,	/* hand-off -> copy */
+	PKTPATH_RX_STAGES
+};
+
+/* Transmit stages: indexes of pktpath_stats.stage for PKTPATH_TX. */
+enum {
+	PKTPATH_TX_APP_IP,	/* sendmsg -> ip_output */
+	PKTPATH_TX_IP_QDISC,	/* ip_output -> net_dev_queue */
+	PKTPATH_TX_QDISC,	/* net_dev_queue -> net_dev_start_xmit */
+	PKTPATH_TX_DEV,		/* net_dev_start_xmit -> net_dev_xmit */
+	PKTPATH_TX_DONE,	/* net_dev_xmit -> free (completion) */
+	PKTPATH_TX_TOTAL,	/* sendmsg -> free */
+	PKTPATH_TX_STAGES
+};
+
+#define PKTPATH_MAX_STAGES PKTPATH_RX_STAGES
+
+/* "drv_ip", "app_ip", ...; NULL past the last stage of @dir. */
+const char *pktpath_stage_name(enum pktpath_dir dir, int stage);
+int pktpath_stages(enum pktpath_dir dir);
+
+/* How a packet ended. */
+enum pktpath_outcome {
+	PKTPATH_FOLLOWED,	/* every stage, end to end */
+	PKTPATH_GRO_MERGED,	/* rx: merged by GRO into another skb (never reached netif_receive_skb) */
+	PKTPATH_REASSEMBLED,	/* rx: an IP fragment absorbed by reassembly */
+	PKTPATH_DROPPED,	/* skb:kfree_skb before the copy (rx) or before net_dev_xmit (tx) */
+	PKTPATH_NO_COPY,	/* rx: freed (consume_skb) after L4 without a copy */
+	PKTPATH_NO_PAYLOAD,	/* rx: a TCP control segment (ACK, SYN, FIN) TCP consumed, see below */
+	PKTPATH_OTHER_PROTO,	/* rx: neither TCP nor UDP (ICMP, ...): no L4 stage traced */
+	PKTPATH_NO_APP,		/* tx: sent from softirq or without a sendmsg (ACKs, retransmits) */
+	PKTPATH_NOT_SENT,	/* tx: consume_skb before net_dev_xmit (e.g. software GSO) */
+	/*
+	 * rx: reached the copy, but the event of a stage in between is
+	 * missing though the trace records that event: a kprobe that hit
+	 * while another kprobe's handler ran (a softirq on its interrupt
+	 * exit) is not reported, only counted in kprobe_profile's misses.
+	 */
+	PKTPATH_MISSED_PROBE,
+	PKTPATH_ADDRESS_REUSED,	/* the address reappeared before the packet closed */
+	PKTPATH_TRACE_ENDED,	/* still open at the end of the trace */
+	PKTPATH_OUTCOMES
+};
+
+/* "followed", "gro_merged", ... */
+const char *pktpath_outcome_name(enum pktpath_outcome o);
+
+/*
+ * An IPv4 5-tuple. Addresses as the probes read them: the __be32 as a
+ * little-endian u32, so the first octet is the low byte (pktpath_addr_str()).
+ * Ports in host order; 0 with ports == false when unknown.
+ */
+struct pktpath_tuple {
+	uint32_t saddr, daddr;
+	uint16_t sport, dport;
+	uint8_t proto;		/* 6 TCP, 17 UDP, ... */
+	bool ports;
+};
+
+/* "198.18.0.1" into @buf (at least 16 bytes); returns @buf. */
+char *pktpath_addr_str(uint32_t addr, char *buf);
+
+/* A task: pid and the comm trace-cmd stored for it. */
+struct pktpath_task {
+	int pid;
+	char *comm;
+};
+
+/* One closed packet, as given to pktpath_opts.on_packet and on_snoop. */
+struct pktpath_packet {
+	enum pktpath_dir dir;
+	enum pktpath_outcome outcome;
+	uint64_t skbaddr;
+	uint64_t ts;		/* at ip_local_deliver / ip_output (else its first event), ns */
+	uint64_t rel;		/* ts - pktpath.t0 */
+	bool has_ip;		/* seen at the IP stage: tuple, ip_len, frag, tcpflags valid */
+	struct pktpath_tuple tuple;
+	bool tuple_guessed;	/* ports from the flow of the same addresses (fragment) */
+	unsigned int ip_len;	/* IPv4 total length */
+	unsigned int frag;	/* IPv4 frag_off, host order: 0x4000 DF, 0x2000 MF, 0x1fff offset */
+	int tcpflags;		/* the TCP flags byte, -1 when not read (not TCP, fragment, non-linear) */
+	const struct pktpath_task *task; /* rx: the task that copied it; tx: the sender; or NULL */
+	bool handoff_drv;	/* rx: the hand-off is the driver's rx_handoff line */
+	int64_t stage_ns[PKTPATH_MAX_STAGES]; /* per stage of @dir, -1 when not measured */
+};
+
+/* One skb:kfree_skb, as given to pktpath_opts.on_drop (in time order). */
+struct pktpath_drop {
+	uint64_t ts, rel;
+	uint64_t skbaddr;
+	unsigned int protocol;	/* ethertype, host order */
+	uint64_t location;
+	const char *location_name; /* "symbol+0xoff" or "0x..." */
+	long long reason;	/* -1 when the event has no reason field */
+	const char *reason_name; /* as the event's print fmt decodes it (libtraceevent), or "-" */
+	int pid;
+	const struct pktpath_tuple *flow; /* the flow of the skb when known, else NULL */
+	enum pktpath_dir dir;	/* of the skb, when flow != NULL */
+	bool reassembly;	/* an IP fragment freed with its reassembled packet: not a drop */
+};
+
+/* A driver trace_printk line (driver-patches/README.md). */
+struct pktpath_drv_line {
+	char driver[16];	/* "e1000e" */
+	char ifname[16];	/* "ethA" */
+	char event[24];		/* "rx_handoff" */
+	int q;			/* -1 when absent */
+	uint64_t skb;		/* 0 when absent */
+	long long len;		/* -1 when absent */
+};
+
+/**
+ * pktpath_drv_line_parse() - parse "netlab_drv: <driver> <ifname> <event> k=v ..."
+ * @text: the printed text of a trace_printk line; the prefix may follow the
+ *	  caller's symbol ("e1000e_poll: netlab_drv: ...")
+ * @out: the fields; unknown keys are ignored, key order does not matter
+ *
+ * Return: 0; -ENOENT when @text has no "netlab_drv: " prefix; -EINVAL when
+ * it has one but the rest is malformed (missing words, a key without '=', a
+ * bad number for q/skb/len).
+ */
+int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out);
+
+/* Latency histograms (ns) of one direction, with counts. */
+struct pktpath_stats {
+	uint64_t packets;	/* packets of that direction (IPv4) */
+	uint64_t followed;
+	uint64_t outcome[PKTPATH_OUTCOMES];
+	struct hist *stage[PKTPATH_MAX_STAGES]; /* NULL when no sample */
+};
+
+/* Per process: rx attributed at the copy, tx at the sendmsg. */
+struct pktpath_proc {
+	struct pktpath_task task;
+	struct pktpath_stats dir[PKTPATH_DIRS];
+};
+
+struct pktpath_flow {
+	struct pktpath_tuple t;
+	uint64_t tx_packets, tx_bytes;	/* at ip_output (IP length) */
+	uint64_t rx_packets, rx_bytes;	/* at ip_local_deliver (IP length) */
+	uint64_t guessed;		/* of those, fragments attributed by addresses only */
+	uint64_t drops;			/* kfree_skb of its packets, not counting reassembly */
+	uint64_t retransmits;		/* tcp:tcp_retransmit_skb */
+	struct pktpath_task *senders;	/* pids: the tasks of the matched sendmsg calls */
+	size_t n_senders;
+	struct pktpath_task *receivers;	/* the tasks that copied its packets */
+	size_t n_receivers;
+};
+
+struct pktpath {
+	char *path;
+	int cpus;
+	int buffers;
+	uint64_t t0, last_ts;	/* first and last event, ns */
+	uint64_t events;
+	uint64_t lost, lost_gaps, lost_unknown; /* as in tracedrops */
+
+	char **present;		/* packet-path events the trace holds, "net:netif_receive_skb" */
+	size_t n_present;
+	char **missing;		/* and those it does not */
+	size_t n_missing;
+
+	const char *handoff;	/* "netlab_drv rx_handoff", "net:napi_gro_receive_entry", or "mixed" */
+	uint64_t handoff_drv, handoff_napi; /* receive packets with each hand-off */
+	uint64_t drv_lines;	/* "netlab_drv: " lines of any event */
+	uint64_t drv_bad_lines;	/* of those, malformed */
+
+	struct pktpath_stats dir[PKTPATH_DIRS];
+	struct pktpath_proc *procs;	/* by pid */
+	size_t n_procs;
+	struct pktpath_flow *flows;	/* by bytes (tx + rx), descending */
+	size_t n_flows;
+
+	uint64_t drops;		/* skb:kfree_skb records */
+	uint64_t drops_in_flows; /* of those, of a packet of a known flow, not reassembly */
+	uint64_t reassembly_frees; /* kfree_skb of fragments after reassembly */
+	uint64_t retransmits;	/* tcp:tcp_retransmit_skb records */
+};
+
+struct pktpath_opts {
+	/*
+	 * Callbacks, NULL for none; ctx is given back. A nonzero return stops
+	 * the read and pktpath_read() returns it. Packets are given when they
+	 * close, in the order they close (trace time of the closing event).
+	 * on_packet: every counted packet (format with pktpath_packet_line()).
+	 * on_snoop: every packet that was seen at the IP stage
+	 * (pktpath_snoop_line()). on_drop: every skb:kfree_skb, in time order.
+	 */
+	int (*on_packet)(void *ctx, const struct pktpath_packet *p);
+	int (*on_snoop)(void *ctx, const struct pktpath_packet *p);
+	int (*on_drop)(void *ctx, const struct pktpath_drop *d);
+	void *ctx;
+};
+
+/**
+ * pktpath_read() - follow the packets of a trace.dat
+ * @path: the trace.dat file
+ * @o: options, or NULL for none
+ * @out: on success, the result; free it with pktpath_free()
+ * @err: on failure, a message naming @path with a "\nhint: ..." line; the
+ *	 caller frees it
+ *
+ * Events the trace lacks leave their stages unreported (pktpath.missing).
+ *
+ * Return: 0; -ENOENT (and other errno values from open) for a file that cannot
+ * be opened; -EINVAL for a file that is not a trace.dat, or is truncated or
+ * corrupted; -ENODATA for a trace that holds none of the packet-path events
+ * (only skb:kfree_skb, say); -ENOMEM; or the nonzero value a callback returned.
+ */
+int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err);
+
+void pktpath_free(struct pktpath *p);
+
+/*
+ * The seed script's line for a packet, into @buf (@n bytes, 256 is plenty):
+ * "|I| drv-ip: 23 us, ip-udp: 34 us, udp-app: 189 us | Proc udp-stream, PID 150"
+ * "|O| app-ip: 12 us, ip-qdisc: 3 us, qdisc: 1 us, dev: 9 us, done: 40 us | Proc rr, PID 126"
+ * Stages not measured are left out; a packet not followed end to end ends
+ * in " | <outcome>"; an unknown task prints "Proc ?, PID ?".
+ * Return: what snprintf returns.
+ */
+int pktpath_packet_line(const struct pktpath_packet *p, char *buf, size_t n);
+
+/*
+ * A tcpsnoop-style line: "TIME(s) DIR PID COMM SADDR:SPORT DADDR:DPORT PROTO
+ * LEN FLAGS", e.g. "   0.104230 RX    99 rr  198.18.0.1:43872 -> 198.18.0.2:5202 tcp  152 .AP..."
+ * (flags: F S R P A U, '.' when clear, "-" when unknown).
+ */
+int pktpath_snoop_line(const struct pktpath_packet *p, char *buf, size_t n);
+
+/* "FSRPAU" decoded into @buf (7 bytes): letters set, '.' clear; "-" when flags < 0. */
+char *pktpath_tcpflags_str(int flags, char *buf);
+
+/* A stage's percentile in us (p in 0..100), or -1 when it has no sample. */
+double pktpath_stage_us(const struct pktpath_stats *s, int stage, double p);
+
+struct pktpath_print_opts {
+	bool processes;		/* the per-process tables */
+	bool flows;		/* the flow table */
+	size_t max_flows;	/* 0: all */
+};
+
+/* The text report: stage tables per direction, not-followed counts, processes, flows. */
+void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_opts *o);
+
+/**
+ * pktpath_to_json() - the result as one JSON object
+ *
+ * Keys: "trace" (file, cpus, events, first/last timestamps, lost events),
+ * "events" (present, missing), "handoff", "rx" and "tx" (packets, followed,
+ * not_followed by reason, stages: name -> count, p50_us, p90_us, p99_us,
+ * max_us), "processes", "flows", "drops", "retransmits".
+ * Return: a new object (json_object_put() it), or NULL on ENOMEM.
+ */
+struct json_object *pktpath_to_json(const struct pktpath *p);
+
+/*
+ * Metrics for scenario checks: latency.{rx,tx}.<stage>.{p50_us,p90_us,
+ * p99_us,max_us,count} for stages with samples, latency.{rx,tx}.packets,
+ * .followed, .not_followed.<outcome> (every outcome, 0 included),
+ * flows.count, flows.drops, flows.retransmits.
+ */
+void pktpath_metrics(const struct pktpath *p, struct metrics *m);
+
+#endif /* NETLAB_PKTPATH_H */
