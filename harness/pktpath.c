@@ -131,6 +131,7 @@ struct tstate {
 	uint64_t last_recv;
 	struct pktpath_tuple recv[2];	/* tcp, udp */
 	bool has_recv[2];
+	bool last_recv_udp;	/* the latest recvmsg was udp_recvmsg */
 };
 
 struct loc_name {
@@ -979,6 +980,7 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 		st->last_recv = rec->ts;
 		st->recv[!tcp] = t;
 		st->has_recv[!tcp] = true;
+		st->last_recv_udp = !tcp;
 		return 0;
 	}
 	/* The same socket again, else the least recently used entry. */
@@ -994,16 +996,34 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 	return 0;
 }
 
+/* The flow of the task's connected socket, to or from @k's addresses when known. */
+static uint32_t sock_flow(struct reader *r, const struct tstate *st, struct pkt *k)
+{
+	int u = st->last_recv_udp;
+	const struct pktpath_tuple *s = &st->recv[u];
+	struct pktpath_tuple t = { .saddr = s->daddr, .daddr = s->saddr, .sport = s->dport,
+				   .dport = s->sport, .proto = s->proto, .ports = true };
+	uint32_t flow;
+
+	if (!st->has_recv[u] || !s->daddr || !s->dport)
+		return 0;
+	if ((k->fl & F_IP) && (t.saddr != k->saddr || t.daddr != k->daddr || t.proto != k->proto))
+		return 0;
+	flow = flow_get(r, &t);
+	return flow ? flow : (uint32_t)-1;
+}
+
 /*
  * The copy to the application: the receiver. A packet whose ports are
- * unknown takes them from the task's connected socket when the addresses match.
+ * unknown, or whose IP event a missed kprobe lost, takes its flow from the
+ * task's connected socket when the addresses match (its latest recvmsg).
  */
 static int rx_copy(struct reader *r, struct tep_record *rec, struct pkt *k)
 {
 	struct pktpath *p = r->p;
 	int pid = tep_data_pid(r->tep, rec);
 	struct pktpath_flow *fl;
-	const struct tstate *st;
+	uint32_t flow = 0;
 	long i;
 
 	if (in_irq(r, rec) || pid <= 0)
@@ -1012,27 +1032,20 @@ static int rx_copy(struct reader *r, struct tep_record *rec, struct pkt *k)
 	i = proc_get(r, pid);
 	if (i < 0)
 		return -ENOMEM;
+	if (!(k->fl & F_IP) || (!(k->fl & (F_PORTS | F_GUESSED)) && l4_ports(k->proto)))
+		flow = sock_flow(r, &r->ts[i], k);
+	if (flow == (uint32_t)-1)
+		return -ENOMEM;
+	if (flow && k->flow) {
+		p->flows[k->flow - 1].rx_packets--;
+		p->flows[k->flow - 1].rx_bytes -= k->ip_len;
+		p->flows[flow - 1].rx_packets++;
+		p->flows[flow - 1].rx_bytes += k->ip_len;
+	}
+	if (flow)
+		k->flow = flow;
 	if (!k->flow)
 		return 0;
-	st = &r->ts[i];
-	if (!(k->fl & (F_PORTS | F_GUESSED)) && l4_ports(k->proto) &&
-	    st->has_recv[k->proto != IPPROTO_TCP_]) {
-		const struct pktpath_tuple *s = &st->recv[k->proto != IPPROTO_TCP_];
-		struct pktpath_tuple t = { .saddr = s->daddr, .daddr = s->saddr, .sport = s->dport,
-					   .dport = s->sport, .proto = k->proto, .ports = true };
-		uint32_t flow;
-
-		if (s->daddr && s->dport && t.saddr == k->saddr && t.daddr == k->daddr) {
-			flow = flow_get(r, &t);
-			if (!flow)
-				return -ENOMEM;
-			p->flows[k->flow - 1].rx_packets--;
-			p->flows[k->flow - 1].rx_bytes -= k->ip_len;
-			p->flows[flow - 1].rx_packets++;
-			p->flows[flow - 1].rx_bytes += k->ip_len;
-			k->flow = flow;
-		}
-	}
 	fl = &p->flows[k->flow - 1];
 	return task_add(&fl->receivers, &fl->n_receivers, &p->procs[i].task);
 }
