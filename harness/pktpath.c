@@ -38,7 +38,8 @@
 #include "tracefile.h"
 #include "util.h"
 
-#define RECORD_AGAIN "record it with netlab's default [trace] set (its tracepoints and netlab:* kprobe events), or with trace-cmd record -e net -e skb and the netlab kprobe events"
+#define RECORD_AGAIN                                                                               \
+	"record it with netlab's default [trace] set (its tracepoints and netlab:* kprobe events), or with trace-cmd record -e net -e skb and the netlab kprobe events"
 
 #define AF_INET_ 2
 #define IPPROTO_TCP_ 6
@@ -53,18 +54,33 @@
 
 enum ev {
 	EV_NONE,
-	EV_BPRINT, EV_PRINT,
-	EV_GRO, EV_NETIF, EV_IP_IN, EV_TCP_RCV, EV_UDP_RCV,
-	EV_COPY_IOV, EV_UDP_RECV_SKB, EV_COPY_CSUM,
-	EV_IP_OUT, EV_QUEUE, EV_START, EV_XMIT,
-	EV_CONSUME, EV_KFREE,
-	EV_TCP_SEND, EV_UDP_SEND, EV_TCP_RECV, EV_UDP_RECV, EV_RETRANS,
+	EV_BPRINT,
+	EV_PRINT,
+	EV_GRO,
+	EV_NETIF,
+	EV_IP_IN,
+	EV_TCP_RCV,
+	EV_UDP_RCV,
+	EV_COPY_IOV,
+	EV_UDP_RECV_SKB,
+	EV_COPY_CSUM,
+	EV_IP_OUT,
+	EV_QUEUE,
+	EV_START,
+	EV_XMIT,
+	EV_CONSUME,
+	EV_KFREE,
+	EV_TCP_SEND,
+	EV_UDP_SEND,
+	EV_TCP_RECV,
+	EV_UDP_RECV,
+	EV_RETRANS,
 	EV_N
 };
 
 static const struct {
 	const char *sys, *name;
-	bool path;	/* a packet-path event: without any, -ENODATA */
+	bool path; /* a packet-path event: without any, -ENODATA */
 } events[EV_N] = {
 	[EV_BPRINT] = { "ftrace", "bprint" },
 	[EV_PRINT] = { "ftrace", "print" },
@@ -104,21 +120,28 @@ enum close_how { C_COPY, C_DONE, C_CONSUME, C_KFREE, C_REUSE, C_END };
 
 /* pkt.fl */
 enum {
-	F_V4 = 1, F_IP = 2, F_PORTS = 4, F_GUESSED = 8, F_FRAG = 16, F_FLAGS = 32, F_DRV = 64,
-	F_TCP_L4 = 128, F_HEADLEN = 256,
+	F_V4 = 1,
+	F_IP = 2,
+	F_PORTS = 4,
+	F_GUESSED = 8,
+	F_FRAG = 16,
+	F_FLAGS = 32,
+	F_DRV = 64,
+	F_TCP_L4 = 128,
+	F_HEADLEN = 256,
 };
 
 struct pkt {
-	uint64_t skb;		/* the key; 0 for an empty slot */
-	uint64_t ts[S_N];	/* per stage of its direction, 0 when not seen */
-	uint64_t t_app;		/* tx: the matched sendmsg */
+	uint64_t skb; /* the key; 0 for an empty slot */
+	uint64_t ts[S_N]; /* per stage of its direction, 0 when not seen */
+	uint64_t t_app; /* tx: the matched sendmsg */
 	uint32_t saddr, daddr;
 	uint16_t sport, dport;
 	uint16_t ip_len, frag, headlen;
 	uint16_t fl;
 	uint8_t dir, stage, proto, vihl, tcpflags;
-	uint32_t flow;		/* index + 1, 0 for none */
-	int pid;		/* rx: the copying task; tx: the sending task; -1 */
+	uint32_t flow; /* index + 1, 0 for none */
+	int pid; /* rx: the copying task; tx: the sending task; -1 */
 };
 
 /* Per task: its latest socket calls, for the sendmsg join. */
@@ -129,15 +152,15 @@ struct tstate {
 		uint64_t ts;
 	} send[SENDS];
 	uint64_t last_recv;
-	struct pktpath_tuple recv[2];	/* tcp, udp */
+	struct pktpath_tuple recv[2]; /* tcp, udp */
 	bool has_recv[2];
-	bool last_recv_udp;	/* the latest recvmsg was udp_recvmsg */
+	bool last_recv_udp; /* the latest recvmsg was udp_recvmsg */
 };
 
 struct loc_name {
 	uint64_t addr;
 	char *name;
-	bool list;	/* in kfree_skb_list_reason: a fragment freed with its packet */
+	bool list; /* in kfree_skb_list_reason: a fragment freed with its packet */
 };
 
 struct reason_name {
@@ -147,7 +170,7 @@ struct reason_name {
 
 struct fmt_kind {
 	uint64_t fmt;
-	int kind;	/* 0 not ours, 1 rx_handoff, 2 another netlab_drv line */
+	int kind; /* 0 not ours, 1 rx_handoff, 2 another netlab_drv line */
 };
 
 /* Index hash: slots hold an array index + 1. */
@@ -162,15 +185,15 @@ struct reader {
 	struct tracefile tf;
 	struct tep_handle *tep;
 	struct evf f[EV_N];
-	uint8_t *kind;		/* event id -> enum ev */
+	uint8_t *kind; /* event id -> enum ev */
 	int max_id;
-	bool has_free;		/* consume_skb or kfree_skb recorded */
-	bool open_at[2][S_N];	/* may a packet open at this stage (no earlier stage recorded) */
+	bool has_free; /* consume_skb or kfree_skb recorded */
+	bool open_at[2][S_N]; /* may a packet open at this stage (no earlier stage recorded) */
 
-	struct pkt *tab;	/* open packets */
+	struct pkt *tab; /* open packets */
 	size_t tab_cap, tab_n;
 
-	struct tstate *ts;	/* parallel to p->procs */
+	struct tstate *ts; /* parallel to p->procs */
 	size_t procs_cap;
 	struct ihash proc_h;
 	size_t flows_cap;
@@ -178,7 +201,7 @@ struct reader {
 	struct pair {
 		uint32_t saddr, daddr, flow;
 		uint8_t proto;
-	} *pairs;
+	} * pairs;
 	size_t n_pairs, pairs_cap;
 	struct ihash pair_h;
 
@@ -227,12 +250,14 @@ static uint16_t swap16(uint64_t v)
 
 /* ---- names ---------------------------------------------------------------- */
 
-static const char *const rx_stage_names[] = { "drv_ip", "drv_net", "net_ip", "ip_tcp",
-					       "ip_udp", "tcp_app", "udp_app", "total" };
-static const char *const tx_stage_names[] = { "app_ip", "ip_qdisc", "qdisc", "dev", "done", "total" };
+static const char *const rx_stage_names[] = { "drv_ip", "drv_net", "net_ip",  "ip_tcp",
+					      "ip_udp", "tcp_app", "udp_app", "total" };
+static const char *const tx_stage_names[] = {
+	"app_ip", "ip_qdisc", "qdisc", "dev", "done", "total"
+};
 static const char *const outcome_names[] = {
-	"followed", "gro_merged", "reassembled", "dropped", "no_copy", "no_payload",
-	"other_proto", "no_app", "not_sent", "missed_probe", "address_reused", "trace_ended",
+	"followed",    "gro_merged", "reassembled", "dropped",	    "no_copy",	      "no_payload",
+	"other_proto", "no_app",     "not_sent",    "missed_probe", "address_reused", "trace_ended",
 };
 
 int pktpath_stages(enum pktpath_dir dir)
@@ -719,7 +744,8 @@ static void stages_of(const struct pkt *k, bool followed, int64_t *ns)
 		ns[PKTPATH_RX_DRV_NET] = span(h, k->ts[S_NET]);
 		ns[PKTPATH_RX_NET_IP] = span(k->ts[S_NET], k->ts[S_IP]);
 		ns[tcp ? PKTPATH_RX_IP_TCP : PKTPATH_RX_IP_UDP] = span(k->ts[S_IP], k->ts[S_L4]);
-		ns[tcp ? PKTPATH_RX_TCP_APP : PKTPATH_RX_UDP_APP] = span(k->ts[S_L4], k->ts[S_COPY]);
+		ns[tcp ? PKTPATH_RX_TCP_APP : PKTPATH_RX_UDP_APP] =
+			span(k->ts[S_L4], k->ts[S_COPY]);
 		ns[PKTPATH_RX_TOTAL] = followed ? span(h, k->ts[S_COPY]) : -1;
 	} else {
 		ns[PKTPATH_TX_APP_IP] = span(k->t_app, k->ts[T_IP]);
@@ -759,9 +785,12 @@ static void packet_of(const struct reader *r, const struct pkt *k, enum close_ho
 		pk->ts = k->ts[i];
 	pk->rel = pk->ts > p->t0 ? pk->ts - p->t0 : 0;
 	pk->has_ip = k->fl & F_IP;
-	pk->tuple = (struct pktpath_tuple){ .saddr = k->saddr, .daddr = k->daddr,
-					    .sport = k->sport, .dport = k->dport,
-					    .proto = k->proto, .ports = k->fl & F_PORTS };
+	pk->tuple = (struct pktpath_tuple){ .saddr = k->saddr,
+					    .daddr = k->daddr,
+					    .sport = k->sport,
+					    .dport = k->dport,
+					    .proto = k->proto,
+					    .ports = k->fl & F_PORTS };
 	if (k->flow) {
 		pk->tuple = p->flows[k->flow - 1].t;
 		pk->tuple_guessed = k->fl & F_GUESSED;
@@ -783,7 +812,7 @@ static int pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool l
 	int ret = 0;
 
 	if (!(k->fl & F_V4))
-		goto out;	/* not IPv4, or not known to be: not counted */
+		goto out; /* not IPv4, or not known to be: not counted */
 	packet_of(r, k, how, list_free, &pk);
 	if (k->pid >= 0) {
 		proc = proc_get(r, k->pid);
@@ -822,7 +851,8 @@ nomem:
  * one (the address was reused) and open a new one where packets may open.
  * *out is the packet, or NULL; returns nonzero to stop.
  */
-static int advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t ts, struct pkt **out)
+static int advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t ts,
+		   struct pkt **out)
 {
 	struct pkt *k;
 
@@ -832,8 +862,8 @@ static int advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t 
 	k = pkt_find(r, skb);
 	if (k) {
 		/* start_xmit again after NETDEV_TX_BUSY: the same packet */
-		if (k->dir == dir && (stage > k->stage ||
-				      (dir == PKTPATH_TX && stage == T_START && k->stage == T_START))) {
+		if (k->dir == dir && (stage > k->stage || (dir == PKTPATH_TX && stage == T_START &&
+							   k->stage == T_START))) {
 			k->stage = (uint8_t)stage;
 			k->ts[stage] = ts;
 			*out = k;
@@ -897,8 +927,11 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 			k->fl |= F_FLAGS;
 		}
 	}
-	t = (struct pktpath_tuple){ .saddr = k->saddr, .daddr = k->daddr, .proto = k->proto,
-				    .sport = k->sport, .dport = k->dport,
+	t = (struct pktpath_tuple){ .saddr = k->saddr,
+				    .daddr = k->daddr,
+				    .proto = k->proto,
+				    .sport = k->sport,
+				    .dport = k->dport,
 				    .ports = k->fl & F_PORTS };
 	if (!(k->fl & F_PORTS) && l4_ports(k->proto)) {
 		flow = pair_flow(r, k);
@@ -926,7 +959,8 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 /* Does the socket of a sendmsg (@s) send the packet @k? */
 static bool sock_sends(const struct pktpath_tuple *s, const struct pkt *k)
 {
-	return s->proto == k->proto && s->sport == k->sport && (!s->saddr || s->saddr == k->saddr) &&
+	return s->proto == k->proto && s->sport == k->sport &&
+	       (!s->saddr || s->saddr == k->saddr) &&
 	       (!s->daddr || (s->daddr == k->daddr && s->dport == k->dport));
 }
 
@@ -962,9 +996,12 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 {
 	bool tcp = e == EV_TCP_SEND || e == EV_TCP_RECV;
 	struct pktpath_tuple t = {
-		.proto = tcp ? IPPROTO_TCP_ : IPPROTO_UDP_, .ports = true,
-		.saddr = (uint32_t)U(e, saddr), .daddr = (uint32_t)U(e, daddr),
-		.sport = (uint16_t)U(e, sport), .dport = swap16(U(e, dport)),
+		.proto = tcp ? IPPROTO_TCP_ : IPPROTO_UDP_,
+		.ports = true,
+		.saddr = (uint32_t)U(e, saddr),
+		.daddr = (uint32_t)U(e, daddr),
+		.sport = (uint16_t)U(e, sport),
+		.dport = swap16(U(e, dport)),
 	};
 	struct tstate *st;
 	int j, old = 0;
@@ -1001,8 +1038,12 @@ static uint32_t sock_flow(struct reader *r, const struct tstate *st, struct pkt 
 {
 	int u = st->last_recv_udp;
 	const struct pktpath_tuple *s = &st->recv[u];
-	struct pktpath_tuple t = { .saddr = s->daddr, .daddr = s->saddr, .sport = s->dport,
-				   .dport = s->sport, .proto = s->proto, .ports = true };
+	struct pktpath_tuple t = { .saddr = s->daddr,
+				   .daddr = s->saddr,
+				   .sport = s->dport,
+				   .dport = s->sport,
+				   .proto = s->proto,
+				   .ports = true };
 	uint32_t flow;
 
 	if (!st->has_recv[u] || !s->daddr || !s->dport)
@@ -1064,9 +1105,10 @@ static const struct loc_name *location(struct reader *r, uint64_t addr)
 	fn = tep_find_function(r->tep, addr);
 	l->addr = addr;
 	l->list = fn && !strcmp(fn, "kfree_skb_list_reason");
-	l->name = fn ? xasprintf("%s+0x%llx", fn,
-				 (unsigned long long)(addr - tep_find_function_address(r->tep, addr)))
-		     : xasprintf("0x%llx", (unsigned long long)addr);
+	l->name =
+		fn ? xasprintf("%s+0x%llx", fn,
+			       (unsigned long long)(addr - tep_find_function_address(r->tep, addr)))
+		   : xasprintf("0x%llx", (unsigned long long)addr);
 	return l;
 }
 
@@ -1108,7 +1150,8 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 	if (!loc)
 		return -ENOMEM;
 	p->drops++;
-	d.reassembly = k && k->dir == PKTPATH_RX && (k->fl & F_FRAG) && k->stage < S_L4 && loc->list;
+	d.reassembly =
+		k && k->dir == PKTPATH_RX && (k->fl & F_FRAG) && k->stage < S_L4 && loc->list;
 	/* A list free is a fragment or a silently reused address, not a drop. */
 	drop = k && !loc->list && (k->dir == PKTPATH_RX || k->stage < T_XMIT);
 	if (d.reassembly)
@@ -1135,7 +1178,7 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 	if (!k)
 		return 0;
 	if (k->dir == PKTPATH_TX && k->stage == T_XMIT)
-		k->ts[T_FREE] = rec->ts;	/* freed at completion, e.g. dev_kfree_skb_irq */
+		k->ts[T_FREE] = rec->ts; /* freed at completion, e.g. dev_kfree_skb_irq */
 	return pkt_close(r, k, C_KFREE, loc->list);
 }
 
@@ -1154,9 +1197,12 @@ static int on_consume(struct reader *r, struct tep_record *rec)
 static int on_retrans(struct reader *r, struct tep_record *rec)
 {
 	struct pktpath_tuple t = {
-		.saddr = (uint32_t)U(EV_RETRANS, saddr), .daddr = (uint32_t)U(EV_RETRANS, daddr),
-		.sport = (uint16_t)U(EV_RETRANS, sport), .dport = (uint16_t)U(EV_RETRANS, dport),
-		.proto = IPPROTO_TCP_, .ports = true,
+		.saddr = (uint32_t)U(EV_RETRANS, saddr),
+		.daddr = (uint32_t)U(EV_RETRANS, daddr),
+		.sport = (uint16_t)U(EV_RETRANS, sport),
+		.dport = (uint16_t)U(EV_RETRANS, dport),
+		.proto = IPPROTO_TCP_,
+		.ports = true,
 	};
 	uint32_t flow;
 
@@ -1181,7 +1227,7 @@ static int drv_line(struct reader *r, struct tep_record *rec, int e, struct pktp
 		if (r->fmts[i].fmt == fmt)
 			break;
 	if (fmt && i < r->n_fmts && !r->fmts[i].kind)
-		return 0;	/* a trace_printk of someone else: formatted once */
+		return 0; /* a trace_printk of someone else: formatted once */
 	trace_seq_reset(&r->seq);
 	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&r->seq);
@@ -1217,7 +1263,7 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		if (advance(r, U(EV_GRO, skb), PKTPATH_RX, S_GRO, rec->ts, &k))
 			return -1;
 		if (k && U(EV_GRO, protocol) != ETH_P_IP_) {
-			pkt_delete(r, k);	/* ARP, IPv6: not followed */
+			pkt_delete(r, k); /* ARP, IPv6: not followed */
 			return 0;
 		}
 		if (k) {
@@ -1225,7 +1271,9 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 			if (r->f[EV_GRO].data_len) {
 				uint64_t len = U(EV_GRO, len), dl = U(EV_GRO, data_len);
 
-				k->headlen = (uint16_t)(len > dl ? (len - dl > 0xffff ? 0xffff : len - dl) : 0);
+				k->headlen = (uint16_t)(len > dl ? (len - dl > 0xffff ? 0xffff
+										      : len - dl)
+								 : 0);
 				k->fl |= F_HEADLEN;
 			}
 		}
@@ -1660,12 +1708,15 @@ int pktpath_packet_line(const struct pktpath_packet *p, char *buf, size_t n)
 
 static const char *proto_name(uint8_t proto)
 {
-	return proto == IPPROTO_TCP_ ? "tcp" : proto == IPPROTO_UDP_ ? "udp" : proto == 1 ? "icmp" : NULL;
+	return proto == IPPROTO_TCP_   ? "tcp"
+	       : proto == IPPROTO_UDP_ ? "udp"
+	       : proto == 1	       ? "icmp"
+				       : NULL;
 }
 
 /* "198.18.0.1:5201", ":?" for unknown ports, "~" after guessed ones. */
-static void endpoint(char *buf, size_t n, uint32_t addr, uint16_t port, const struct pktpath_tuple *t,
-		     bool guessed)
+static void endpoint(char *buf, size_t n, uint32_t addr, uint16_t port,
+		     const struct pktpath_tuple *t, bool guessed)
 {
 	char a[16];
 
@@ -1750,7 +1801,8 @@ static void tasks_str(char *buf, size_t n, const struct pktpath_task *t, size_t 
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < nt && len < n; i++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%d/%s", i ? "," : "", t[i].pid, t[i].comm);
+		len += (size_t)snprintf(buf + len, n - len, "%s%d/%s", i ? "," : "", t[i].pid,
+					t[i].comm);
 	if (!nt)
 		snprintf(buf, n, "-");
 }
@@ -1759,10 +1811,11 @@ static void print_flows(FILE *f, const struct pktpath *p, size_t max)
 {
 	size_t n = max && max < p->n_flows ? max : p->n_flows;
 
-	fprintf(f, "\nFlows (source -> destination as the packets travel; tx at ip_output, rx at ip_local_deliver)\n");
+	fprintf(f,
+		"\nFlows (source -> destination as the packets travel; tx at ip_output, rx at ip_local_deliver)\n");
 	fprintf(f, "  %-5s %-21s    %-21s %7s %9s %7s %9s %5s %7s  %-20s %s\n", "PROTO", "SOURCE",
-		"DESTINATION", "TX_PKTS", "TX_KB", "RX_PKTS", "RX_KB", "DROPS", "RETRANS", "SENDERS",
-		"RECEIVERS");
+		"DESTINATION", "TX_PKTS", "TX_KB", "RX_PKTS", "RX_KB", "DROPS", "RETRANS",
+		"SENDERS", "RECEIVERS");
 	for (size_t i = 0; i < n; i++) {
 		const struct pktpath_flow *fl = &p->flows[i];
 		char src[32], dst[32], snd[128], rcv[128], pr[8];
@@ -1776,10 +1829,11 @@ static void print_flows(FILE *f, const struct pktpath *p, size_t max)
 		endpoint(dst, sizeof(dst), fl->t.daddr, fl->t.dport, &fl->t, false);
 		tasks_str(snd, sizeof(snd), fl->senders, fl->n_senders);
 		tasks_str(rcv, sizeof(rcv), fl->receivers, fl->n_receivers);
-		fprintf(f, "  %-5s %-21s -> %-21s %7llu %9.1f %7llu %9.1f %5llu %7llu  %-20s %s\n", pn,
-			src, dst, (unsigned long long)fl->tx_packets, (double)fl->tx_bytes / 1024,
-			(unsigned long long)fl->rx_packets, (double)fl->rx_bytes / 1024,
-			(unsigned long long)fl->drops, (unsigned long long)fl->retransmits, snd, rcv);
+		fprintf(f, "  %-5s %-21s -> %-21s %7llu %9.1f %7llu %9.1f %5llu %7llu  %-20s %s\n",
+			pn, src, dst, (unsigned long long)fl->tx_packets,
+			(double)fl->tx_bytes / 1024, (unsigned long long)fl->rx_packets,
+			(double)fl->rx_bytes / 1024, (unsigned long long)fl->drops,
+			(unsigned long long)fl->retransmits, snd, rcv);
 	}
 	if (n < p->n_flows)
 		fprintf(f, "  ... %zu more flows\n", p->n_flows - n);
@@ -1804,7 +1858,8 @@ void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_
 	print_dir(f, p, PKTPATH_RX);
 	fputc('\n', f);
 	print_dir(f, p, PKTPATH_TX);
-	fprintf(f, "\nDrops: %llu kfree_skb (%llu of flow packets, %llu fragments freed after reassembly); TCP retransmits: %llu\n",
+	fprintf(f,
+		"\nDrops: %llu kfree_skb (%llu of flow packets, %llu fragments freed after reassembly); TCP retransmits: %llu\n",
 		(unsigned long long)p->drops, (unsigned long long)p->drops_in_flows,
 		(unsigned long long)p->reassembly_frees, (unsigned long long)p->retransmits);
 	if (o->processes && p->n_procs) {
@@ -1818,7 +1873,8 @@ void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_
 				fprintf(f, "  PID %d %s, %s: %llu packets, %llu followed\n",
 					p->procs[i].task.pid, p->procs[i].task.comm,
 					d == PKTPATH_RX ? "receive" : "transmit",
-					(unsigned long long)s->packets, (unsigned long long)s->followed);
+					(unsigned long long)s->packets,
+					(unsigned long long)s->followed);
 				print_stages(f, s, (enum pktpath_dir)d, "    ");
 			}
 	}
@@ -1860,7 +1916,8 @@ static struct json_object *json_stats(const struct pktpath_stats *s, enum pktpat
 	json_object_object_add(o, "followed", json_object_new_uint64(s->followed));
 	for (int i = 1; i < PKTPATH_OUTCOMES; i++)
 		if (s->outcome[i])
-			json_object_object_add(nf, outcome_names[i], json_object_new_uint64(s->outcome[i]));
+			json_object_object_add(nf, outcome_names[i],
+					       json_object_new_uint64(s->outcome[i]));
 	json_object_object_add(o, "not_followed", nf);
 	for (int i = 0; i < pktpath_stages(dir); i++) {
 		struct json_object *x;
@@ -1901,11 +1958,13 @@ static struct json_object *json_flow(const struct pktpath_flow *fl)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "proto", pn ? json_object_new_string(pn)
-					      : json_object_new_int(fl->t.proto));
-	json_object_object_add(o, "saddr", json_object_new_string(pktpath_addr_str(fl->t.saddr, a)));
+	json_object_object_add(o, "proto",
+			       pn ? json_object_new_string(pn) : json_object_new_int(fl->t.proto));
+	json_object_object_add(o, "saddr",
+			       json_object_new_string(pktpath_addr_str(fl->t.saddr, a)));
 	json_object_object_add(o, "sport", fl->t.ports ? json_object_new_int(fl->t.sport) : NULL);
-	json_object_object_add(o, "daddr", json_object_new_string(pktpath_addr_str(fl->t.daddr, a)));
+	json_object_object_add(o, "daddr",
+			       json_object_new_string(pktpath_addr_str(fl->t.daddr, a)));
 	json_object_object_add(o, "dport", fl->t.ports ? json_object_new_int(fl->t.dport) : NULL);
 	json_object_object_add(o, "tx_packets", json_object_new_uint64(fl->tx_packets));
 	json_object_object_add(o, "tx_bytes", json_object_new_uint64(fl->tx_bytes));
@@ -1962,7 +2021,8 @@ struct json_object *pktpath_to_json(const struct pktpath *p)
 	json_object_object_add(x, "driver_handoffs", json_object_new_uint64(p->handoff_drv));
 	json_object_object_add(x, "napi_handoffs", json_object_new_uint64(p->handoff_napi));
 	json_object_object_add(x, "driver_lines", json_object_new_uint64(p->drv_lines));
-	json_object_object_add(x, "driver_lines_malformed", json_object_new_uint64(p->drv_bad_lines));
+	json_object_object_add(x, "driver_lines_malformed",
+			       json_object_new_uint64(p->drv_bad_lines));
 	json_object_object_add(o, "handoff", x);
 	json_object_object_add(o, "rx", json_stats(&p->dir[PKTPATH_RX], PKTPATH_RX));
 	json_object_object_add(o, "tx", json_stats(&p->dir[PKTPATH_TX], PKTPATH_TX));
@@ -1974,8 +2034,9 @@ struct json_object *pktpath_to_json(const struct pktpath *p)
 		json_object_object_add(q, "comm", json_object_new_string(p->procs[i].task.comm));
 		for (int d = 0; d < PKTPATH_DIRS; d++)
 			if (p->procs[i].dir[d].packets)
-				json_object_object_add(q, d == PKTPATH_RX ? "rx" : "tx",
-						       json_stats(&p->procs[i].dir[d], (enum pktpath_dir)d));
+				json_object_object_add(
+					q, d == PKTPATH_RX ? "rx" : "tx",
+					json_stats(&p->procs[i].dir[d], (enum pktpath_dir)d));
 		json_object_array_add(x, q);
 	}
 	json_object_object_add(o, "processes", x);
@@ -2010,7 +2071,8 @@ void pktpath_metrics(const struct pktpath *p, struct metrics *m)
 		snprintf(name, sizeof(name), "latency.%s.followed", dn);
 		metrics_set(m, name, (double)s->followed);
 		for (int o = 1; o < PKTPATH_OUTCOMES; o++) {
-			snprintf(name, sizeof(name), "latency.%s.not_followed.%s", dn, outcome_names[o]);
+			snprintf(name, sizeof(name), "latency.%s.not_followed.%s", dn,
+				 outcome_names[o]);
 			metrics_set(m, name, (double)s->outcome[o]);
 		}
 		for (int i = 0; i < pktpath_stages((enum pktpath_dir)d); i++) {
@@ -2019,7 +2081,8 @@ void pktpath_metrics(const struct pktpath *p, struct metrics *m)
 			if (!s->stage[i])
 				continue;
 			for (size_t k = 0; k < ARRAY_SIZE(pcts); k++) {
-				snprintf(name, sizeof(name), "latency.%s.%s.%s", dn, sn, pct_names[k]);
+				snprintf(name, sizeof(name), "latency.%s.%s.%s", dn, sn,
+					 pct_names[k]);
 				/* to the ns, so that 3 decimals of us print exactly */
 				metrics_set(m, name, pktpath_stage_us(s, i, pcts[k]));
 			}

@@ -43,6 +43,18 @@
  * whose napi_gro_receive_entry showed a non-linear skb is read past the
  * linear part: the probe sees stale bytes).
  *
+ * Counting. A stage's histogram holds every packet that passed both of its
+ * ends, whatever its outcome; "total" only the packets followed end to end,
+ * so total.count == followed. Receive packets are the IPv4 ones (by
+ * napi_gro_receive_entry's protocol, or seen at ip_local_deliver); transmit
+ * packets start at ip_output. Every other outcome is a reason a packet was
+ * not followed (enum pktpath_outcome). Two are heuristics the probes force:
+ * no_payload (TCP's data offset is not probed: a segment without PSH and at
+ * most 60 bytes of TCP is taken as a control segment) and the sendmsg join
+ * (a sendmsg stops matching once its task has called recvmsg since).
+ * Loopback traffic, where one skb goes from ip_output to netif_receive_skb,
+ * is not followed across the turn.
+ *
  * Time stamps are the trace clock in ns; latencies are reported in us.
  */
 #ifndef NETLAB_PKTPATH_H
@@ -61,25 +73,25 @@ enum pktpath_dir { PKTPATH_RX, PKTPATH_TX, PKTPATH_DIRS };
 
 /* Receive stages: indexes of pktpath_stats.stage for PKTPATH_RX. */
 enum {
-	PKTPATH_RX_DRV_IP,	/* hand-off -> ip_local_deliver */
-	PKTPATH_RX_DRV_NET,	/* hand-off -> netif_receive_skb */
-	PKTPATH_RX_NET_IP,	/* netif_receive_skb -> ip_local_deliver */
-	PKTPATH_RX_IP_TCP,	/* ip_local_deliver -> tcp_v4_rcv */
-	PKTPATH_RX_IP_UDP,	/* ip_local_deliver -> udp_rcv */
-	PKTPATH_RX_TCP_APP,	/* tcp_v4_rcv -> copy */
-	PKTPATH_RX_UDP_APP,	/* udp_rcv -> copy */
-	PKTPATH_RX_TOTAL,	/* hand-off -> copy */
+	PKTPATH_RX_DRV_IP, /* hand-off -> ip_local_deliver */
+	PKTPATH_RX_DRV_NET, /* hand-off -> netif_receive_skb */
+	PKTPATH_RX_NET_IP, /* netif_receive_skb -> ip_local_deliver */
+	PKTPATH_RX_IP_TCP, /* ip_local_deliver -> tcp_v4_rcv */
+	PKTPATH_RX_IP_UDP, /* ip_local_deliver -> udp_rcv */
+	PKTPATH_RX_TCP_APP, /* tcp_v4_rcv -> copy */
+	PKTPATH_RX_UDP_APP, /* udp_rcv -> copy */
+	PKTPATH_RX_TOTAL, /* hand-off -> copy */
 	PKTPATH_RX_STAGES
 };
 
 /* Transmit stages: indexes of pktpath_stats.stage for PKTPATH_TX. */
 enum {
-	PKTPATH_TX_APP_IP,	/* sendmsg -> ip_output */
-	PKTPATH_TX_IP_QDISC,	/* ip_output -> net_dev_queue */
-	PKTPATH_TX_QDISC,	/* net_dev_queue -> net_dev_start_xmit */
-	PKTPATH_TX_DEV,		/* net_dev_start_xmit -> net_dev_xmit */
-	PKTPATH_TX_DONE,	/* net_dev_xmit -> free (completion) */
-	PKTPATH_TX_TOTAL,	/* sendmsg -> free */
+	PKTPATH_TX_APP_IP, /* sendmsg -> ip_output */
+	PKTPATH_TX_IP_QDISC, /* ip_output -> net_dev_queue */
+	PKTPATH_TX_QDISC, /* net_dev_queue -> net_dev_start_xmit */
+	PKTPATH_TX_DEV, /* net_dev_start_xmit -> net_dev_xmit */
+	PKTPATH_TX_DONE, /* net_dev_xmit -> free (completion) */
+	PKTPATH_TX_TOTAL, /* sendmsg -> free */
 	PKTPATH_TX_STAGES
 };
 
@@ -91,15 +103,16 @@ int pktpath_stages(enum pktpath_dir dir);
 
 /* How a packet ended. */
 enum pktpath_outcome {
-	PKTPATH_FOLLOWED,	/* every stage, end to end */
-	PKTPATH_GRO_MERGED,	/* rx: merged by GRO into another skb (never reached netif_receive_skb) */
-	PKTPATH_REASSEMBLED,	/* rx: an IP fragment absorbed by reassembly */
-	PKTPATH_DROPPED,	/* skb:kfree_skb before the copy (rx) or before net_dev_xmit (tx) */
-	PKTPATH_NO_COPY,	/* rx: freed (consume_skb) after L4 without a copy */
-	PKTPATH_NO_PAYLOAD,	/* rx: a TCP control segment (ACK, SYN, FIN) TCP consumed, see below */
-	PKTPATH_OTHER_PROTO,	/* rx: neither TCP nor UDP (ICMP, ...): no L4 stage traced */
-	PKTPATH_NO_APP,		/* tx: sent from softirq or without a sendmsg (ACKs, retransmits) */
-	PKTPATH_NOT_SENT,	/* tx: consume_skb before net_dev_xmit (e.g. software GSO) */
+	PKTPATH_FOLLOWED, /* every stage, end to end */
+	PKTPATH_GRO_MERGED, /* rx: merged by GRO into another skb (never reached netif_receive_skb)
+			     */
+	PKTPATH_REASSEMBLED, /* rx: an IP fragment absorbed by reassembly */
+	PKTPATH_DROPPED, /* skb:kfree_skb before the copy (rx) or before net_dev_xmit (tx) */
+	PKTPATH_NO_COPY, /* rx: freed (consume_skb) after L4 without a copy */
+	PKTPATH_NO_PAYLOAD, /* rx: a TCP control segment (ACK, SYN, FIN) TCP consumed, see below */
+	PKTPATH_OTHER_PROTO, /* rx: neither TCP nor UDP (ICMP, ...): no L4 stage traced */
+	PKTPATH_NO_APP, /* tx: sent from softirq or without a sendmsg (ACKs, retransmits) */
+	PKTPATH_NOT_SENT, /* tx: consume_skb before net_dev_xmit (e.g. software GSO) */
 	/*
 	 * rx: reached the copy, but the event of a stage in between is
 	 * missing though the trace records that event: a kprobe that hit
@@ -107,8 +120,8 @@ enum pktpath_outcome {
 	 * exit) is not reported, only counted in kprobe_profile's misses.
 	 */
 	PKTPATH_MISSED_PROBE,
-	PKTPATH_ADDRESS_REUSED,	/* the address reappeared before the packet closed */
-	PKTPATH_TRACE_ENDED,	/* still open at the end of the trace */
+	PKTPATH_ADDRESS_REUSED, /* the address reappeared before the packet closed */
+	PKTPATH_TRACE_ENDED, /* still open at the end of the trace */
 	PKTPATH_OUTCOMES
 };
 
@@ -123,7 +136,7 @@ const char *pktpath_outcome_name(enum pktpath_outcome o);
 struct pktpath_tuple {
 	uint32_t saddr, daddr;
 	uint16_t sport, dport;
-	uint8_t proto;		/* 6 TCP, 17 UDP, ... */
+	uint8_t proto; /* 6 TCP, 17 UDP, ... */
 	bool ports;
 };
 
@@ -141,16 +154,16 @@ struct pktpath_packet {
 	enum pktpath_dir dir;
 	enum pktpath_outcome outcome;
 	uint64_t skbaddr;
-	uint64_t ts;		/* at ip_local_deliver / ip_output (else its first event), ns */
-	uint64_t rel;		/* ts - pktpath.t0 */
-	bool has_ip;		/* seen at the IP stage: tuple, ip_len, frag, tcpflags valid */
+	uint64_t ts; /* at ip_local_deliver / ip_output (else its first event), ns */
+	uint64_t rel; /* ts - pktpath.t0 */
+	bool has_ip; /* seen at the IP stage: tuple, ip_len, frag, tcpflags valid */
 	struct pktpath_tuple tuple;
-	bool tuple_guessed;	/* ports from the flow of the same addresses (fragment) */
-	unsigned int ip_len;	/* IPv4 total length */
-	unsigned int frag;	/* IPv4 frag_off, host order: 0x4000 DF, 0x2000 MF, 0x1fff offset */
-	int tcpflags;		/* the TCP flags byte, -1 when not read (not TCP, fragment, non-linear) */
+	bool tuple_guessed; /* ports from the flow of the same addresses (fragment) */
+	unsigned int ip_len; /* IPv4 total length */
+	unsigned int frag; /* IPv4 frag_off, host order: 0x4000 DF, 0x2000 MF, 0x1fff offset */
+	int tcpflags; /* the TCP flags byte, -1 when not read (not TCP, fragment, non-linear) */
 	const struct pktpath_task *task; /* rx: the task that copied it; tx: the sender; or NULL */
-	bool handoff_drv;	/* rx: the hand-off is the driver's rx_handoff line */
+	bool handoff_drv; /* rx: the hand-off is the driver's rx_handoff line */
 	int64_t stage_ns[PKTPATH_MAX_STAGES]; /* per stage of @dir, -1 when not measured */
 };
 
@@ -158,25 +171,25 @@ struct pktpath_packet {
 struct pktpath_drop {
 	uint64_t ts, rel;
 	uint64_t skbaddr;
-	unsigned int protocol;	/* ethertype, host order */
+	unsigned int protocol; /* ethertype, host order */
 	uint64_t location;
 	const char *location_name; /* "symbol+0xoff" or "0x..." */
-	long long reason;	/* -1 when the event has no reason field */
+	long long reason; /* -1 when the event has no reason field */
 	const char *reason_name; /* as the event's print fmt decodes it (libtraceevent), or "-" */
 	int pid;
 	const struct pktpath_tuple *flow; /* the flow of the skb when known, else NULL */
-	enum pktpath_dir dir;	/* of the skb, when flow != NULL */
-	bool reassembly;	/* an IP fragment freed with its reassembled packet: not a drop */
+	enum pktpath_dir dir; /* of the skb, when flow != NULL */
+	bool reassembly; /* an IP fragment freed with its reassembled packet: not a drop */
 };
 
 /* A driver trace_printk line (driver-patches/README.md). */
 struct pktpath_drv_line {
-	char driver[16];	/* "e1000e" */
-	char ifname[16];	/* "ethA" */
-	char event[24];		/* "rx_handoff" */
-	int q;			/* -1 when absent */
-	uint64_t skb;		/* 0 when absent */
-	long long len;		/* -1 when absent */
+	char driver[16]; /* "e1000e" */
+	char ifname[16]; /* "ethA" */
+	char event[24]; /* "rx_handoff" */
+	int q; /* -1 when absent */
+	uint64_t skb; /* 0 when absent */
+	long long len; /* -1 when absent */
 };
 
 /**
@@ -193,7 +206,7 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out);
 
 /* Latency histograms (ns) of one direction, with counts. */
 struct pktpath_stats {
-	uint64_t packets;	/* packets of that direction (IPv4) */
+	uint64_t packets; /* packets of that direction (IPv4) */
 	uint64_t followed;
 	uint64_t outcome[PKTPATH_OUTCOMES];
 	struct hist *stage[PKTPATH_MAX_STAGES]; /* NULL when no sample */
@@ -207,14 +220,14 @@ struct pktpath_proc {
 
 struct pktpath_flow {
 	struct pktpath_tuple t;
-	uint64_t tx_packets, tx_bytes;	/* at ip_output (IP length) */
-	uint64_t rx_packets, rx_bytes;	/* at ip_local_deliver (IP length) */
-	uint64_t guessed;		/* of those, fragments attributed by addresses only */
-	uint64_t drops;			/* kfree_skb of its packets, not counting reassembly */
-	uint64_t retransmits;		/* tcp:tcp_retransmit_skb */
-	struct pktpath_task *senders;	/* pids: the tasks of the matched sendmsg calls */
+	uint64_t tx_packets, tx_bytes; /* at ip_output (IP length) */
+	uint64_t rx_packets, rx_bytes; /* at ip_local_deliver (IP length) */
+	uint64_t guessed; /* of those, fragments attributed by addresses only */
+	uint64_t drops; /* kfree_skb of its packets, not counting reassembly */
+	uint64_t retransmits; /* tcp:tcp_retransmit_skb */
+	struct pktpath_task *senders; /* pids: the tasks of the matched sendmsg calls */
 	size_t n_senders;
-	struct pktpath_task *receivers;	/* the tasks that copied its packets */
+	struct pktpath_task *receivers; /* the tasks that copied its packets */
 	size_t n_receivers;
 };
 
@@ -222,30 +235,30 @@ struct pktpath {
 	char *path;
 	int cpus;
 	int buffers;
-	uint64_t t0, last_ts;	/* first and last event, ns */
+	uint64_t t0, last_ts; /* first and last event, ns */
 	uint64_t events;
 	uint64_t lost, lost_gaps, lost_unknown; /* as in tracedrops */
 
-	char **present;		/* packet-path events the trace holds, "net:netif_receive_skb" */
+	char **present; /* packet-path events the trace holds, "net:netif_receive_skb" */
 	size_t n_present;
-	char **missing;		/* and those it does not */
+	char **missing; /* and those it does not */
 	size_t n_missing;
 
-	const char *handoff;	/* "netlab_drv rx_handoff", "net:napi_gro_receive_entry", or "mixed" */
+	const char *handoff; /* "netlab_drv rx_handoff", "net:napi_gro_receive_entry", or "mixed" */
 	uint64_t handoff_drv, handoff_napi; /* receive packets with each hand-off */
-	uint64_t drv_lines;	/* "netlab_drv: " lines of any event */
-	uint64_t drv_bad_lines;	/* of those, malformed */
+	uint64_t drv_lines; /* "netlab_drv: " lines of any event */
+	uint64_t drv_bad_lines; /* of those, malformed */
 
 	struct pktpath_stats dir[PKTPATH_DIRS];
-	struct pktpath_proc *procs;	/* by pid */
+	struct pktpath_proc *procs; /* by pid */
 	size_t n_procs;
-	struct pktpath_flow *flows;	/* by bytes (tx + rx), descending */
+	struct pktpath_flow *flows; /* by bytes (tx + rx), descending */
 	size_t n_flows;
 
-	uint64_t drops;		/* skb:kfree_skb records */
+	uint64_t drops; /* skb:kfree_skb records */
 	uint64_t drops_in_flows; /* of those, of a packet of a known flow, not reassembly */
 	uint64_t reassembly_frees; /* kfree_skb of fragments after reassembly */
-	uint64_t retransmits;	/* tcp:tcp_retransmit_skb records */
+	uint64_t retransmits; /* tcp:tcp_retransmit_skb records */
 };
 
 struct pktpath_opts {
@@ -306,9 +319,9 @@ char *pktpath_tcpflags_str(int flags, char *buf);
 double pktpath_stage_us(const struct pktpath_stats *s, int stage, double p);
 
 struct pktpath_print_opts {
-	bool processes;		/* the per-process tables */
-	bool flows;		/* the flow table */
-	size_t max_flows;	/* 0: all */
+	bool processes; /* the per-process tables */
+	bool flows; /* the flow table */
+	size_t max_flows; /* 0: all */
 };
 
 /* The text report: stage tables per direction, not-followed counts, processes, flows. */

@@ -29,8 +29,8 @@
 #endif
 #define RUNS FIXTURES "/runs/"
 
-#define A 0x010012c6u	/* 198.18.0.1 as the probes read it: first octet low */
-#define B 0x020012c6u	/* 198.18.0.2 */
+#define A 0x010012c6u /* 198.18.0.1 as the probes read it: first octet low */
+#define B 0x020012c6u /* 198.18.0.2 */
 
 static char *trace_path(const char *run)
 {
@@ -144,8 +144,8 @@ static void test_pktpath__tcp_stream_matches_golden_json(void **state)
 
 struct seen {
 	size_t rx_followed, tx_followed, rx_udp_followed;
-	size_t bad_sum;		/* followed packets whose stages do not add up */
-	size_t reqs, resps;	/* tcp-rr: copies of 100 B requests and 1000 B responses */
+	size_t bad_sum; /* followed packets whose stages do not add up */
+	size_t reqs, resps; /* tcp-rr: copies of 100 B requests and 1000 B responses */
 	size_t snoops, snoop_no_ip;
 	size_t list_frees, list_frees_reassembly, drops_with_flow;
 };
@@ -160,7 +160,7 @@ static int check_packet(void *ctx, const struct pktpath_packet *pk)
 			s->bad_sum++;
 	if (pk->dir == PKTPATH_RX && pk->outcome != PKTPATH_MISSED_PROBE &&
 	    pk->outcome != PKTPATH_FOLLOWED && ns[PKTPATH_RX_TOTAL] >= 0)
-		s->bad_sum++;	/* total only for followed packets */
+		s->bad_sum++; /* total only for followed packets */
 	if (pk->outcome != PKTPATH_FOLLOWED)
 		goto rr;
 	if (pk->dir == PKTPATH_RX) {
@@ -226,7 +226,8 @@ static void test_pktpath__udp_path_follows_every_datagram_received(void **state)
 	pktpath_free(p);
 }
 
-/* The flow 198.18.0.1 -> 198.18.0.2:5201: every datagram sent, one sending and one receiving udp-stream. */
+/* The flow 198.18.0.1 -> 198.18.0.2:5201: every datagram sent, one sending and one receiving
+ * udp-stream. */
 static void test_pktpath__udp_path_flow_has_sender_and_receiver(void **state)
 {
 	struct pktpath *p = read_ok("udp-path", NULL);
@@ -285,7 +286,8 @@ static void test_pktpath__tcp_rr_flows_both_directions_with_rr_pids(void **state
 	assert_int_equal(resp->tx_bytes, run_metric("tcp-rr", "netstat.B.IpExt.OutOctets"));
 	assert_int_equal(req->rx_bytes, run_metric("tcp-rr", "netstat.B.IpExt.InOctets"));
 	/* A received all of B's 210616 B; 9 ip_local_deliver events of 1052 B were missed */
-	assert_int_equal(resp->rx_bytes + 9 * 1052, run_metric("tcp-rr", "netstat.A.IpExt.InOctets"));
+	assert_int_equal(resp->rx_bytes + 9 * 1052,
+			 run_metric("tcp-rr", "netstat.A.IpExt.InOctets"));
 	assert_int_equal(s.bad_sum, 0);
 	pktpath_free(p);
 }
@@ -368,7 +370,8 @@ static void test_pktpath__tcp_stream_softirq_sends_are_no_app(void **state)
 	struct pktpath *p = read_ok("tcp-stream", NULL);
 	const struct pktpath_stats *tx = &p->dir[PKTPATH_TX];
 
-	/* `trace-cmd report -l`: 9 ip_output of the sender in process context, one of them the SYN */
+	/* `trace-cmd report -l`: 9 ip_output of the sender in process context, one of them the SYN
+	 */
 	assert_int_equal(tx->followed, 8);
 	assert_int_equal(tx->outcome[PKTPATH_NO_APP], 250);
 	pktpath_free(p);
@@ -390,7 +393,9 @@ static void test_pktpath__packet_line_has_seed_format(void **state)
 	pk.stage_ns[PKTPATH_RX_UDP_APP] = 189000;
 	pk.stage_ns[PKTPATH_RX_TOTAL] = 246000;
 	pktpath_packet_line(&pk, buf, sizeof(buf));
-	assert_string_equal(buf, "|I| drv-ip: 23 us, ip-udp: 34 us, udp-app: 189 us | Proc udp-stream, PID 150");
+	assert_string_equal(
+		buf,
+		"|I| drv-ip: 23 us, ip-udp: 34 us, udp-app: 189 us | Proc udp-stream, PID 150");
 
 	pk = (struct pktpath_packet){ .dir = PKTPATH_TX, .outcome = PKTPATH_NO_APP };
 	for (int i = 0; i < PKTPATH_MAX_STAGES; i++)
@@ -400,22 +405,35 @@ static void test_pktpath__packet_line_has_seed_format(void **state)
 	pk.stage_ns[PKTPATH_TX_DEV] = 9000;
 	pk.stage_ns[PKTPATH_TX_DONE] = 40000;
 	pktpath_packet_line(&pk, buf, sizeof(buf));
-	assert_string_equal(buf, "|O| ip-qdisc: 3 us, qdisc: 1 us, dev: 9 us, done: 40 us | Proc ?, PID ? | no_app");
+	assert_string_equal(
+		buf,
+		"|O| ip-qdisc: 3 us, qdisc: 1 us, dev: 9 us, done: 40 us | Proc ?, PID ? | no_app");
 }
 
 static void test_pktpath__snoop_line_decodes_tuple_and_flags(void **state)
 {
 	struct pktpath_task t = { .pid = 99, .comm = "rr" };
 	struct pktpath_packet pk = {
-		.dir = PKTPATH_RX, .rel = 104230000, .task = &t, .has_ip = true, .ip_len = 152,
-		.tuple = { .saddr = A, .daddr = B, .sport = 43872, .dport = 5202, .proto = 6,
+		.dir = PKTPATH_RX,
+		.rel = 104230000,
+		.task = &t,
+		.has_ip = true,
+		.ip_len = 152,
+		.tuple = { .saddr = A,
+			   .daddr = B,
+			   .sport = 43872,
+			   .dport = 5202,
+			   .proto = 6,
 			   .ports = true },
-		.tcpflags = 0x18, .frag = 0x4000,
+		.tcpflags = 0x18,
+		.frag = 0x4000,
 	};
 	char buf[256], fl[8];
 
 	pktpath_snoop_line(&pk, buf, sizeof(buf));
-	assert_string_equal(buf, "   0.104230 RX     99 rr                   198.18.0.1:43872 -> 198.18.0.2:5202       tcp    152 ...PA.");
+	assert_string_equal(
+		buf,
+		"   0.104230 RX     99 rr                   198.18.0.1:43872 -> 198.18.0.2:5202       tcp    152 ...PA.");
 	assert_string_equal(pktpath_tcpflags_str(0x3f, fl), "FSRPAU");
 	assert_string_equal(pktpath_tcpflags_str(0x12, fl), ".S..A.");
 	assert_string_equal(pktpath_tcpflags_str(-1, fl), "-");
@@ -466,7 +484,11 @@ static void test_pktpath__drv_line_parses_rx_handoff(void **state)
 {
 	struct pktpath_drv_line d;
 
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff888004257300 len=1468\n", &d), 0);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff888004257300 len=1468\n",
+			&d),
+		0);
 	assert_string_equal(d.driver, "e1000e");
 	assert_string_equal(d.ifname, "ethA");
 	assert_string_equal(d.event, "rx_handoff");
@@ -475,14 +497,19 @@ static void test_pktpath__drv_line_parses_rx_handoff(void **state)
 	assert_int_equal(d.len, 1468);
 
 	/* after the caller's symbol, keys in another order, unknown keys, 0x */
-	assert_int_equal(pktpath_drv_line_parse("e1000e_poll: netlab_drv: virtio_net ethB rx_handoff len=28 new=x skb=0xffff88800425a480 q=1", &d), 0);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"e1000e_poll: netlab_drv: virtio_net ethB rx_handoff len=28 new=x skb=0xffff88800425a480 q=1",
+			&d),
+		0);
 	assert_string_equal(d.driver, "virtio_net");
 	assert_int_equal(d.q, 1);
 	assert_int_equal(d.skb, 0xffff88800425a480ull);
 	assert_int_equal(d.len, 28);
 
 	/* another event, keys absent */
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA poll_start q=0 budget=64", &d), 0);
+	assert_int_equal(
+		pktpath_drv_line_parse("netlab_drv: e1000e ethA poll_start q=0 budget=64", &d), 0);
 	assert_string_equal(d.event, "poll_start");
 	assert_int_equal(d.skb, 0);
 	assert_int_equal(d.len, -1);
@@ -494,7 +521,8 @@ static void test_pktpath__drv_line_ignores_other_prefixes(void **state)
 
 	assert_int_equal(pktpath_drv_line_parse("e1000e: link up", &d), -ENOENT);
 	assert_int_equal(pktpath_drv_line_parse("netlab_drv e1000e ethA rx_handoff", &d), -ENOENT);
-	assert_int_equal(pktpath_drv_line_parse("xnetlab_drv: e1000e ethA rx_handoff skb=1", &d), -ENOENT);
+	assert_int_equal(pktpath_drv_line_parse("xnetlab_drv: e1000e ethA rx_handoff skb=1", &d),
+			 -ENOENT);
 	assert_int_equal(pktpath_drv_line_parse("", &d), -ENOENT);
 }
 
@@ -505,20 +533,42 @@ static void test_pktpath__drv_line_rejects_malformed(void **state)
 	/* missing words */
 	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA", &d), -EINVAL);
 	assert_int_equal(pktpath_drv_line_parse("netlab_drv: ", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA q=0 skb=ffff888004257300", &d), -EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse("netlab_drv: e1000e ethA q=0 skb=ffff888004257300", &d),
+		-EINVAL);
 	/* a word without '=' among the keys */
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff =5 skb=1", &d), -EINVAL);
+	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb", &d),
+			 -EINVAL);
+	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff =5 skb=1", &d),
+			 -EINVAL);
 	/* bad numbers */
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff88800425730g len=1", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb=1ffff888004257300 len=1", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=x skb=ffff888004257300", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff888004257300 len=-1", &d), -EINVAL);
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb= len=1", &d), -EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff88800425730g len=1", &d),
+		-EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e ethA rx_handoff q=0 skb=1ffff888004257300 len=1", &d),
+		-EINVAL);
+	assert_int_equal(pktpath_drv_line_parse(
+				 "netlab_drv: e1000e ethA rx_handoff q=x skb=ffff888004257300", &d),
+			 -EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff888004257300 len=-1", &d),
+		-EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb= len=1", &d),
+		-EINVAL);
 	/* a hand-off without its skb */
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 len=60", &d), -EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 len=60", &d),
+		-EINVAL);
 	/* a driver name longer than any driver's */
-	assert_int_equal(pktpath_drv_line_parse("netlab_drv: e1000e_with_a_very_long_name ethA rx_handoff skb=1", &d), -EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e_with_a_very_long_name ethA rx_handoff skb=1", &d),
+		-EINVAL);
 }
 
 /* ---- metrics ------------------------------------------------------------------------ */
