@@ -253,6 +253,18 @@ static const struct metric_family {
 	/* From the guest's trace.dat ([trace]), per reason as the kernel names it. */
 	{ NULL, "drops.{total,lost_events}" },
 	{ NULL, "drops.reason.*" },
+	/* Stage latency and flows (pktpath.c), per direction and stage. */
+	{ NULL, "latency.{rx,tx}.*.{p50_us,p90_us,p99_us,max_us,count}" },
+	{ NULL, "latency.{rx,tx}.{packets,followed}" },
+	{ NULL, "latency.{rx,tx}.not_followed.*" },
+	{ NULL, "flows.{count,drops,retransmits}" },
+	/* The NET_RX timeline and the TX table (netrx.c). */
+	{ NULL, "netrx.{polls,budget_exhausted,budget_exhausted_pct,softirqs,softirqs_without_irq}" },
+	{ NULL, "netrx.frames_per_poll.mean" },
+	{ NULL, "netrx.{irq_softirq,poll,rx_copy}.{p50_us,p99_us}" },
+	{ NULL, "netrx.dev.*.{polls,budget_exhausted,frames}" },
+	{ NULL, "tx.{packets,dropped}" },
+	{ NULL, "tx.{qdisc,dev,free}.{p50_us,p99_us}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },

@@ -14,6 +14,8 @@
 #include "pcapstat.h"
 #include "run.h"
 #include "scnrun.h"
+#include "netrx.h"
+#include "pktpath.h"
 #include "tracedrops.h"
 #include "traceset.h"
 
@@ -652,6 +654,12 @@ static int collect_drops(struct collect *c)
 		int ret = tracedrops_read(path, NULL, &td, c->err);
 
 		free(path);
+		if (ret == -ENODATA) {
+			/* A scenario that dropped skb:kfree_skb from its set. */
+			free(*c->err);
+			*c->err = NULL;
+			return 0;
+		}
 		if (ret)
 			return ret;
 		total += (double)td->total;
@@ -668,6 +676,70 @@ static int collect_drops(struct collect *c)
 	}
 	metrics_set(c->m, "drops.total", total);
 	metrics_set(c->m, "drops.lost_events", lost);
+	return 0;
+}
+
+/*
+ * Merge one VM's trace metrics into the run's: counts add up over the VMs;
+ * for a latency percentile, the worse VM's value stands (in a pair, each
+ * direction's stages come from one VM anyway).
+ */
+static void merge_vm_metrics(struct metrics *into, const struct metrics *vm)
+{
+	for (size_t i = 0; i < metrics_count(vm); i++) {
+		const char *name, *last;
+		double v, old;
+
+		metrics_at(vm, i, &name, &v);
+		if (!metrics_get(into, name, &old)) {
+			metrics_set(into, name, v);
+			continue;
+		}
+		last = strrchr(name, '.');
+		last = last ? last + 1 : name;
+		if (!strncmp(last, "p", 1) && strstr(last, "_us"))
+			metrics_set(into, name, v > old ? v : old);
+		else if (!strcmp(last, "max_us"))
+			metrics_set(into, name, v > old ? v : old);
+		else if (strstr(last, "mean") || strstr(last, "pct"))
+			metrics_set(into, name, (v + old) / 2);
+		else
+			metrics_set(into, name, v + old);
+	}
+}
+
+/* latency.*, flows.* (pktpath) and netrx.*, tx.* (netrx) from each VM's trace. */
+static int collect_trace_path(struct collect *c)
+{
+	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		char *path = xasprintf("%s/trace.dat", c->files[vm]);
+		struct metrics *m = metrics_new();
+		struct pktpath *pp = NULL;
+		struct netrx *nr = NULL;
+		int ret = pktpath_read(path, NULL, &pp, c->err);
+
+		if (!ret) {
+			pktpath_metrics(pp, m);
+			pktpath_free(pp);
+			ret = netrx_read(path, NULL, &nr, c->err);
+		}
+		if (!ret) {
+			netrx_metrics(nr, m);
+			netrx_free(nr);
+		}
+		free(path);
+		if (ret == -ENODATA) {
+			/* The scenario's set does not follow packets: no such metrics. */
+			free(*c->err);
+			*c->err = NULL;
+			ret = 0;
+		}
+		if (!ret)
+			merge_vm_metrics(c->m, m);
+		metrics_free(m);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 
@@ -693,6 +765,8 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_pcaps(&c, rundir);
 	if (!ret && s->trace)
 		ret = collect_drops(&c);
+	if (!ret && s->trace)
+		ret = collect_trace_path(&c);
 	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
 	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
