@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# netlab report beyond drops: stage latency, flows, snoop, the NET_RX
+# timeline and the wire view, each checked against an independent count of
+# the same data (trace-cmd report lines, tcpdump on the pcap, the traffic
+# generators' own JSON), on the committed run fixtures and on a fresh guest
+# run of a regress scenario with the default tracing set.
+. "$(dirname "$0")/../lib.sh"
+[ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
+command -v python3 >/dev/null || skip_all "python3 missing (make deps)"
+RUNS=$TOP/tests/unit/fixtures/runs
+
+# tc_count FILE REGEX: trace-cmd report lines matching REGEX.
+tc_count() { trace-cmd report -i "$1" 2>/dev/null | grep -Ec "$2" || true; }
+# py JSON EXPR: evaluate EXPR over the JSON document d.
+py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# wire_matches_tcpdump RUN JSON: each link's frames sent and received by its
+# MAC equal what tcpdump counts on the same pcap.
+wire_matches_tcpdump() {
+	local run=$1 j=$2 n mac pcap want got
+	n=$(py "$j" 'len(d["wire"]["links"])')
+	test "$n" -ge 2
+	for i in $(seq 0 $((n - 1))); do
+		mac=$(py "$run/result.json" "d['nics'][$i]['mac']")
+		pcap=$run/$(py "$run/result.json" "d['nics'][$i]['pcap']")
+		want=$(tcpdump -nr "$pcap" ether src "$mac" 2>/dev/null | wc -l)
+		got=$(py "$j" "d['wire']['links'][$i]['wire_tx']")
+		echo "link $i ($mac): tcpdump $want frames sent, netlab $got"
+		test "$want" = "$got"
+		want=$(tcpdump -nr "$pcap" "ether dst $mac or (ether multicast and not ether src $mac)" 2>/dev/null | wc -l)
+		got=$(py "$j" "d['wire']['links'][$i]['wire_rx']")
+		test "$want" = "$got"
+		if command -v tshark >/dev/null; then
+			want=$(tshark -r "$pcap" -Y "eth.src == $mac" 2>/dev/null | wc -l)
+			test "$want" = "$(py "$j" "d['wire']['links'][$i]['wire_tx']")"
+		fi
+	done
+}
+
+if command -v trace-cmd >/dev/null && command -v tcpdump >/dev/null; then
+	test_expect_success 'fixtures: timeline and stage counts equal trace-cmd report; wire equals tcpdump' '
+		for r in udp-path tcp-rr; do
+			"$NETLAB" report --json "$RUNS/$r" >"$T_TMP/$r.json"
+			tr=$RUNS/$r/files/trace.dat
+			polls=$(tc_count "$tr" " napi_poll: ")
+			test "$polls" = "$(py "$T_TMP/$r.json" "d[\"timeline\"][\"rx\"][\"polls\"]")"
+			# Every IPv4 packet the probes saw arrive is counted once, plus those
+			# whose kprobe events the kernel skipped (missed_probe).
+			rx=$(tc_count "$tr" " ip_local_deliver: ")
+			test "$rx" = "$(py "$T_TMP/$r.json" "d[\"path\"][\"rx\"][\"packets\"] - d[\"path\"][\"rx\"][\"not_followed\"].get(\"missed_probe\", 0)")"
+			tx=$(tc_count "$tr" " ip_output: ")
+			test "$tx" = "$(py "$T_TMP/$r.json" "d[\"path\"][\"tx\"][\"packets\"]")"
+			wire_matches_tcpdump "$RUNS/$r" "$T_TMP/$r.json"
+		done
+	'
+else
+	test_skip 'fixtures: timeline and stage counts equal trace-cmd report; wire equals tcpdump' \
+		"trace-cmd or tcpdump missing (make deps)"
+fi
+
+test_expect_success 'fixtures: per-packet lines, snoop lines and sections in the text' '
+	"$NETLAB" report --packets --latency "$RUNS/udp-path" >"$T_TMP/p.out"
+	head -n 3 "$T_TMP/p.out"
+	grep -Eq "^\|I\| drv-ip: [0-9.]+ us, ip-udp: [0-9.]+ us, udp-app: [0-9.]+ us \| Proc udp-stream, PID [0-9]+$" "$T_TMP/p.out"
+	grep -Eq "^\|O\| app-ip: [0-9.]+ us, ip-qdisc: [0-9.]+ us, qdisc: [0-9.]+ us, dev: [0-9.]+ us, done: [0-9.]+ us \| Proc udp-stream, PID [0-9]+$" "$T_TMP/p.out"
+	test "$(grep -c "^|I|" "$T_TMP/p.out")" = 205
+	grep -q "^Receive: 205 packets, 205 followed end to end" "$T_TMP/p.out"
+	"$NETLAB" report --snoop --flows "$RUNS/tcp-rr" >"$T_TMP/s.out"
+	grep -Eq "^ +[0-9.]+ (RX|TX) +[0-9]+ rr +198\.18\.0\.[12]:[0-9]+ +-> 198\.18\.0\.[12]:5202 +tcp +[0-9]+ [.FSRPAU]{6}" "$T_TMP/s.out"
+	grep -Eq "^ +[0-9.]+ TX .* \.S\.\.\.\." "$T_TMP/s.out"
+	"$NETLAB" report --timeline --worst 2 "$RUNS/tcp-rr" >"$T_TMP/t.out"
+	grep -q "irq_entry(+0.000msec irq=" "$T_TMP/t.out"
+	grep -q "softirq_entry(+" "$T_TMP/t.out"
+	! grep -q "^Receive:" "$T_TMP/t.out"
+'
+
+test_expect_success 'fixtures: bad section requests exit 2 and say why' '
+	rc=0; "$NETLAB" report --wire "$RUNS/udp-path/files/trace.dat" 2>"$T_TMP/err" || rc=$?
+	cat "$T_TMP/err"; test $rc = 2; grep -q "needs a run directory" "$T_TMP/err"
+	rc=0; "$NETLAB" report --latency "$TOP/tests/unit/fixtures/traces/rcvbuf.dat" 2>"$T_TMP/err" || rc=$?
+	cat "$T_TMP/err"; test $rc = 2; grep -q "^hint: " "$T_TMP/err"
+	rc=0; "$NETLAB" report --first 3 --worst 3 "$RUNS/udp-path" 2>"$T_TMP/err" || rc=$?
+	test $rc = 2
+	rc=0; "$NETLAB" report --first x "$RUNS/udp-path" 2>"$T_TMP/err" || rc=$?
+	test $rc = 2
+'
+
+# --- a fresh regress run with the default tracing set ---------------------------
+need_guest
+SCN=$T_TMP/scn
+mkdir -p "$SCN"
+cat >"$SCN/flow-rcvbuf.scn" <<'SCN_EOF'
+# A receiver that reads slower than the sender: SOCKET_RCVBUFF drops, each
+# on the UDP flow; stage latency and flow metrics checkable.
+[scenario]
+topology = loop
+duration = 2
+[traffic]
+generator = udp-stream
+rate = 1000
+size = 500
+rcvbuf = 4096
+read-delay = 2000
+[checks]
+overflow = drops.reason.SOCKET_RCVBUFF > 0
+followed = latency.rx.followed > 0
+copy_latency_measured = latency.rx.udp_app.p99_us > 0
+one_flow = flows.count == 1
+polls = netrx.polls > 0
+SCN_EOF
+
+test_expect_success 'guest: a regress scenario checks latency, flow and timeline metrics' '
+	"$NETLAB" regress --accel tcg -o "$T_TMP/suite" "$SCN/flow-rcvbuf.scn" >"$T_TMP/reg.out" 2>&1 ||
+		{ cat "$T_TMP/reg.out"; false; }
+	cat "$T_TMP/reg.out"
+	test -s "$T_TMP/suite/flow-rcvbuf/run-1/metrics.json"
+'
+
+RUN=$T_TMP/suite/flow-rcvbuf/run-1
+test_expect_success 'guest: the flow, its tasks and its drops agree with the generators and the counters' '
+	"$NETLAB" report --json --list "$RUN" >"$T_TMP/g.json"
+	sent=$(( $(json_get "$RUN/files/send.json" sent) + $(json_get "$RUN/files/send.json" end_copies_sent) ))
+	py "$T_TMP/g.json" "[(f[\"saddr\"], f[\"sport\"], f[\"daddr\"], f[\"dport\"], f[\"tx_packets\"], f[\"drops\"]) for f in d[\"path\"][\"flows\"]]"
+	test "$(py "$T_TMP/g.json" "len(d[\"path\"][\"flows\"])")" = 1
+	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"tx_packets\"]")" = "$sent"
+	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"daddr\"] + \":\" + str(d[\"path\"][\"flows\"][0][\"dport\"])")" = "198.18.0.2:5201"
+	py "$T_TMP/g.json" "sorted(set(t[\"comm\"] for f in d[\"path\"][\"flows\"] for t in f[\"senders\"] + f[\"receivers\"]))" | grep -q "udp-stream"
+	# Each SOCKET_RCVBUFF drop in the list names that flow; their number is the kernel counter.
+	rcvbuf=$(py "$T_TMP/g.json" "sum(1 for x in d[\"drops\"][\"list\"] if x[\"reason\"] == \"SOCKET_RCVBUFF\")")
+	onflow=$(py "$T_TMP/g.json" "sum(1 for x in d[\"drops\"][\"list\"] if x[\"reason\"] == \"SOCKET_RCVBUFF\" and x[\"flow\"] and x[\"flow\"].endswith(\"198.18.0.2:5201\"))")
+	kernel=$(py "$RUN/metrics.json" "int(d[\"snmp.B.Udp.RcvbufErrors\"])")
+	echo "SOCKET_RCVBUFF: $rcvbuf listed, $onflow on the flow, RcvbufErrors $kernel"
+	test "$rcvbuf" -gt 0
+	test "$rcvbuf" = "$onflow"
+	test "$rcvbuf" = "$kernel"
+	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"drops\"]")" = "$rcvbuf"
+	# Received datagrams followed to the copy = what the receiver read.
+	got=$(( $(json_get "$RUN/files/recv.json" received) + $(json_get "$RUN/files/recv.json" end_copies) ))
+	copied=$(py "$T_TMP/g.json" "d[\"path\"][\"rx\"][\"followed\"]")
+	echo "receiver read $got, followed to the copy $copied"
+	test "$copied" = "$got"
+'
+
+if command -v tcpdump >/dev/null; then
+	test_expect_success 'guest: per-link packets on the wire equal tcpdump on the same pcap' '
+		"$NETLAB" report --json --wire "$RUN" >"$T_TMP/w.json"
+		wire_matches_tcpdump "$RUN" "$T_TMP/w.json"
+	'
+fi
+
+test_done
