@@ -414,18 +414,27 @@ static int compute(struct report *r, char **err)
 			ro->target, strerror(ENOENT));
 		return -ENOENT;
 	}
-	if (r->trace && (want & (S_LATENCY | S_FLOWS) || ro->packets || ro->snoop || ro->list)) {
+	/* The path also tells the drops that are not (fragments freed after reassembly). */
+	if (r->trace && (want & (S_DROPS | S_LATENCY | S_FLOWS) || ro->packets || ro->snoop)) {
 		struct pktpath_opts po = { .ctx = r };
 
 		po.on_packet = ro->packets ? on_packet : NULL;
 		po.on_snoop = ro->snoop ? on_snoop : NULL;
 		po.on_drop = ro->list ? list_drop_path : NULL;
 		ret = pktpath_read(r->trace, &po, &r->pp, err);
-		ret = optional(r, ro->packets || ro->snoop ? S_LATENCY | S_FLOWS : want & (S_LATENCY | S_FLOWS), ret, err);
-		if (ret < 0)
+		if (ret == -ENODATA && !(ro->sections & (S_LATENCY | S_FLOWS)) && !ro->packets &&
+		    !ro->snoop) {
+			/* Left out; say why only when the section was wanted by default. */
+			if (want & (S_LATENCY | S_FLOWS))
+				r->missing[section_bit(S_LATENCY)] = *err;
+			else
+				free(*err);
+			*err = NULL;
+		} else if (ret) {
 			return ret;
-		if (!ret)
+		} else {
 			r->have |= want & (S_LATENCY | S_FLOWS);
+		}
 	}
 	if (r->trace && want & S_DROPS) {
 		struct tracedrops_opts o = { .interval_ns = ro->interval_ns };
@@ -496,6 +505,9 @@ static void print_report(const struct report *r)
 		if (sep)
 			putchar('\n');
 		print_text(r->td);
+		if (r->pp && r->pp->reassembly_frees)
+			printf("note: %llu of these are IP fragments freed with their reassembled packet (6.1 frees a frag_list with NOT_SPECIFIED): not drops; see --list\n",
+			       (unsigned long long)r->pp->reassembly_frees);
 		sep = true;
 	}
 	for (size_t b = 0; b < ARRAY_SIZE(r->missing); b++)
