@@ -42,6 +42,8 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 		ro->nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
 	ro->append = rs->append;
 	ro->timeout_s = s->timeout_s;
+	if (s->mem_mb)
+		ro->mem_mb = s->mem_mb;
 	ro->icount_shift = det ? 3 : -1;
 	ro->exec = rs->script;
 	ro->peer_exec = rs->peer_script;

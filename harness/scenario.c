@@ -294,6 +294,12 @@ static int set_deterministic(struct parse_ctx *c, const char *value)
 	return 0;
 }
 
+/* Guest memory in MB: the trace is written to the guest's RAM before it leaves. */
+static int set_mem(struct parse_ctx *c, const char *value)
+{
+	return set_uint(c, "mem", value, 64, 16384, &c->s->mem_mb);
+}
+
 static const struct {
 	const char *key;
 	int (*set)(struct parse_ctx *c, const char *value);
@@ -305,11 +311,12 @@ static const struct {
 	{ "repeat", set_repeat },
 	{ "timeout", set_timeout },
 	{ "deterministic", set_deterministic },
+	{ "mem", set_mem },
 };
 
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, " \
-	"repeat, timeout, deterministic"
+	"repeat, timeout, deterministic, mem"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)

@@ -47,6 +47,7 @@ struct scenario {
 	unsigned int repeat;		/* default 1 */
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
 	bool deterministic;		/* QEMU -icount; default yes */
+	unsigned int mem_mb;		/* guest memory; 0 = netlab run's default */
 
 	struct scn_kv *sysctl;		/* in file order */
 	size_t n_sysctl;

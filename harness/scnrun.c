@@ -314,7 +314,8 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 
 static void script_trace_stop(struct sbuf *o)
 {
-	sbuf_adds(o, "kill -INT $T; wait $T\n");
+	/* trace-cmd exits 0 after SIGINT once the file is complete. */
+	sbuf_adds(o, "kill -INT $T; wait $T; echo $? > $O/trace-cmd.status\n");
 }
 
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
@@ -643,12 +644,37 @@ static void udp_loss(struct collect *c)
 	metrics_set(m, "loss.unaccounted", (sent - recvd) - (tx_drops + (wtx - wrx) + rx_drops));
 }
 
+/* trace-cmd record in VM @vm finished cleanly (its file is complete). */
+static int trace_recorded(struct collect *c, unsigned int vm)
+{
+	char *path = xasprintf("%s/trace-cmd.status", c->files[vm]), *text = NULL;
+	int ret = 0;
+
+	if (file_read(path, &text, NULL) == 0 && strcmp(text, "0\n")) {
+		char *log = xasprintf("%s/trace-cmd.log", c->files[vm]), *l = NULL;
+
+		file_read(log, &l, NULL);
+		err_set(c->err,
+			"%s: trace-cmd record ended with status %.*s in the guest (see %s): the trace is incomplete\n"
+			"hint: a long or busy trace can fill the guest's memory, where it is written first: raise [scenario] mem, shorten the duration, or trace fewer events",
+			c->s->path, (int)strcspn(text, "\n"), text, log);
+		free(l);
+		free(log);
+		ret = -EIO;
+	}
+	free(text);
+	free(path);
+	return ret;
+}
+
 /* drops.* from each VM's trace.dat, summed over the VMs. */
 static int collect_drops(struct collect *c)
 {
 	double total = 0, lost = 0;
 
 	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		if (trace_recorded(c, vm))
+			return -EIO;
 		char *path = xasprintf("%s/trace.dat", c->files[vm]);
 		struct tracedrops *td = NULL;
 		int ret = tracedrops_read(path, NULL, &td, c->err);

@@ -254,7 +254,7 @@ static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, repeat, timeout, deterministic)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, repeat, timeout, deterministic, mem)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
