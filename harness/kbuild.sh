@@ -9,7 +9,9 @@
 # outside the work tree, so a fresh clone on the same machine reuses it.
 #
 # Usage: kbuild.sh [--print-dir] [--force]
-# Environment: KSRC, DRIVER_PATCHES (dir or "none"), NETLAB_CACHE, JOBS.
+# Environment: KSRC, DRIVER_PATCHES (dir or "none"), DRIVER_PATCHES_SKIP_FAILED
+# (1: build without a series that does not apply, see driver-patches/README.md),
+# NETLAB_CACHE, JOBS.
 # Prints the cache directory of the kernel on its last line of stdout.
 # Exit status: 0 built or cached, 2 bad input, 1 build failure.
 set -euo pipefail
@@ -81,7 +83,21 @@ key=$( {
 } | sha256sum | cut -c1-16)
 out="$cache/kernels/$key"
 
+# A cached kernel built without a series that did not apply is only handed
+# out to whoever accepts that (DRIVER_PATCHES_SKIP_FAILED=1).
+check_skipped() {
+	[ -f "$1/driver-patches-skipped" ] || return 0
+	local line
+	while IFS= read -r line; do
+		echo "netlab kbuild: driver series skipped in $1: $line" >&2
+	done <"$1/driver-patches-skipped"
+	[ "${DRIVER_PATCHES_SKIP_FAILED:-0}" = 1 ] ||
+		die "the cached kernel lacks driver series that do not apply (listed above)" \
+			"fix the series, or accept the kernel with DRIVER_PATCHES_SKIP_FAILED=1 (analysis falls back to kprobes)" 1
+}
+
 if [ $force = 0 ] && [ -f "$out/bzImage" ] && [ -f "$out/vmlinux" ]; then
+	check_skipped "$out"
 	log "cached: $out"
 	echo "$out"
 	exit 0
@@ -91,7 +107,7 @@ fi
 mkdir -p "$cache/kernels" "$cache/build"
 exec 9>"$cache/kernels/.lock"
 flock 9
-if [ $force = 0 ] && [ -f "$out/bzImage" ]; then echo "$out"; exit 0; fi
+if [ $force = 0 ] && [ -f "$out/bzImage" ]; then check_skipped "$out"; echo "$out"; exit 0; fi
 
 # --- build -----------------------------------------------------------------
 # One build directory per source tree, so steps over the same tree (bisect)
@@ -99,6 +115,7 @@ if [ $force = 0 ] && [ -f "$out/bzImage" ]; then echo "$out"; exit 0; fi
 build="$cache/build/$(echo "$src" | sha256sum | cut -c1-12)"
 mkdir -p "$build"
 ksrc="$src"
+skipped=() # "SERIES PATCH: what failed", one per series left out
 if [ ${#patchlist[@]} -gt 0 ]; then
 	ksrc="$build/src"
 	log "preparing patched source tree in $ksrc"
@@ -108,18 +125,75 @@ if [ ${#patchlist[@]} -gt 0 ]; then
 		echo "$srcid" >"$build/src.id"
 	fi
 	# Files the series touch are restored from the pristine tree first
-	# (unshared from the hard-linked copy), then the series is applied.
-	for p in "${patchlist[@]}"; do
-		for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
-			[ -f "$src/$f" ] && { rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; }
+	# (unshared from the hard-linked copy), then the series are applied.
+	restore() { # restore PATCH...: pristine copies of the files they touch
+		local p f
+		for p in "$@"; do
+			for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
+				if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
+			done
 		done
-	done
-	for p in "${patchlist[@]}"; do
-		if ! msg=$(patch -d "$ksrc" -p1 --forward --no-backup-if-mismatch <"$p" 2>&1); then
-			echo "$msg" >&2
-			die "driver patch '${p#"$top"/}' does not apply to '$src'" \
-				"rebuild with DRIVER_PATCHES=none to continue without driver instrumentation" 1
+	}
+	apply() { patch -d "$ksrc" -p1 --forward --batch --no-backup-if-mismatch --reject-file=- <"$1" 2>&1; }
+	# A series is the first directory below driver-patches/ (a patch at
+	# the top is a series of its own).
+	series_of() {
+		local r=${1#"$patches"/}
+		echo "${r%%/*}"
+	}
+	# what_failed PATCH OUTPUT: each failing hunk as FILE hunk #N (@@ header
+	# from the patch, with the function it is in) at LINE; else patch's
+	# own first complaint (missing file, already applied, garbage).
+	what_failed() {
+		local line file="" n at hdr hunks=""
+		while IFS= read -r line; do
+			case $line in
+			"patching file "*) file=${line#patching file }; file=${file#\'}; file=${file%\'} ;;
+			"Hunk #"*" FAILED at "*)
+				n=${line#Hunk #}; n=${n%% *}
+				at=${line##* at }; at=${at%.}
+				hdr=$(awk -v f="$file" -v n="$n" '
+					/^\+\+\+ / { cur = $2; sub(/^b\//, "", cur); k = 0; next }
+					/^@@ / && cur == f && ++k == n { print; exit }' "$1")
+				hunks="${hunks:+$hunks; }$file hunk #$n ($hdr) FAILED at $at" ;;
+			esac
+		done <<<"$2"
+		[ -n "$hunks" ] || hunks=$(grep -v '^patching file ' <<<"$2" | head -1)
+		echo "$hunks"
+	}
+	restore "${patchlist[@]}"
+	applied=() # patches of the series applied so far
+	i=0
+	while [ $i -lt ${#patchlist[@]} ]; do
+		s=$(series_of "${patchlist[$i]}")
+		series=()
+		while [ $i -lt ${#patchlist[@]} ] && [ "$(series_of "${patchlist[$i]}")" = "$s" ]; do
+			series+=("${patchlist[$i]}")
+			i=$((i + 1))
+		done
+		failed=
+		for p in "${series[@]}"; do
+			msg=$(apply "$p") || { failed=$p; break; }
+		done
+		if [ -z "$failed" ]; then
+			applied+=("${series[@]}")
+			continue
 		fi
+		printf '%s\n' "$msg" | sed 's/^/  patch: /' >&2
+		what=$(what_failed "$failed" "$msg")
+		if [ "${DRIVER_PATCHES_SKIP_FAILED:-0}" != 1 ]; then
+			die "driver patch '${failed#"$top"/}' does not apply to '$src': $what" \
+				"DRIVER_PATCHES_SKIP_FAILED=1 builds without series '$s' (analysis falls back to kprobes); DRIVER_PATCHES=none builds without any" 1
+		fi
+		echo "netlab kbuild: skipping driver series '$s' (${#series[@]} patches): ${failed#"$patches"/} does not apply: $what" >&2
+		skipped+=("$s ${failed#"$patches"/}: $what")
+		# Undo the partly applied series: pristine copies of everything it
+		# and the applied series touch, then the applied series again.
+		restore "${series[@]}" "${applied[@]}"
+		for p in "${applied[@]}"; do
+			msg=$(apply "$p") || { echo "$msg" >&2; die "driver patch '${p#"$top"/}' no longer applies after skipping series '$s'" \
+				"series '$s' and this one touch the same lines; fix them or use DRIVER_PATCHES=none" 1; }
+		done
 	done
 fi
 obj="$build/obj"
@@ -158,6 +232,7 @@ wait $pid || { tail -30 "$obj/build.log" >&2; die "kernel build failed" "see $ob
 tmp=$(mktemp -d "$cache/kernels/.new.XXXXXX")
 cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$obj/System.map" "$tmp/"
 mv "$tmp/.config" "$tmp/config"
+[ ${#skipped[@]} = 0 ] || printf '%s\n' "${skipped[@]}" >"$tmp/driver-patches-skipped"
 [ -e "$obj/vmlinux-gdb.py" ] && cp -rL "$obj/vmlinux-gdb.py" "$obj/scripts/gdb" "$tmp/" 2>/dev/null || true
 make -s -C "$ksrc" O="$obj" kernelrelease >"$tmp/release" 2>/dev/null || true
 echo "$srcid" >"$tmp/source"
