@@ -217,24 +217,6 @@ struct reader {
 	int rc;
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static uint64_t mix(uint64_t x)
 {
 	x ^= x >> 33;
@@ -452,7 +434,7 @@ static long proc_get(struct reader *r, int pid)
 	i = ihash_find(r, &r->proc_h, mix((uint64_t)pid), proc_eq, &pid, &slot);
 	if (i >= 0)
 		return i;
-	if (grow(&p->procs, &r->procs_cap, p->n_procs + 1, sizeof(*p->procs)))
+	if (grow_array(&p->procs, &r->procs_cap, p->n_procs + 1, sizeof(*p->procs)))
 		return -ENOMEM;
 	ts = realloc(r->ts, r->procs_cap * sizeof(*r->ts));
 	if (!ts)
@@ -502,7 +484,7 @@ static uint32_t flow_get(struct reader *r, const struct pktpath_tuple *t)
 	i = ihash_find(r, &r->flow_h, tuple_hash(t), flow_eq, t, &slot);
 	if (i >= 0)
 		return (uint32_t)i + 1;
-	if (grow(&p->flows, &r->flows_cap, p->n_flows + 1, sizeof(*p->flows)))
+	if (grow_array(&p->flows, &r->flows_cap, p->n_flows + 1, sizeof(*p->flows)))
 		return 0;
 	memset(&p->flows[p->n_flows], 0, sizeof(*p->flows));
 	p->flows[p->n_flows].t = *t;
@@ -540,7 +522,7 @@ static int pair_set(struct reader *r, const struct pkt *k, uint32_t flow)
 	i = ihash_find(r, &r->pair_h, pair_key_hash(k->saddr, k->daddr, k->proto), pair_eq, k,
 		       &slot);
 	if (i < 0) {
-		if (grow(&r->pairs, &r->pairs_cap, r->n_pairs + 1, sizeof(*r->pairs)))
+		if (grow_array(&r->pairs, &r->pairs_cap, r->n_pairs + 1, sizeof(*r->pairs)))
 			return -ENOMEM;
 		i = (long)r->n_pairs++;
 		r->pairs[i].saddr = k->saddr;
@@ -1099,7 +1081,7 @@ static const struct loc_name *location(struct reader *r, uint64_t addr)
 	for (size_t i = 0; i < r->n_locs; i++)
 		if (r->locs[i].addr == addr)
 			return &r->locs[i];
-	if (grow(&r->locs, &r->locs_cap, r->n_locs + 1, sizeof(*r->locs)))
+	if (grow_array(&r->locs, &r->locs_cap, r->n_locs + 1, sizeof(*r->locs)))
 		return NULL;
 	l = &r->locs[r->n_locs++];
 	fn = tep_find_function(r->tep, addr);
@@ -1123,7 +1105,7 @@ static const char *reason_name(struct reader *r, struct tep_record *rec, long lo
 	for (size_t i = 0; i < r->n_reasons; i++)
 		if (r->reasons[i].value == v)
 			return r->reasons[i].name;
-	if (grow(&r->reasons, &r->reasons_cap, r->n_reasons + 1, sizeof(*r->reasons)))
+	if (grow_array(&r->reasons, &r->reasons_cap, r->n_reasons + 1, sizeof(*r->reasons)))
 		return NULL;
 	trace_seq_reset(&r->seq);
 	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);

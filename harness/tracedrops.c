@@ -65,24 +65,6 @@ struct reader {
 	char *err;
 };
 
-static int grow(void *pp, size_t *cap, size_t need, size_t size)
-{
-	void **p = pp;
-	size_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* ---- the event's own decoding tables ------------------------------------ */
 
 static struct tep_print_arg *strip_casts(struct tep_print_arg *a)
@@ -112,7 +94,7 @@ static int load_reasons(struct reader *r, struct tep_event *ev)
 			/* A name the kernel did not resolve (no TRACE_DEFINE_ENUM): skip. */
 			if (end == sym->value || *end)
 				continue;
-			if (grow(&r->syms, &cap, r->n_syms + 1, sizeof(*r->syms)))
+			if (grow_array(&r->syms, &cap, r->n_syms + 1, sizeof(*r->syms)))
 				return -ENOMEM;
 			r->syms[r->n_syms].value = v;
 			r->syms[r->n_syms++].name = xstrdup(sym->str);
@@ -213,7 +195,7 @@ static long site_get(struct reader *r, uint64_t addr, long long reason)
 		if (s->addr == addr && s->reason_value == reason)
 			return (long)(r->hash[j] - 1);
 	}
-	if (grow(&td->sites, &r->sites_cap, td->n_sites + 1, sizeof(*td->sites)))
+	if (grow_array(&td->sites, &r->sites_cap, td->n_sites + 1, sizeof(*td->sites)))
 		return -ENOMEM;
 	s = &td->sites[td->n_sites];
 	s->addr = addr;
@@ -245,7 +227,7 @@ static struct tracedrops_interval *interval_get(struct reader *r, uint64_t rel)
 		else
 			hi = mid;
 	}
-	if (grow(&td->intervals, &r->intervals_cap, td->n_intervals + 1, sizeof(*td->intervals)))
+	if (grow_array(&td->intervals, &r->intervals_cap, td->n_intervals + 1, sizeof(*td->intervals)))
 		return NULL;
 	memmove(&td->intervals[lo + 1], &td->intervals[lo],
 		(td->n_intervals - lo) * sizeof(*td->intervals));

@@ -58,6 +58,11 @@ char *sbuf_detach(struct sbuf *b);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
+/*
+ * Make the array *@pp (of @size-byte elements, *@cap allocated) hold at
+ * least @need, doubling from 8. -ENOMEM leaves it as it was.
+ */
+int grow_array(void *pp, size_t *cap, size_t need, size_t size);
 
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);

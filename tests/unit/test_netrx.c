@@ -20,6 +20,7 @@
 
 #include "metrics.h"
 #include "netrx.h"
+#include "golden.h"
 #include "util.h"
 
 #ifndef FIXTURES
@@ -57,26 +58,10 @@ static const struct netrx_dev *dev(const struct netrx *nr, const char *name)
 static void golden(const char *run)
 {
 	struct netrx *nr = read_ok(run, NETRX_FIRST, 0);
-	struct json_object *o = netrx_to_json(nr), *trace;
 	char *exp_path = xasprintf(RUNS "%s/netrx.expected.json", run);
-	char *got, *want = NULL;
 
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "trace", &trace));
-	json_object_object_add(trace, "file", json_object_new_string(run));
-	got = xasprintf("%s\n", json_object_to_json_string_ext(
-					o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						   JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (getenv("NETLAB_UPDATE_GOLDEN"))
-		assert_int_equal(file_write(exp_path, got, strlen(got)), 0);
-	assert_int_equal(file_read(exp_path, &want, NULL), 0);
-	if (strcmp(got, want))
-		print_error("%s differs; got:\n%s", exp_path, got);
-	assert_string_equal(got, want);
-	free(got);
-	free(want);
+	golden_check(netrx_to_json(nr), run, exp_path);
 	free(exp_path);
-	json_object_put(o);
 	netrx_free(nr);
 }
 

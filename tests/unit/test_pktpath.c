@@ -22,6 +22,7 @@
 #include "hist.h"
 #include "metrics.h"
 #include "pktpath.h"
+#include "golden.h"
 #include "util.h"
 
 #ifndef FIXTURES
@@ -100,28 +101,12 @@ static const struct pktpath_flow *flow_find(const struct pktpath *p, uint8_t pro
 static void golden(const char *run)
 {
 	struct pktpath *p = read_ok(run, NULL);
-	struct json_object *o = pktpath_to_json(p), *trace;
 	char *exp_path = xasprintf(RUNS "%s/pktpath.expected.json", run);
 	char *name = xasprintf("%s/files/trace.dat", run);
-	char *got, *want = NULL;
 
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "trace", &trace));
-	json_object_object_add(trace, "file", json_object_new_string(name));
-	got = xasprintf("%s\n", json_object_to_json_string_ext(
-					o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						   JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (getenv("NETLAB_UPDATE_GOLDEN"))
-		assert_int_equal(file_write(exp_path, got, strlen(got)), 0);
-	assert_int_equal(file_read(exp_path, &want, NULL), 0);
-	if (strcmp(got, want))
-		print_error("%s differs; got:\n%s", exp_path, got);
-	assert_string_equal(got, want);
-	free(got);
-	free(want);
+	golden_check(pktpath_to_json(p), name, exp_path);
 	free(name);
 	free(exp_path);
-	json_object_put(o);
 	pktpath_free(p);
 }
 

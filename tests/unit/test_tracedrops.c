@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "tracedrops.h"
+#include "golden.h"
 #include "util.h"
 
 #ifndef FIXTURES
@@ -56,27 +57,11 @@ static uint64_t reason_count(const struct tracedrops *td, const char *name, long
 static void golden(const char *name)
 {
 	struct tracedrops *td = read_ok(name, 0);
-	struct json_object *o = tracedrops_to_json(td), *trace;
 	char *exp_path =
 		xasprintf(TRACES "%.*s.expected.json", (int)(strrchr(name, '.') - name), name);
-	char *got, *want = NULL;
 
-	assert_non_null(o);
-	assert_true(json_object_object_get_ex(o, "trace", &trace));
-	json_object_object_add(trace, "file", json_object_new_string(name));
-	got = xasprintf("%s\n", json_object_to_json_string_ext(
-					o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						   JSON_C_TO_STRING_NOSLASHESCAPE));
-	if (getenv("NETLAB_UPDATE_GOLDEN"))
-		assert_int_equal(file_write(exp_path, got, strlen(got)), 0);
-	assert_int_equal(file_read(exp_path, &want, NULL), 0);
-	if (strcmp(got, want))
-		print_error("%s differs; got:\n%s", exp_path, got);
-	assert_string_equal(got, want);
-	free(got);
-	free(want);
+	golden_check(tracedrops_to_json(td), name, exp_path);
 	free(exp_path);
-	json_object_put(o);
 	tracedrops_free(td);
 }
 
