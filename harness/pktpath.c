@@ -349,9 +349,16 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 				return -EINVAL;
 			out->q = (int)v;
 		} else if (klen == 3 && !memcmp(key, "skb", 3)) {
+			/*
+			 * %px: the kernel prints 16 hex digits; libtraceevent
+			 * (1.7) knows no %px and prints "0x<hex>x", %p then
+			 * the 'x' as text, for the bprint records of a trace.dat.
+			 */
 			if (vlen > 2 && val[0] == '0' && (val[1] == 'x' || val[1] == 'X')) {
 				val += 2;
 				vlen -= 2;
+				if (vlen > 1 && val[vlen - 1] == 'x')
+					vlen--;
 			}
 			if (vlen > 16 || drv_number(val, vlen, 16, ~0ull, &v) || !v)
 				return -EINVAL;

@@ -463,6 +463,72 @@ static void test_pktpath__callback_return_stops_the_read(void **state)
 	free(path);
 }
 
+/* ---- the driver's hand-off (drv-e1000e-rx-80, driver-patched kernel) ------------ */
+
+struct drv_seen {
+	size_t rx, rx_drv, rx_napi;
+	int64_t probe_drv_ip, probe_drv_net; /* of the packet below, -2 when not seen */
+};
+
+/*
+ * trace-cmd report -t: the 1000-byte datagram in skb ffff8880024e6c00 is
+ * handed up by e1000e at 18.887888751 (rx_handoff), enters GRO at
+ * 18.887893671, netif_receive_skb at 18.887944543, ip_local_deliver at
+ * 18.887961047.
+ */
+#define PROBE_SKB 0xffff8880024e6c00ull
+
+static int check_drv_packet(void *ctx, const struct pktpath_packet *pk)
+{
+	struct drv_seen *s = ctx;
+
+	if (pk->dir != PKTPATH_RX)
+		return 0;
+	s->rx++;
+	if (pk->handoff_drv)
+		s->rx_drv++;
+	else
+		s->rx_napi++;
+	if (pk->skbaddr == PROBE_SKB && s->probe_drv_ip == -2) {
+		s->probe_drv_ip = pk->stage_ns[PKTPATH_RX_DRV_IP];
+		s->probe_drv_net = pk->stage_ns[PKTPATH_RX_DRV_NET];
+	}
+	return 0;
+}
+
+static void test_pktpath__drv_handoff_lines_are_the_handoff(void **state)
+{
+	struct drv_seen s = { .probe_drv_ip = -2, .probe_drv_net = -2 };
+	struct pktpath_opts o = { .on_packet = check_drv_packet, .ctx = &s };
+	struct pktpath *p = read_ok("drv-e1000e-rx-80", &o);
+
+	/* trace-cmd report | grep -c netlab_drv: 9725, libtraceevent prints skb=0x...x */
+	assert_int_equal(p->drv_lines, 9725);
+	assert_int_equal(p->drv_bad_lines, 0);
+	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
+	/* every IPv4 receive packet is an e1000e one with its rx_handoff line */
+	assert_int_equal(p->dir[PKTPATH_RX].packets, 1655);
+	assert_int_equal(p->handoff_drv, 1655);
+	assert_int_equal(p->handoff_napi, 0);
+	assert_int_equal(s.rx_drv, s.rx);
+	assert_int_equal(s.rx_napi, 0);
+	/* drv_ip from the driver line, not from napi_gro_receive_entry (67376 ns) */
+	assert_int_equal(s.probe_drv_ip, 18887961047ll - 18887888751ll);
+	assert_int_equal(s.probe_drv_net, 18887944543ll - 18887888751ll);
+	pktpath_free(p);
+}
+
+static void test_pktpath__unpatched_kernel_hands_off_at_napi(void **state)
+{
+	struct pktpath *p = read_ok("udp-path", NULL);
+
+	assert_int_equal(p->drv_lines, 0);
+	assert_string_equal(p->handoff, "net:napi_gro_receive_entry");
+	assert_int_equal(p->handoff_drv, 0);
+	assert_true(p->handoff_napi > 0);
+	pktpath_free(p);
+}
+
 /* ---- the driver's trace_printk lines --------------------------------------------- */
 
 static void test_pktpath__drv_line_parses_rx_handoff(void **state)
@@ -491,6 +557,15 @@ static void test_pktpath__drv_line_parses_rx_handoff(void **state)
 	assert_int_equal(d.q, 1);
 	assert_int_equal(d.skb, 0xffff88800425a480ull);
 	assert_int_equal(d.len, 28);
+
+	/* %px as libtraceevent prints it in a trace.dat's bprint records: 0x<hex>x */
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"e1000_receive_skb: netlab_drv: e1000e ethB rx_handoff q=0 skb=0xffff8880024e6c00x len=1028",
+			&d),
+		0);
+	assert_int_equal(d.skb, 0xffff8880024e6c00ull);
+	assert_int_equal(d.len, 1028);
 
 	/* another event, keys absent */
 	assert_int_equal(
@@ -534,6 +609,14 @@ static void test_pktpath__drv_line_rejects_malformed(void **state)
 	assert_int_equal(
 		pktpath_drv_line_parse(
 			"netlab_drv: e1000e ethA rx_handoff q=0 skb=1ffff888004257300 len=1", &d),
+		-EINVAL);
+	/* the trailing x only after a 0x */
+	assert_int_equal(
+		pktpath_drv_line_parse(
+			"netlab_drv: e1000e ethA rx_handoff q=0 skb=ffff888004257300x len=1", &d),
+		-EINVAL);
+	assert_int_equal(
+		pktpath_drv_line_parse("netlab_drv: e1000e ethA rx_handoff q=0 skb=0xx len=1", &d),
 		-EINVAL);
 	assert_int_equal(pktpath_drv_line_parse(
 				 "netlab_drv: e1000e ethA rx_handoff q=x skb=ffff888004257300", &d),
@@ -657,6 +740,8 @@ int main(void)
 		cmocka_unit_test(test_pktpath__snoop_line_decodes_tuple_and_flags),
 		cmocka_unit_test(test_pktpath__snoop_lists_every_ip_packet),
 		cmocka_unit_test(test_pktpath__callback_return_stops_the_read),
+		cmocka_unit_test(test_pktpath__drv_handoff_lines_are_the_handoff),
+		cmocka_unit_test(test_pktpath__unpatched_kernel_hands_off_at_napi),
 		cmocka_unit_test(test_pktpath__drv_line_parses_rx_handoff),
 		cmocka_unit_test(test_pktpath__drv_line_ignores_other_prefixes),
 		cmocka_unit_test(test_pktpath__drv_line_rejects_malformed),
