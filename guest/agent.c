@@ -15,7 +15,9 @@
  *   gcc -static -O2 -Wall -Wextra -Iguest -o build/guest/netlab-agent \
  *	guest/agent.c guest/agent-job.c
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -280,6 +282,22 @@ static void console_setup(void)
 		close(fd);
 }
 
+/*
+ * The ring buffer starts on at boot, and the driver patches' trace_printk
+ * lines go to it whether or not anyone records: turn it off, so that an
+ * untraced run pays nothing for them. trace-cmd record (and start) turn it
+ * on; a command that reads the buffer itself writes 1 to tracing_on.
+ */
+static void tracing_off(void)
+{
+	int fd = open("/sys/kernel/tracing/tracing_on", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "0\n", 2) != 2)
+		say("cannot turn tracing off: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 static void mounts_setup(void)
 {
 	const unsigned long nosuid = MS_NOSUID | MS_NODEV | MS_NOEXEC;
@@ -292,6 +310,7 @@ static void mounts_setup(void)
 	mount_one("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755");
 	mount_one("tracefs", "/sys/kernel/tracing", "tracefs", nosuid, NULL);
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs", nosuid, NULL);
+	tracing_off();
 	/*
 	 * As on systemd hosts, where iproute2 and friends are tested. (Not strictly
 	 * needed: "ip netns add" makes /run/netns a shared mount itself.)
