@@ -31,6 +31,8 @@ static const char run_usage[] =
 	"      --mem MB          guest memory (default 256)\n"
 	"      --smp N           guest CPUs (default 1)\n"
 	"      --sysctl N=V      set guest sysctl N (dotted, e.g. net.core.rmem_max) to V\n"
+	"      --acpi FILE       ACPI table for the kernel's initrd table upgrade: .asl/.dsl\n"
+	"                        (compiled with iasl) or .aml; repeatable (see RUN_DIR/acpi.json)\n"
 	"      --icount SHIFT    deterministic TCG: virtual time follows instruction count\n"
 	"                        (QEMU -icount shift=SHIFT,sleep=off; 3 is a good start)\n"
 	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
@@ -42,6 +44,7 @@ static const char run_usage[] =
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
+	OPT_ACPI,
 };
 
 static const struct option run_longopts[] = {
@@ -61,6 +64,7 @@ static const struct option run_longopts[] = {
 	{ "sysctl", required_argument, NULL, OPT_SYSCTL },
 	{ "peer-exec", required_argument, NULL, OPT_PEER_EXEC },
 	{ "peer-kernel", required_argument, NULL, OPT_PEER_KERNEL },
+	{ "acpi", required_argument, NULL, OPT_ACPI },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -101,6 +105,23 @@ static int parse_sysctl(const char *arg, struct run_cmd *rc, char **err)
 	return 0;
 }
 
+/* --acpi FILE: the array is ours (run_cmd_release), the strings argv's. */
+static int parse_acpi(const char *arg, struct run_opts *o, char **err)
+{
+	const char **v;
+
+	if (!*arg) {
+		err_set(err, "--acpi '': expected an .asl, .dsl or .aml file");
+		return -EINVAL;
+	}
+	v = realloc((void *)o->acpi, (o->n_acpi + 1) * sizeof(*v));
+	if (!v)
+		abort();
+	v[o->n_acpi++] = arg;
+	o->acpi = v;
+	return 0;
+}
+
 static int parse_num(const char *opt, const char *arg, unsigned long min, unsigned long max,
 		     unsigned int *out, char **err)
 {
@@ -133,6 +154,7 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'h': rc->help = true; return 0;
 	case OPT_NIC: return parse_nic(arg, o, err);
 	case OPT_SYSCTL: return parse_sysctl(arg, rc, err);
+	case OPT_ACPI: return parse_acpi(arg, o, err);
 	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
 	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
 	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
@@ -210,6 +232,7 @@ void run_cmd_release(struct run_cmd *rc)
 	for (size_t i = 0; i < rc->n_job_lines; i++)
 		free(rc->job_lines[i]);
 	free(rc->job_lines);
+	free((void *)rc->opts.acpi);
 }
 
 static volatile sig_atomic_t run_stop;

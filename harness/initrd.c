@@ -91,17 +91,24 @@ static int append_file(int out, const char *path, char **err)
 int initrd_assemble(const char *out, const char *job, const char *exec, const char *base,
 		    char **err)
 {
-	struct cpio c;
+	return initrd_assemble_with(out, NULL, job, exec, base, err);
+}
+
+int initrd_assemble_with(const char *out, struct cpio *early, const char *job, const char *exec,
+			 const char *base, char **err)
+{
+	struct cpio own, *c = early ? early : &own;
 	const char *p;
 	size_t left;
 	int fd, ret = 0;
 
-	cpio_init(&c);
-	cpio_add_dir(&c, NETLAB_JOB_DIR + 1, 0755);
-	cpio_add_dir(&c, NETLAB_GUEST_OUTDIR + 1, 0755);
-	cpio_add_file(&c, NETLAB_JOB_FILE + 1, 0644, job, strlen(job));
-	cpio_add_file(&c, NETLAB_EXEC_FILE + 1, 0755, exec, strlen(exec));
-	cpio_finish(&c);
+	if (!early)
+		cpio_init(&own);
+	cpio_add_dir(c, NETLAB_JOB_DIR + 1, 0755);
+	cpio_add_dir(c, NETLAB_GUEST_OUTDIR + 1, 0755);
+	cpio_add_file(c, NETLAB_JOB_FILE + 1, 0644, job, strlen(job));
+	cpio_add_file(c, NETLAB_EXEC_FILE + 1, 0755, exec, strlen(exec));
+	cpio_finish(c);
 
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -109,7 +116,7 @@ int initrd_assemble(const char *out, const char *job, const char *exec, const ch
 		err_set(err, "cannot create '%s': %s", out, strerror(errno));
 		goto out_cpio;
 	}
-	for (p = c.buf.s, left = c.buf.len; left;) {
+	for (p = c->buf.s, left = c->buf.len; left;) {
 		ssize_t n = write(fd, p, left);
 
 		if (n < 0 && errno == EINTR)
@@ -129,6 +136,7 @@ out_fd:
 		err_set(err, "cannot write '%s': %s", out, strerror(errno));
 	}
 out_cpio:
-	cpio_release(&c);
+	if (!early)
+		cpio_release(&own);
 	return ret;
 }

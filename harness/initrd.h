@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Per-run initrd: an uncompressed newc cpio with the job (and, later, ACPI
- * tables) placed before the base initramfs. The kernel unpacks concatenated
+ * Per-run initrd: an uncompressed newc cpio with the ACPI tables and the job
+ * placed before the base initramfs. The kernel unpacks concatenated
  * archives in order, so the job files land in the guest's rootfs.
  */
 #ifndef NETLAB_INITRD_H
@@ -28,5 +28,14 @@ void cpio_finish(struct cpio *c);
  */
 int initrd_assemble(const char *out, const char *job, const char *exec, const char *base,
 		    char **err);
+
+/*
+ * initrd_assemble_with() - initrd_assemble() with entries ahead of the job
+ * @early: a cpio the caller filled (ACPI tables under kernel/firmware/acpi/),
+ *         not yet finished; its entries come first, then the job files, then
+ *         one trailer. NULL for none. The caller still releases it.
+ */
+int initrd_assemble_with(const char *out, struct cpio *early, const char *job, const char *exec,
+			 const char *base, char **err);
 
 #endif /* NETLAB_INITRD_H */

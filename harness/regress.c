@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "acpi.h"
 #include "baseline.h"
 #include "regress.h"
 #include "scnrun.h"
@@ -49,6 +50,8 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->peer_exec = rs->peer_script;
 	ro->job_lines = (const char *const *)rs->job_lines;
 	ro->n_job_lines = s->n_sysctl;
+	ro->acpi = (const char *const *)s->acpi;
+	ro->n_acpi = s->n_acpi;
 	ro->on_output = NULL;
 }
 
@@ -64,6 +67,16 @@ static int load_one(const struct regress_opts *o, struct regress *r, const char 
 	if (ret)
 		return -EINVAL;
 	r->n++;
+	/* An ACPI source iasl rejects is a scenario error, found before any boot. */
+	if (rs->scn->n_acpi) {
+		char *why = NULL;
+
+		if (acpi_validate((const char *const *)rs->scn->acpi, rs->scn->n_acpi, &why)) {
+			err_set(err, "%s:%u: %s", path, rs->scn->acpi_line, why);
+			free(why);
+			return -EINVAL;
+		}
+	}
 	if (o->repeat)
 		rs->scn->repeat = o->repeat;
 	rs->script = xstrdup("");

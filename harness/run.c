@@ -13,6 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
+#include "acpi.h"
 #include "initrd.h"
 #include "kernel.h"
 #include "run.h"
@@ -23,6 +26,9 @@ extern char **environ;
 
 /* Host-side grace after the kernel printed a panic but QEMU still runs. */
 #define PANIC_GRACE_S 5.0
+
+/* With ACPI tables, the guest's IRQ lines are kept (files/ACPI_IRQ_FILE). */
+#define ACPI_IRQ_FILE "acpi-interrupts"
 
 void run_opts_init(struct run_opts *o)
 {
@@ -211,6 +217,7 @@ struct run_vm {
 	struct tail tails[4];		/* stdout, stderr, console, status */
 	struct run_obs obs;
 	struct run_result res;
+	struct json_object *acpi;	/* acpi.json, with ACPI tables */
 	double boot_s;
 	double panic_at;
 };
@@ -220,6 +227,7 @@ struct run_ctx {
 	struct vm_config cfg;
 	struct kernel_id kid;
 	char *accel_why;
+	struct acpi_set acpi;
 	struct run_vm vms[VM_MAX_VMS];
 	unsigned int n_vms;
 	char *sock_dir;
@@ -318,6 +326,38 @@ out:
 	return ret;
 }
 
+static void write_json(const char *path, struct json_object *j)
+{
+	file_writef(path, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
+									JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/*
+ * VM_DIR/acpi.json: the tables given, whether the kernel took them, and the
+ * IRQ lines the guest saw. A table not taken means the run did not test
+ * what it was asked to: infra-error, unless the run already failed worse.
+ */
+static void acpi_outcome(struct run_ctx *c, struct run_vm *v)
+{
+	char *path = xasprintf("%s/files/" ACPI_IRQ_FILE, v->dir), *irqs = NULL, *why = NULL;
+	bool all_taken;
+
+	file_read(path, &irqs, NULL);
+	free(path);
+	v->acpi = acpi_report(&c->acpi, v->tails[2].text.s, irqs, &all_taken, &why);
+	path = xasprintf("%s/acpi.json", v->dir);
+	write_json(path, v->acpi);
+	free(path);
+	if (!all_taken && (v->res.verdict == RV_OK || v->res.verdict == RV_FAILED)) {
+		v->res.verdict = RV_INFRA;
+		free(v->res.reason);
+		v->res.reason = why;
+		why = NULL;
+	}
+	free(why);
+	free(irqs);
+}
+
 static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 {
 	char *qlog = NULL, *path;
@@ -335,6 +375,8 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 		file_writef(path, "%d\n", v->res.exit_status);
 	free(path);
 	unpack_files(v->dir);
+	if (c->acpi.n)
+		acpi_outcome(c, v);
 }
 
 /*
@@ -386,6 +428,16 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
 	run_result_write_json(path, res, &meta, NULL);
+	if (c->vms[0].acpi) {
+		/* result.json's "acpi": VM 0's acpi.json (each VM has its own). */
+		struct json_object *j = json_object_from_file(path);
+
+		if (j) {
+			json_object_object_add(j, "acpi", json_object_get(c->vms[0].acpi));
+			write_json(path, j);
+			json_object_put(j);
+		}
+	}
 	free(path);
 	if (c->n_vms > 1 && res->exit_status >= 0) {
 		path = xasprintf("%s/exit-status", c->o->out);
@@ -398,15 +450,23 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 {
 	struct run_vm *v = &c->vms[i];
 	struct sbuf job;
-	char *exec = xasprintf("%s\n", v->exec);
-	char *jobpath = xasprintf("%s/job", v->dir);
+	struct cpio early;
+	char *exec, *jobpath = xasprintf("%s/job", v->dir);
 	int ret;
 
+	/* With ACPI tables, keep the IRQ lines as the command starts (NICs are up). */
+	exec = c->acpi.n ? xasprintf("cat /proc/interrupts > " NETLAB_GUEST_OUTDIR "/" ACPI_IRQ_FILE
+				     " 2>/dev/null\n%s\n", v->exec)
+			 : xasprintf("%s\n", v->exec);
 	v->initrd = xasprintf("%s/initrd.img", v->dir);
 	sbuf_init(&job);
 	job_text(&c->cfg, i, &job);
 	file_write(jobpath, job.s, job.len);
-	ret = initrd_assemble(v->initrd, job.s, exec, c->o->initrd, err);
+	cpio_init(&early);
+	ret = acpi_cpio_add(&c->acpi, &early, err);
+	if (!ret)
+		ret = initrd_assemble_with(v->initrd, &early, job.s, exec, c->o->initrd, err);
+	cpio_release(&early);
 	c->cfg.vm_initrd[i] = v->initrd;
 	if (i == 0)
 		c->cfg.initrd = v->initrd;
@@ -424,7 +484,7 @@ const char *run_vm_name(unsigned int vm)
 /* Directories and initrds of each VM; the socket directory of a pair. */
 static int prepare_vms(struct run_ctx *c, char **err)
 {
-	int ret = prepare_rundir(c->o->out, err);
+	int ret = 0;
 
 	c->n_vms = c->cfg.topo->n_vms;
 	for (unsigned int i = 0; !ret && i < c->n_vms; i++) {
@@ -470,6 +530,7 @@ static void release_ctx(struct run_ctx *c)
 			sbuf_release(&v->tails[t].text);
 		}
 		run_result_release(&v->res);
+		json_object_put(v->acpi);
 		free(v->dir);
 		free(v->initrd);
 	}
@@ -484,6 +545,7 @@ static void release_ctx(struct run_ctx *c)
 		free(c->sock_dir);
 	}
 	free(c->accel_why);
+	acpi_set_release(&c->acpi);
 	kernel_id_release(&c->kid);
 }
 
@@ -497,6 +559,15 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 	ret = check_inputs(o, &c.kid, err);
 	if (!ret)
 		ret = run_config(o, &c.cfg, err);
+	if (!ret)
+		ret = prepare_rundir(o->out, err);
+	/* Before any boot (the KVM probe's too): a bad table is bad input. */
+	if (!ret && o->n_acpi) {
+		char *dir = xasprintf("%s/acpi", o->out);
+
+		ret = acpi_prepare(NULL, o->acpi, o->n_acpi, dir, &c.acpi, err);
+		free(dir);
+	}
 	if (!ret)
 		ret = accel_resolve(o, &c.cfg.accel, &c.accel_why, err);
 	if (!ret)

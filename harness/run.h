@@ -32,6 +32,10 @@ struct run_opts {
 	const char *nic_model[VM_MAX_NICS];	/* by label, NULL = topology default */
 	const char *const *job_lines;	/* extra job lines ("sysctl.NAME=VALUE") */
 	size_t n_job_lines;
+	/* ACPI tables (.asl/.dsl compiled with iasl, .aml as is) for every VM's
+	 * initrd table upgrade; see harness/acpi.h and RUN_DIR/acpi.json. */
+	const char *const *acpi;
+	size_t n_acpi;
 	enum vm_accel accel;
 	unsigned int timeout_s;
 	unsigned int mem_mb;
@@ -48,8 +52,10 @@ void run_opts_init(struct run_opts *o);
 
 /*
  * Boot, run and classify. Returns 0 with *res filled whatever the verdict,
- * -EINVAL for bad input (exit 2), or another -errno when the run could not
- * be set up; *err says what and why. A non-NULL `stop` flag (set from a
+ * -EINVAL for bad input (exit 2; an ACPI source iasl rejects is one), or
+ * another -errno when the run could not be set up (-ENOENT: no iasl); *err
+ * says what and why. ACPI tables the kernel did not take make the verdict
+ * infra-error: the run could not test what it was asked to. A non-NULL `stop` flag (set from a
  * signal handler) ends the run early with verdict "interrupted".
  */
 int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -300,6 +301,31 @@ static int set_mem(struct parse_ctx *c, const char *value)
 	return set_uint(c, "mem", value, 64, 16384, &c->s->mem_mb);
 }
 
+/* acpi = FILE...: relative to the scenario file's directory. */
+static int set_acpi(struct parse_ctx *c, const char *value)
+{
+	const char *slash = strrchr(c->path, '/');
+	char *list = xstrdup(value), *rest = list, *f;
+	int ret = 0;
+
+	c->s->acpi_line = c->line;
+	while (!ret && (f = strsep(&rest, " \t"))) {
+		char *path;
+
+		if (!*f)
+			continue;
+		path = f[0] == '/' || !slash ? xstrdup(f)
+					     : xasprintf("%.*s/%s", (int)(slash - c->path), c->path, f);
+		if (access(path, R_OK) < 0)
+			ret = scn_err(c, c->line, "cannot read ACPI table '%s': %s", path,
+				      strerror(errno));
+		c->s->acpi = realloc(c->s->acpi, (c->s->n_acpi + 1) * sizeof(char *));
+		c->s->acpi[c->s->n_acpi++] = path;
+	}
+	free(list);
+	return ret;
+}
+
 static const struct {
 	const char *key;
 	int (*set)(struct parse_ctx *c, const char *value);
@@ -312,11 +338,12 @@ static const struct {
 	{ "timeout", set_timeout },
 	{ "deterministic", set_deterministic },
 	{ "mem", set_mem },
+	{ "acpi", set_acpi },
 };
 
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, " \
-	"repeat, timeout, deterministic, mem"
+	"repeat, timeout, deterministic, mem, acpi"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)
@@ -932,6 +959,9 @@ void scn_free(struct scenario *s)
 	}
 	free(s->trace_probe_names);
 	free(s->trace_probe_defs);
+	for (size_t i = 0; i < s->n_acpi; i++)
+		free(s->acpi[i]);
+	free(s->acpi);
 	free(s->append);
 	free(s->description);
 	free(s->name);

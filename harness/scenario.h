@@ -48,6 +48,12 @@ struct scenario {
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
 	bool deterministic;		/* QEMU -icount; default yes */
 	unsigned int mem_mb;		/* guest memory; 0 = netlab run's default */
+	/* acpi = FILE...: ACPI tables (.asl/.dsl/.aml), paths resolved against
+	 * the scenario's directory; readable when parsed, compiled by
+	 * regress_load() before anything boots. */
+	char **acpi;
+	size_t n_acpi;
+	unsigned int acpi_line;
 
 	struct scn_kv *sysctl;		/* in file order */
 	size_t n_sysctl;
