@@ -1,0 +1,1697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rings of instrumented NICs from netlab_drv lines (see drvring.h).
+ *
+ * State per queue: the fill and in-flight levels with the time they were
+ * set (each change closes an interval: its length goes to the level's
+ * counter and to the time series), the last refill, the open poll, the
+ * pending descriptor and, per CPU, the first interrupt not yet served by a
+ * poll. Nothing per line is kept.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+#include <event-parse.h>
+#include <trace-seq.h>
+#include <trace-cmd.h>
+
+#include "drvring.h"
+#include "hist.h"
+#include "metrics.h"
+#include "tracefile.h"
+#include "util.h"
+
+#define NO_DRV_LINES                                                                               \
+	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer"
+#define RECORD_AGAIN "record it again with trace-cmd record (the top-level buffer)"
+#define FMT_CACHE 256
+
+/* ---- lines ------------------------------------------------------------------------ */
+
+static const char *const event_names[DRVRING_EVENTS] = {
+	"irq",	     "poll_start", "poll_end", "rx_desc",  "rx_handoff",
+	"rx_refill", "xmit",	   "tx_done",  "tx_clean",
+};
+
+static const char *const key_names[DRVRING_KEYS] = {
+	"q",	"skb",	  "len",  "ring",   "ntu",    "ntc",  "idx",	 "fill", "alloc", "fail",
+	"want", "budget", "work", "repoll", "status", "free", "cleaned", "pkts", "dir",
+};
+
+#define K(k) (1u << DRVRING_K_##k)
+/* Keys each event needs. */
+static const uint32_t needs[DRVRING_EVENTS] = {
+	[DRVRING_IRQ] = 0,
+	[DRVRING_POLL_START] = K(Q) | K(BUDGET),
+	[DRVRING_POLL_END] = K(Q) | K(WORK) | K(BUDGET),
+	[DRVRING_RX_DESC] = K(Q) | K(SKB),
+	[DRVRING_RX_HANDOFF] = K(Q) | K(SKB),
+	[DRVRING_RX_REFILL] = K(Q) | K(RING) | K(FILL),
+	[DRVRING_XMIT] = K(Q) | K(SKB),
+	[DRVRING_TX_DONE] = K(Q) | K(SKB),
+	[DRVRING_TX_CLEAN] = K(Q),
+};
+
+const char *drvring_event_name(enum drvring_event e)
+{
+	return e < DRVRING_EVENTS ? event_names[e] : "?";
+}
+
+static int word(const char **s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (**s == ' ')
+		(*s)++;
+	while (**s && **s != ' ' && **s != '\n') {
+		if (n + 1 >= size)
+			return -EINVAL;
+		out[n++] = *(*s)++;
+	}
+	out[n] = '\0';
+	return n ? 0 : -EINVAL;
+}
+
+static int number(const char *v, size_t n, bool pointer, uint64_t *out)
+{
+	int base = 10;
+	uint64_t x = 0;
+
+	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		v += 2;
+		n -= 2;
+		base = 16;
+		if (pointer && n > 1 && v[n - 1] == 'x')
+			n--; /* libtraceevent's %px: "0x<hex>x" */
+	} else if (pointer) {
+		base = 16;
+	}
+	if (!n || n > (base == 16 ? 16 : 20))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int c = v[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -EINVAL;
+		if (x > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return -EINVAL;
+		x = x * (uint64_t)base + (uint64_t)d;
+	}
+	*out = x;
+	return 0;
+}
+
+static int key_value(struct drvring_line *o, const char *key, size_t klen, const char *val,
+		     size_t vlen)
+{
+	int k;
+
+	for (k = 0; k < DRVRING_KEYS; k++)
+		if (strlen(key_names[k]) == klen && !memcmp(key_names[k], key, klen))
+			break;
+	if (k == DRVRING_KEYS)
+		return 0;
+	if (k == DRVRING_K_DIR) {
+		if (vlen != 2 || (memcmp(val, "rx", 2) && memcmp(val, "tx", 2)))
+			return -EINVAL;
+		o->v[k] = val[0] == 't';
+	} else if (number(val, vlen, k == DRVRING_K_SKB, &o->v[k]) ||
+		   (k == DRVRING_K_SKB && !o->v[k])) {
+		return -EINVAL;
+	}
+	o->has |= 1u << k;
+	return 0;
+}
+
+int drvring_line_parse(const char *text, struct drvring_line *out)
+{
+	static const char prefix[] = "netlab_drv: ";
+	const char *s = strstr(text, prefix);
+	char ev[24];
+	int e;
+
+	memset(out, 0, sizeof(*out));
+	if (!s || (s != text && s[-1] != ' '))
+		return -ENOENT;
+	s += sizeof(prefix) - 1;
+	if (word(&s, out->driver, sizeof(out->driver)) ||
+	    word(&s, out->ifname, sizeof(out->ifname)) || word(&s, ev, sizeof(ev)) ||
+	    strchr(ev, '='))
+		return -EINVAL;
+	for (e = 0; e < DRVRING_EVENTS && strcmp(ev, event_names[e]); e++)
+		;
+	out->event = (enum drvring_event)e;
+	for (;;) {
+		const char *key, *val;
+		size_t klen, vlen;
+
+		while (*s == ' ' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		key = s;
+		klen = strcspn(key, "= \n");
+		if (key[klen] != '=' || !klen)
+			return -EINVAL;
+		val = key + klen + 1;
+		vlen = strcspn(val, " \n");
+		s = val + vlen;
+		if (!vlen || key_value(out, key, klen, val, vlen))
+			return -EINVAL;
+	}
+	if (e < DRVRING_EVENTS && (out->has & needs[e]) != needs[e])
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- levels and series ------------------------------------------------------------- */
+
+/* A level's accumulators: time per level, the series, the current level. */
+struct lev {
+	uint64_t *ns; /* [DRVRING_LEVELS + 1] */
+	bool known;
+	unsigned int cur;
+	uint64_t since;
+	uint64_t changes;
+	unsigned int min, max;
+	struct drvring_series *series;
+};
+
+static void series_merge(struct drvring_series *s)
+{
+	for (size_t i = 0; i < DRVRING_SERIES / 2; i++) {
+		struct drvring_bucket *a = &s->b[2 * i], *b = &s->b[2 * i + 1], m;
+
+		m.ns = a->ns + b->ns;
+		m.min = a->min < b->min ? a->min : b->min;
+		m.max = a->max > b->max ? a->max : b->max;
+		m.mean = m.ns ? (a->mean * (double)a->ns + b->mean * (double)b->ns) / (double)m.ns
+			      : 0;
+		s->b[i] = m;
+	}
+	for (size_t i = DRVRING_SERIES / 2; i < DRVRING_SERIES; i++)
+		s->b[i] = (struct drvring_bucket){ .min = ~0u };
+	s->n = (s->n + 1) / 2;
+	s->width_ns *= 2;
+}
+
+/* The bucket of @ts, merging until it fits; NULL before t0. */
+static struct drvring_bucket *series_at(struct drvring_series *s, uint64_t ts)
+{
+	size_t i;
+
+	if (ts < s->t0)
+		return NULL;
+	while ((ts - s->t0) / s->width_ns >= DRVRING_SERIES)
+		series_merge(s);
+	i = (size_t)((ts - s->t0) / s->width_ns);
+	if (i + 1 > s->n)
+		s->n = i + 1;
+	return &s->b[i];
+}
+
+static void bucket_level(struct drvring_bucket *b, unsigned int v, uint64_t ns)
+{
+	if (v < b->min)
+		b->min = v;
+	if (v > b->max)
+		b->max = v;
+	if (ns) {
+		b->mean = (b->mean * (double)b->ns + (double)v * (double)ns) / (double)(b->ns + ns);
+		b->ns += ns;
+	}
+}
+
+/* Account [l->since, ts) at the current level. */
+static void lev_close(struct lev *l, uint64_t ts)
+{
+	uint64_t from = l->since;
+
+	if (!l->known || ts <= from)
+		return;
+	l->ns[l->cur < DRVRING_LEVELS ? l->cur : DRVRING_LEVELS] += ts - from;
+	series_at(l->series, ts - 1); /* merge first: bucket bounds below stay valid */
+	while (from < ts) {
+		struct drvring_bucket *b = series_at(l->series, from);
+		uint64_t end = l->series->t0 + ((from - l->series->t0) / l->series->width_ns + 1) *
+						       l->series->width_ns;
+
+		if (!b)
+			break;
+		if (end > ts)
+			end = ts;
+		bucket_level(b, l->cur, end - from);
+		from = end;
+	}
+	l->since = ts;
+}
+
+static void lev_set(struct lev *l, uint64_t ts, unsigned int v)
+{
+	struct drvring_bucket *b;
+
+	lev_close(l, ts);
+	if (!l->known || v < l->min)
+		l->min = v;
+	if (!l->known || v > l->max)
+		l->max = v;
+	if (!l->known || v != l->cur)
+		l->changes++;
+	l->known = true;
+	l->cur = v;
+	l->since = ts;
+	b = series_at(l->series, ts);
+	if (b)
+		bucket_level(b, v, 0);
+}
+
+static void lev_forget(struct lev *l, uint64_t ts)
+{
+	lev_close(l, ts);
+	l->known = false;
+}
+
+/* ---- queues --------------------------------------------------------------------- */
+
+/* Accumulators that NICs sum from their queues. */
+enum { H_WORK, H_POLL, H_IRQ_POLL, H_DESC_STACK, H_REFILL_AGE, H_N };
+
+struct acc {
+	struct hist *h[H_N];
+	uint64_t *fill_ns, *infl_ns;
+	bool fill_seen, infl_seen;
+	unsigned int fill_min, fill_max, infl_min, infl_max;
+	uint64_t fill_changes, infl_changes;
+};
+
+struct queue {
+	struct drvring_queue *pub;
+	struct acc a;
+	struct lev fill, infl;
+	/* receive */
+	bool ntu_known, has_rx_desc;
+	unsigned int ntu;
+	bool refill_seen, refill_failed;
+	uint64_t refill_ts;
+	unsigned int descs_since_refill;
+	bool low;
+	struct drvring_episode ep;
+	bool desc_pending;
+	uint64_t desc_ts, desc_skb;
+	/* NAPI */
+	bool in_poll;
+	int poll_cpu;
+	uint64_t poll_ts;
+	uint64_t irq_pending[DRVRING_MAX_CPUS];
+	bool irq_seen;
+	uint64_t irq_ts;
+	/* transmit */
+	int64_t skbs;
+};
+
+struct state {
+	struct drvring_opts o;
+	struct queue q[DRVRING_MAX_QUEUES];
+	bool started;
+	/* drvring_read */
+	struct tracefile tf;
+	struct tep_handle *tep;
+	int bprint_id, print_id;
+	struct tep_format_field *fmt;
+	struct {
+		uint64_t fmt;
+		bool ours;
+	} fmts[FMT_CACHE];
+	size_t n_fmts;
+	struct trace_seq seq;
+};
+
+static int acc_init(struct acc *a)
+{
+	for (int h = 0; h < H_N; h++)
+		if (!(a->h[h] = hist_new()))
+			return -ENOMEM;
+	a->fill_ns = calloc(DRVRING_LEVELS + 1, sizeof(*a->fill_ns));
+	a->infl_ns = calloc(DRVRING_LEVELS + 1, sizeof(*a->infl_ns));
+	return a->fill_ns && a->infl_ns ? 0 : -ENOMEM;
+}
+
+static void acc_release(struct acc *a)
+{
+	for (int h = 0; h < H_N; h++)
+		hist_free(a->h[h]);
+	free(a->fill_ns);
+	free(a->infl_ns);
+	memset(a, 0, sizeof(*a));
+}
+
+static void hist_add(struct hist *to, const struct hist *from)
+{
+	if (!from->count)
+		return;
+	if (!to->count || from->min < to->min)
+		to->min = from->min;
+	if (from->max > to->max)
+		to->max = from->max;
+	to->count += from->count;
+	to->sum += from->sum;
+	for (size_t i = 0; i < HIST_BUCKETS; i++)
+		to->buckets[i] += from->buckets[i];
+}
+
+static void minmax_add(bool *seen, unsigned int *mn, unsigned int *mx, bool fseen, unsigned int fmn,
+		       unsigned int fmx)
+{
+	if (!fseen)
+		return;
+	if (!*seen || fmn < *mn)
+		*mn = fmn;
+	if (!*seen || fmx > *mx)
+		*mx = fmx;
+	*seen = true;
+}
+
+static void acc_add(struct acc *to, const struct acc *from)
+{
+	for (int h = 0; h < H_N; h++)
+		hist_add(to->h[h], from->h[h]);
+	for (size_t i = 0; i <= DRVRING_LEVELS; i++) {
+		to->fill_ns[i] += from->fill_ns[i];
+		to->infl_ns[i] += from->infl_ns[i];
+	}
+	minmax_add(&to->fill_seen, &to->fill_min, &to->fill_max, from->fill_seen, from->fill_min,
+		   from->fill_max);
+	minmax_add(&to->infl_seen, &to->infl_min, &to->infl_max, from->infl_seen, from->infl_min,
+		   from->infl_max);
+	to->fill_changes += from->fill_changes;
+	to->infl_changes += from->infl_changes;
+}
+
+static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
+{
+	struct state *st = d->priv;
+	int q = (int)l->v[DRVRING_K_Q]; /* 0 when absent (irq of a one-queue NIC) */
+	struct drvring_queue *p;
+	struct queue *x;
+
+	for (size_t i = 0; i < d->n_queues; i++) {
+		p = &d->queues[i];
+		if (p->q == q && !strcmp(p->ifname, l->ifname) && !strcmp(p->driver, l->driver))
+			return &st->q[i];
+	}
+	if (d->n_queues == DRVRING_MAX_QUEUES)
+		return NULL;
+	p = &d->queues[d->n_queues];
+	x = &st->q[d->n_queues];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->driver, sizeof(p->driver), "%s", l->driver);
+	snprintf(p->ifname, sizeof(p->ifname), "%s", l->ifname);
+	p->q = q;
+	p->first = calloc(d->episodes, sizeof(*p->first));
+	p->worst = calloc(d->episodes, sizeof(*p->worst));
+	if (!p->first || !p->worst || acc_init(&x->a)) {
+		free(p->first);
+		free(p->worst);
+		acc_release(&x->a);
+		return NULL;
+	}
+	for (struct drvring_series *s = &p->fill; s <= &p->inflight; s++) {
+		s->t0 = d->t0;
+		s->width_ns = st->o.bucket_ns;
+		for (size_t i = 0; i < DRVRING_SERIES; i++)
+			s->b[i].min = ~0u;
+	}
+	x->pub = p;
+	x->fill = (struct lev){ .ns = x->a.fill_ns, .series = &p->fill };
+	x->infl = (struct lev){ .ns = x->a.infl_ns, .series = &p->inflight };
+	d->n_queues++;
+	return x;
+}
+
+/* ---- episodes -------------------------------------------------------------------- */
+
+static unsigned int low_mark(const struct drvring *d, unsigned int ring)
+{
+	unsigned int m = ring / d->low_div;
+
+	return m ? m : 1;
+}
+
+/* Is @a worse than @b: lower fill, then longer (open ones run to @end). */
+static bool worse(const struct drvring_episode *a, const struct drvring_episode *b, uint64_t end)
+{
+	uint64_t da = (a->end_ts ? a->end_ts : end) - a->ts,
+		 db = (b->end_ts ? b->end_ts : end) - b->ts;
+
+	if (a->min_fill != b->min_fill)
+		return a->min_fill < b->min_fill;
+	return da > db;
+}
+
+static void episode_keep(struct drvring *d, struct queue *x, uint64_t end)
+{
+	struct drvring_queue *p = x->pub;
+	const struct drvring_episode *e = &x->ep;
+	size_t best = 0;
+
+	x->pub->s.low_episodes++;
+	if (e->empty)
+		x->pub->s.empty_episodes++;
+	x->pub->s.low_ns += (e->end_ts ? e->end_ts : end) - e->ts;
+	if (p->n_first < d->episodes)
+		p->first[p->n_first++] = *e;
+	if (p->n_worst < d->episodes) {
+		p->worst[p->n_worst++] = *e;
+		return;
+	}
+	for (size_t i = 1; i < p->n_worst; i++)
+		if (worse(&p->worst[best], &p->worst[i], end))
+			best = i;
+	if (d->episodes && worse(e, &p->worst[best], end))
+		p->worst[best] = *e;
+}
+
+/* The fill changes to @v at @ts: start, extend or end a low episode. */
+static void fill_set(struct drvring *d, struct queue *x, uint64_t ts, int cpu, unsigned int v,
+		     bool by_refill)
+{
+	unsigned int ring = x->pub->s.rx_ring, mark = low_mark(d, ring);
+	struct drvring_episode *e = &x->ep;
+
+	if (!x->low && ring && v < mark) {
+		*e = (struct drvring_episode){
+			.ts = ts,
+			.cpu = cpu,
+			.ring = ring,
+			.low_mark = mark,
+			.min_fill = v,
+			.by_refill = by_refill,
+			.fill_before = x->fill.known ? x->fill.cur : v,
+			.refill_seen = x->refill_seen,
+			.refill_failed = x->refill_failed,
+			.since_refill_ns = x->refill_seen ? ts - x->refill_ts : 0,
+			.descs_since_refill = x->descs_since_refill,
+			.in_poll = x->in_poll,
+			.irq_seen = x->irq_seen,
+			.since_irq_ns = x->irq_seen ? ts - x->irq_ts : 0,
+		};
+		if (x->refill_seen)
+			hist_record(x->a.h[H_REFILL_AGE], ts - x->refill_ts);
+		x->low = true;
+	} else if (x->low && v >= mark) {
+		e->end_ts = ts;
+		episode_keep(d, x, ts);
+		x->low = false;
+	}
+	if (x->low && v < e->min_fill)
+		e->min_fill = v;
+	if (x->low && v <= d->empty_fill)
+		e->empty = true;
+	lev_set(&x->fill, ts, v);
+}
+
+/* Descriptors from index @from up to @to on a ring of @ring. */
+static unsigned int ring_dist(uint64_t to, uint64_t from, uint64_t ring)
+{
+	return (unsigned int)((to % ring + ring - from % ring) % ring);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void on_irq(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
+{
+	if ((l->has & K(DIR)) && l->v[DRVRING_K_DIR] == 1) {
+		x->pub->s.irqs_tx++;
+		return;
+	}
+	x->pub->s.irqs++;
+	x->irq_seen = true;
+	x->irq_ts = ts;
+	if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && !x->irq_pending[cpu])
+		x->irq_pending[cpu] = ts;
+}
+
+static void desc_unhanded(struct queue *x)
+{
+	if (x->desc_pending)
+		x->pub->s.rx_desc_no_handoff++;
+	x->desc_pending = false;
+}
+
+static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
+{
+	struct drvring_stats *s = &x->pub->s;
+
+	if (l->event == DRVRING_POLL_START) {
+		s->polls++;
+		if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && x->irq_pending[cpu]) {
+			hist_record(x->a.h[H_IRQ_POLL], ts - x->irq_pending[cpu]);
+			x->irq_pending[cpu] = 0;
+		}
+		x->in_poll = true;
+		x->poll_cpu = cpu;
+		x->poll_ts = ts;
+		return;
+	}
+	s->poll_ends++;
+	hist_record(x->a.h[H_WORK], l->v[DRVRING_K_WORK]);
+	if (l->v[DRVRING_K_WORK] == l->v[DRVRING_K_BUDGET])
+		s->budget_exhausted++;
+	if (l->v[DRVRING_K_REPOLL])
+		s->repolls++;
+	if (x->in_poll && x->poll_cpu == cpu)
+		hist_record(x->a.h[H_POLL], ts - x->poll_ts);
+	x->in_poll = false;
+	desc_unhanded(x);
+}
+
+static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
+		  int cpu)
+{
+	struct drvring_stats *s = &x->pub->s;
+	unsigned int ring = s->rx_ring;
+
+	if (l->event == DRVRING_RX_DESC) {
+		s->rx_desc++;
+		if (l->v[DRVRING_K_STATUS] >> 24)
+			s->rx_desc_errors++;
+		desc_unhanded(x);
+		x->desc_pending = true;
+		x->desc_ts = ts;
+		x->desc_skb = l->v[DRVRING_K_SKB];
+		x->has_rx_desc = true;
+		x->descs_since_refill++;
+		if (x->ntu_known && ring && (l->has & K(IDX)))
+			fill_set(d, x, ts, cpu, ring_dist(x->ntu, l->v[DRVRING_K_IDX] + 1, ring),
+				 false);
+		else if (x->fill.known && x->fill.cur)
+			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
+		return;
+	}
+	/* rx_handoff */
+	s->rx_handoffs++;
+	if (x->desc_pending) {
+		hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
+		if (x->desc_skb != l->v[DRVRING_K_SKB])
+			s->desc_stack_copied++;
+		x->desc_pending = false;
+	}
+	if (!x->has_rx_desc) {
+		x->pub->fill_estimated = true;
+		x->descs_since_refill++;
+		if (x->fill.known && x->fill.cur)
+			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
+	}
+}
+
+static void on_refill(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
+		      int cpu)
+{
+	struct drvring_stats *s = &x->pub->s;
+	unsigned int fill = (unsigned int)l->v[DRVRING_K_FILL];
+
+	s->refills++;
+	s->refill_alloc += l->v[DRVRING_K_ALLOC];
+	s->refill_want += l->v[DRVRING_K_WANT];
+	if (l->v[DRVRING_K_FAIL])
+		s->refill_failures++;
+	s->rx_ring = (unsigned int)l->v[DRVRING_K_RING];
+	x->ntu_known = (l->has & K(NTU)) && s->rx_ring;
+	x->ntu = x->ntu_known ? (unsigned int)(l->v[DRVRING_K_NTU] % s->rx_ring) : 0;
+	if (fill < low_mark(d, s->rx_ring))
+		s->refills_low++;
+	fill_set(d, x, ts, cpu, fill, true);
+	x->refill_seen = true;
+	x->refill_failed = l->v[DRVRING_K_FAIL] != 0;
+	x->refill_ts = ts;
+	x->descs_since_refill = 0;
+}
+
+static void on_tx(struct queue *x, const struct drvring_line *l, uint64_t ts)
+{
+	struct drvring_stats *s = &x->pub->s;
+	uint64_t ring = l->v[DRVRING_K_RING];
+	bool idx = (l->has & (K(NTU) | K(NTC) | K(RING))) == (K(NTU) | K(NTC) | K(RING)) && ring;
+	bool fr = (l->has & (K(FREE) | K(RING))) == (K(FREE) | K(RING));
+
+	if (l->event == DRVRING_XMIT) {
+		s->xmits++;
+		if (!idx && !fr)
+			s->inflight_skbs = true;
+		x->skbs++;
+	} else if (l->event == DRVRING_TX_DONE) {
+		s->tx_done++;
+		if (x->skbs > 0)
+			x->skbs--;
+	} else {
+		s->tx_cleans++;
+		s->tx_cleaned += l->v[DRVRING_K_CLEANED];
+	}
+	if (ring)
+		s->tx_ring = (unsigned int)ring;
+	if (s->inflight_skbs)
+		lev_set(&x->infl, ts, (unsigned int)x->skbs);
+	else if (idx)
+		lev_set(&x->infl, ts, ring_dist(l->v[DRVRING_K_NTU], l->v[DRVRING_K_NTC], ring));
+	else if (fr)
+		lev_set(&x->infl, ts,
+			ring > l->v[DRVRING_K_FREE] ? (unsigned int)(ring - l->v[DRVRING_K_FREE])
+						    : 0);
+}
+
+static void clock_at(struct drvring *d, uint64_t ts)
+{
+	struct state *st = d->priv;
+
+	if (!st->started) {
+		d->t0 = ts;
+		st->started = true;
+	}
+	if (ts > d->last_ts)
+		d->last_ts = ts;
+}
+
+static int feed_line(struct drvring *d, uint64_t ts, int cpu, const struct drvring_line *l)
+{
+	struct queue *x;
+
+	if (l->event == DRVRING_UNKNOWN) {
+		d->unknown_events++;
+		return 0;
+	}
+	x = queue_get(d, l);
+	if (!x) {
+		d->untracked_lines++;
+		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
+	}
+	switch (l->event) {
+	case DRVRING_IRQ:
+		on_irq(x, l, ts, cpu);
+		break;
+	case DRVRING_POLL_START:
+	case DRVRING_POLL_END:
+		on_poll(x, l, ts, cpu);
+		break;
+	case DRVRING_RX_DESC:
+	case DRVRING_RX_HANDOFF:
+		on_rx(d, x, l, ts, cpu);
+		break;
+	case DRVRING_RX_REFILL:
+		on_refill(d, x, l, ts, cpu);
+		break;
+	default:
+		on_tx(x, l, ts);
+		break;
+	}
+	return 0;
+}
+
+int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text)
+{
+	struct drvring_line l;
+	int ret = drvring_line_parse(text, &l);
+
+	clock_at(d, ts);
+	if (ret == -ENOENT)
+		return ret;
+	d->lines++;
+	if (ret) {
+		if (!d->bad_lines++)
+			snprintf(d->bad_example, sizeof(d->bad_example), "%.*s",
+				 (int)strcspn(text, "\n"), text);
+		return ret;
+	}
+	return feed_line(d, ts, cpu, &l);
+}
+
+void drvring_lost(struct drvring *d, uint64_t ts)
+{
+	struct state *st = d->priv;
+
+	clock_at(d, ts);
+	for (size_t i = 0; i < d->n_queues; i++) {
+		struct queue *x = &st->q[i];
+
+		if (x->low) {
+			x->ep.end_ts = ts;
+			episode_keep(d, x, ts);
+			x->low = false;
+		}
+		lev_forget(&x->fill, ts);
+		lev_forget(&x->infl, ts);
+		x->ntu_known = x->in_poll = x->desc_pending = false;
+		x->refill_seen = x->irq_seen = false;
+		x->skbs = 0;
+		memset(x->irq_pending, 0, sizeof(x->irq_pending));
+	}
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+static void dist_of(struct drvring_dist *o, const struct hist *h)
+{
+	memset(o, 0, sizeof(*o));
+	if (!h->count)
+		return;
+	o->count = h->count;
+	o->min = h->min;
+	o->max = h->max;
+	o->p50 = hist_percentile(h, 50);
+	o->p90 = hist_percentile(h, 90);
+	o->p99 = hist_percentile(h, 99);
+	o->mean = hist_mean(h);
+}
+
+/* The lowest level at or below which the ring spent @p percent of the time. */
+static unsigned int level_pct(const uint64_t *ns, uint64_t total, double p)
+{
+	uint64_t want = (uint64_t)((double)total * p / 100.0), sum = 0;
+
+	for (unsigned int i = 0; i <= DRVRING_LEVELS; i++) {
+		sum += ns[i];
+		if (sum > want || (sum == total && sum))
+			return i;
+	}
+	return DRVRING_LEVELS;
+}
+
+static void level_of(struct drvring_level *o, const uint64_t *ns, bool seen, unsigned int mn,
+		     unsigned int mx, uint64_t changes, unsigned int ring)
+{
+	double sum = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (!seen)
+		return;
+	o->min = mn;
+	o->max = mx;
+	o->changes = changes;
+	o->ring = ring;
+	for (unsigned int i = 0; i <= DRVRING_LEVELS; i++) {
+		o->ns += ns[i];
+		sum += (double)i * (double)ns[i];
+		if (ring && ns[i]) {
+			unsigned int b = (unsigned int)((uint64_t)i * DRVRING_OCC_BINS / ring);
+
+			o->bin_ns[b < DRVRING_OCC_BINS ? b : DRVRING_OCC_BINS - 1] += ns[i];
+		}
+	}
+	if (!o->ns) {
+		o->p1 = o->p50 = mn;
+		o->mean = mn;
+		return;
+	}
+	o->p1 = level_pct(ns, o->ns, 1);
+	o->p50 = level_pct(ns, o->ns, 50);
+	o->mean = sum / (double)o->ns;
+}
+
+static void stats_of(struct drvring_stats *s, const struct acc *a)
+{
+	dist_of(&s->work, a->h[H_WORK]);
+	dist_of(&s->poll_ns, a->h[H_POLL]);
+	dist_of(&s->irq_poll_ns, a->h[H_IRQ_POLL]);
+	dist_of(&s->desc_stack_ns, a->h[H_DESC_STACK]);
+	dist_of(&s->refill_age_low, a->h[H_REFILL_AGE]);
+	level_of(&s->fill, a->fill_ns, a->fill_seen, a->fill_min, a->fill_max, a->fill_changes,
+		 s->rx_ring);
+	level_of(&s->inflight, a->infl_ns, a->infl_seen, a->infl_min, a->infl_max, a->infl_changes,
+		 s->inflight_skbs ? 0 : s->tx_ring);
+}
+
+static void stats_add(struct drvring_stats *t, const struct drvring_stats *s)
+{
+	if (s->rx_ring > t->rx_ring)
+		t->rx_ring = s->rx_ring;
+	if (s->tx_ring > t->tx_ring)
+		t->tx_ring = s->tx_ring;
+	t->inflight_skbs |= s->inflight_skbs;
+	t->rx_desc += s->rx_desc;
+	t->rx_desc_errors += s->rx_desc_errors;
+	t->rx_desc_no_handoff += s->rx_desc_no_handoff;
+	t->rx_handoffs += s->rx_handoffs;
+	t->refills += s->refills;
+	t->refill_alloc += s->refill_alloc;
+	t->refill_want += s->refill_want;
+	t->refill_failures += s->refill_failures;
+	t->refills_low += s->refills_low;
+	t->low_episodes += s->low_episodes;
+	t->empty_episodes += s->empty_episodes;
+	t->low_ns += s->low_ns;
+	t->irqs += s->irqs;
+	t->irqs_tx += s->irqs_tx;
+	t->polls += s->polls;
+	t->poll_ends += s->poll_ends;
+	t->budget_exhausted += s->budget_exhausted;
+	t->repolls += s->repolls;
+	t->desc_stack_copied += s->desc_stack_copied;
+	t->xmits += s->xmits;
+	t->tx_done += s->tx_done;
+	t->tx_cleans += s->tx_cleans;
+	t->tx_cleaned += s->tx_cleaned;
+}
+
+static double counter(const struct metrics *m, const char *fmt, const char *label, bool *any)
+{
+	char name[96];
+	double v;
+
+	snprintf(name, sizeof(name), fmt, label);
+	if (!m || !metrics_get(m, name, &v))
+		return -1;
+	*any = true;
+	return v;
+}
+
+static void nic_counters(struct drvring_nic *n, const struct metrics *m)
+{
+	const char *l = n->ifname + 3;
+
+	n->rx_no_buffer_count = n->rx_missed_errors = n->alloc_rx_buff_failed = -1;
+	n->ethtool_rx_ring = -1;
+	if (strncmp(n->ifname, "eth", 3) || !*l || strlen(l) >= sizeof(n->label))
+		return;
+	for (const char *c = l; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			return;
+	snprintf(n->label, sizeof(n->label), "%s", l);
+	n->rx_no_buffer_count = counter(m, "nic.%s.rx_no_buffer_count", l, &n->counters);
+	n->rx_missed_errors = counter(m, "nic.%s.rx_missed_errors", l, &n->counters);
+	n->alloc_rx_buff_failed = counter(m, "nic.%s.alloc_rx_buff_failed", l, &n->counters);
+	n->ethtool_rx_ring = counter(m, "ring.%s.rx", l, &n->counters);
+}
+
+static void queue_acc_final(struct queue *x)
+{
+	x->a.fill_seen = x->fill.changes > 0;
+	x->a.fill_min = x->fill.min;
+	x->a.fill_max = x->fill.max;
+	x->a.fill_changes = x->fill.changes;
+	x->a.infl_seen = x->infl.changes > 0;
+	x->a.infl_min = x->infl.min;
+	x->a.infl_max = x->infl.max;
+	x->a.infl_changes = x->infl.changes;
+}
+
+static int cmp_worst(const void *a, const void *b, void *end)
+{
+	const struct drvring_episode *x = a, *y = b;
+
+	if (worse(x, y, *(uint64_t *)end))
+		return -1;
+	return worse(y, x, *(uint64_t *)end);
+}
+
+int drvring_finish(struct drvring *d)
+{
+	struct state *st = d->priv;
+	struct acc nacc;
+	int ret = 0;
+
+	d->nics = calloc(d->n_queues + 1, sizeof(*d->nics));
+	if (!d->nics)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_queues; i++) {
+		struct queue *x = &st->q[i];
+
+		if (x->low)
+			episode_keep(d, x, d->last_ts);
+		x->low = false;
+		lev_close(&x->fill, d->last_ts);
+		lev_close(&x->infl, d->last_ts);
+		desc_unhanded(x);
+		queue_acc_final(x);
+		stats_of(&x->pub->s, &x->a);
+		qsort_r(x->pub->worst, x->pub->n_worst, sizeof(*x->pub->worst), cmp_worst,
+			&d->last_ts);
+	}
+	for (size_t i = 0; i < d->n_queues && !ret; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		struct drvring_nic *n;
+		bool seen = false;
+
+		for (size_t j = 0; j < i; j++)
+			seen |= !strcmp(d->queues[j].ifname, q->ifname) &&
+				!strcmp(d->queues[j].driver, q->driver);
+		if (seen)
+			continue;
+		n = &d->nics[d->n_nics++];
+		memcpy(n->driver, q->driver, sizeof(n->driver));
+		memcpy(n->ifname, q->ifname, sizeof(n->ifname));
+		memset(&nacc, 0, sizeof(nacc));
+		ret = acc_init(&nacc);
+		for (size_t j = i; j < d->n_queues && !ret; j++) {
+			if (strcmp(d->queues[j].ifname, q->ifname) ||
+			    strcmp(d->queues[j].driver, q->driver))
+				continue;
+			n->queues++;
+			stats_add(&n->s, &d->queues[j].s);
+			acc_add(&nacc, &st->q[j].a);
+		}
+		if (!ret)
+			stats_of(&n->s, &nacc);
+		acc_release(&nacc);
+		nic_counters(n, st->o.counters);
+	}
+	return ret;
+}
+
+/* ---- reading a trace.dat ------------------------------------------------------------ */
+
+static void state_release(struct state *st)
+{
+	for (size_t i = 0; i < DRVRING_MAX_QUEUES; i++)
+		acc_release(&st->q[i].a);
+	trace_seq_destroy(&st->seq);
+}
+
+struct drvring *drvring_new(const struct drvring_opts *o)
+{
+	struct drvring *d = calloc(1, sizeof(*d));
+	struct state *st = calloc(1, sizeof(*st));
+
+	if (!d || !st)
+		goto fail;
+	d->queues = calloc(DRVRING_MAX_QUEUES, sizeof(*d->queues));
+	if (!d->queues)
+		goto fail;
+	if (o)
+		st->o = *o;
+	if (!st->o.bucket_ns)
+		st->o.bucket_ns = DRVRING_BUCKET_NS;
+	d->low_div = st->o.low_div ? st->o.low_div : 8;
+	d->empty_fill = st->o.empty_fill ? st->o.empty_fill : 4;
+	d->episodes = st->o.episodes ? st->o.episodes : 5;
+	trace_seq_init(&st->seq);
+	d->priv = st;
+	return d;
+fail:
+	free(st);
+	if (d)
+		free(d->queues);
+	free(d);
+	return NULL;
+}
+
+/* Is this bprint format a netlab_drv line? Formatted once per pointer. */
+static int cached_fmt(struct state *st, uint64_t fmt, size_t *slot)
+{
+	for (size_t i = 0; i < st->n_fmts; i++)
+		if (st->fmts[i].fmt == fmt)
+			return st->fmts[i].ours;
+	*slot = st->n_fmts;
+	return -1;
+}
+
+static int on_record(struct tep_record *rec, int cpu, void *data)
+{
+	struct drvring *d = data;
+	struct state *st = d->priv;
+	size_t slot = FMT_CACHE;
+	uint64_t fmt = 0;
+	int type, ours = -1, ret;
+
+	clock_at(d, rec->ts);
+	d->events++;
+	if (rec->missed_events) {
+		d->lost_gaps++;
+		if (rec->missed_events > 0)
+			d->lost += rec->missed_events;
+		drvring_lost(d, rec->ts);
+	}
+	if (rec->size < 2)
+		return 0;
+	type = tep_data_type(st->tep, rec);
+	if (type < 0 || (type != st->bprint_id && type != st->print_id))
+		return 0;
+	if (type == st->bprint_id && st->fmt) {
+		fmt = tracefile_u64(&st->tf, rec, st->fmt);
+		ours = cached_fmt(st, fmt, &slot);
+		if (!ours)
+			return 0;
+	}
+	trace_seq_reset(&st->seq);
+	tep_print_event(st->tep, &st->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&st->seq);
+	if (!st->seq.buffer)
+		return -ENOMEM;
+	ret = drvring_feed(d, rec->ts, rec->cpu, st->seq.buffer);
+	if (slot < FMT_CACHE) {
+		st->fmts[slot].fmt = fmt;
+		st->fmts[slot].ours = ret != -ENOENT;
+		st->n_fmts++;
+	}
+	return ret == -ENOMEM ? ret : 0;
+}
+
+static int event_id(struct tracefile *tf, const char *name)
+{
+	struct tep_event *ev = tracefile_event(tf, "ftrace", name);
+
+	return ev ? ev->id : -1;
+}
+
+int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
+{
+	struct drvring *d;
+	struct state *st;
+	int ret;
+
+	*out = NULL;
+	d = drvring_new(o);
+	if (!d) {
+		err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	st = d->priv;
+	ret = tracefile_open(&st->tf, path, RECORD_AGAIN, err);
+	if (ret) {
+		drvring_free(d);
+		return ret;
+	}
+	d->path = xstrdup(path);
+	d->cpus = st->tf.cpus;
+	d->buffers = st->tf.n;
+	st->tep = st->tf.tep;
+	st->bprint_id = event_id(&st->tf, "bprint");
+	st->print_id = event_id(&st->tf, "print");
+	if (st->bprint_id >= 0)
+		st->fmt = tep_find_field(tracefile_event(&st->tf, "ftrace", "bprint"), "fmt");
+	ret = tracefile_iterate(&st->tf, on_record, d, err);
+	if (!ret)
+		ret = drvring_finish(d);
+	if (!ret && !d->lines) {
+		err_set(err,
+			"cannot read trace '%s': it holds no netlab_drv lines\nhint: " NO_DRV_LINES,
+			path);
+		ret = -ENODATA;
+	}
+	tracefile_close(&st->tf);
+	if (ret) {
+		if (ret == -ENOMEM)
+			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
+		drvring_free(d);
+		return ret;
+	}
+	state_release(st);
+	free(st);
+	d->priv = NULL;
+	*out = d;
+	return 0;
+}
+
+void drvring_free(struct drvring *d)
+{
+	if (!d)
+		return;
+	if (d->priv) {
+		state_release(d->priv);
+		free(d->priv);
+	}
+	for (size_t i = 0; i < d->n_queues; i++) {
+		free(d->queues[i].first);
+		free(d->queues[i].worst);
+	}
+	free(d->queues);
+	free(d->nics);
+	free(d->path);
+	free(d);
+}
+
+/* ---- text ---------------------------------------------------------------------------- */
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *name_q(char *buf, size_t n, const char *ifname, int q)
+{
+	snprintf(buf, n, "%s q%d", ifname, q);
+	return buf;
+}
+
+/* "p50 / p99" in us, or "-" */
+static const char *lat(char *buf, size_t n, const struct drvring_dist *x)
+{
+	if (!x->count)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f / %.1f", us(x->p50), us(x->p99));
+	return buf;
+}
+
+static void print_rx(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	fprintf(f,
+		"\nReceive rings: fill = descriptors posted to the NIC and not yet cleaned (time-weighted)\n");
+	fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s %8s %8s %8s\n", "QUEUE", "DRIVER", "RING",
+		"MIN", "P1", "P50", "MEAN", "MAX", "DESCS", "HANDOFFS", "NO_HANDOFF");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		const struct drvring_level *l = &q->s.fill;
+
+		if (!q->s.refills && !q->s.rx_handoffs && !q->s.rx_desc)
+			continue;
+		name_q(n, sizeof(n), q->ifname, q->q);
+		if (!l->changes)
+			fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s", n, q->driver, "-", "-",
+				"-", "-", "-", "-");
+		else
+			fprintf(f, "  %-10s %-10s %5u %5u %5u %5u %7.1f %5u", n, q->driver,
+				q->s.rx_ring, l->min, l->p1, l->p50, l->mean, l->max);
+		fprintf(f, " %8llu %8llu %8llu%s\n", (unsigned long long)q->s.rx_desc,
+			(unsigned long long)q->s.rx_handoffs,
+			(unsigned long long)q->s.rx_desc_no_handoff,
+			q->fill_estimated ? "  (fill estimated: no rx_desc lines)" : "");
+	}
+	fprintf(f, "\nRefill (low: fill < ring/%u; empty: fill <= %u)\n", d->low_div,
+		d->empty_fill);
+	fprintf(f, "  %-10s %8s %8s %8s %6s %9s %9s %6s %11s\n", "QUEUE", "REFILLS", "ALLOC",
+		"WANT", "FAILED", "LEFT_LOW", "EPISODES", "EMPTY", "LOW_TIME_MS");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_stats *s = &d->queues[i].s;
+
+		if (!s->refills && !s->rx_handoffs)
+			continue;
+		fprintf(f, "  %-10s %8llu %8llu %8llu %6llu %9llu %9llu %6llu %11.3f\n",
+			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
+			(unsigned long long)s->refills, (unsigned long long)s->refill_alloc,
+			(unsigned long long)s->refill_want, (unsigned long long)s->refill_failures,
+			(unsigned long long)s->refills_low, (unsigned long long)s->low_episodes,
+			(unsigned long long)s->empty_episodes, (double)s->low_ns / 1e6);
+	}
+}
+
+static void print_napi(const struct drvring *d, FILE *f)
+{
+	char n[40], a[40], b[40], c[40];
+
+	fprintf(f, "\nNAPI (latencies in us, p50 / p99)\n");
+	fprintf(f, "  %-10s %6s %6s %9s %14s %6s %16s %16s %16s\n", "QUEUE", "IRQS", "POLLS",
+		"WORK/POLL", "BUDGET_HIT", "REPOLL", "IRQ->POLL", "DESC->STACK", "POLL");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_stats *s = &d->queues[i].s;
+		char bh[32];
+
+		if (!s->polls && !s->irqs)
+			continue;
+		snprintf(bh, sizeof(bh), "%llu (%.1f%%)", (unsigned long long)s->budget_exhausted,
+			 pct(s->budget_exhausted, s->poll_ends));
+		fprintf(f, "  %-10s %6llu %6llu %9.2f %14s %6llu %16s %16s %16s\n",
+			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
+			(unsigned long long)s->irqs, (unsigned long long)s->polls, s->work.mean, bh,
+			(unsigned long long)s->repolls, lat(a, sizeof(a), &s->irq_poll_ns),
+			lat(b, sizeof(b), &s->desc_stack_ns), lat(c, sizeof(c), &s->poll_ns));
+	}
+}
+
+static void print_tx(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	fprintf(f,
+		"\nTransmit rings: in flight = descriptors queued and not yet cleaned (time-weighted)\n");
+	fprintf(f, "  %-10s %-10s %5s %5s %7s %8s %8s %8s\n", "QUEUE", "DRIVER", "RING", "MAX",
+		"MEAN", "XMIT", "DONE", "CLEANS");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+
+		if (!q->s.xmits && !q->s.tx_done)
+			continue;
+		fprintf(f, "  %-10s %-10s %5u %5u %7.2f %8llu %8llu %8llu%s\n",
+			name_q(n, sizeof(n), q->ifname, q->q), q->driver, q->s.tx_ring,
+			q->s.inflight.max, q->s.inflight.mean, (unsigned long long)q->s.xmits,
+			(unsigned long long)q->s.tx_done, (unsigned long long)q->s.tx_cleans,
+			q->s.inflight_skbs ? "  (in skbs)" : "");
+	}
+}
+
+/* Share of time per eighth of the ring, and the minimum per bucket as a digit. */
+static void print_occupancy(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		const struct drvring_level *l = &q->s.fill;
+		const struct drvring_series *s = &q->fill;
+
+		if (!l->ns || !l->ring)
+			continue;
+		fprintf(f, "\nRX fill of %s, share of time per eighth of the ring (%u):\n ",
+			name_q(n, sizeof(n), q->ifname, q->q), l->ring);
+		for (int b = 0; b < DRVRING_OCC_BINS; b++)
+			fprintf(f, " %u-%u: %.1f%%", b * l->ring / DRVRING_OCC_BINS,
+				(b + 1) * l->ring / DRVRING_OCC_BINS - (b + 1 < DRVRING_OCC_BINS),
+				pct(l->bin_ns[b], l->ns));
+		fprintf(f,
+			"\n  lowest fill per %.0f ms from %.3f s (digit = tenths of the ring, . no data):\n  ",
+			(double)s->width_ns / 1e6, (double)s->t0 / 1e9);
+		for (size_t b = 0; b < s->n; b++) {
+			unsigned int m = s->b[b].min;
+
+			fputc(m > s->b[b].max
+				      ? '.'
+				      : '0' + (int)(m * 10 / l->ring > 9 ? 9 : m * 10 / l->ring),
+			      f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void print_episode(const struct drvring *d, const struct drvring_episode *e, FILE *f)
+{
+	char lasted[24], since[24], irq[24];
+
+	if (e->end_ts)
+		snprintf(lasted, sizeof(lasted), "%.3f", (double)(e->end_ts - e->ts) / 1e6);
+	else
+		snprintf(lasted, sizeof(lasted), ">%.3f", (double)(d->last_ts - e->ts) / 1e6);
+	snprintf(since, sizeof(since), e->refill_seen ? "%.1f%s" : "-", us(e->since_refill_ns),
+		 e->refill_failed ? " failed" : "");
+	snprintf(irq, sizeof(irq), e->irq_seen ? "%.1f" : "-", us(e->since_irq_ns));
+	fprintf(f, "    %12.6f %10s %4u %6u %17s %7u %7s %12s %3d %s\n", (double)e->ts / 1e9,
+		lasted, e->min_fill, e->fill_before, since, e->descs_since_refill,
+		e->in_poll ? "yes" : "no", irq, e->cpu, e->by_refill ? "refill" : "rx_desc");
+}
+
+static void print_episodes(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+
+		if (!q->s.low_episodes)
+			continue;
+		fprintf(f, "\nLow-fill episodes of %s: %llu (%llu empty), %.3f ms in all\n",
+			name_q(n, sizeof(n), q->ifname, q->q),
+			(unsigned long long)q->s.low_episodes,
+			(unsigned long long)q->s.empty_episodes, (double)q->s.low_ns / 1e6);
+		for (int w = 0; w < 2; w++) {
+			const struct drvring_episode *e = w ? q->worst : q->first;
+			size_t ne = w ? q->n_worst : q->n_first;
+
+			fprintf(f,
+				"  %s %zu; and just before it: fill, time since the last refill, descriptors cleaned since, poll running, time since the last irq\n",
+				w ? "worst" : "first", ne);
+			fprintf(f, "    %12s %10s %4s %6s %17s %7s %7s %12s %3s %s\n", "AT_S",
+				"LASTED_MS", "MIN", "BEFORE", "SINCE_REFILL_US", "CLEANED",
+				"IN_POLL", "SINCE_IRQ_US", "CPU", "BEGAN_AT");
+			for (size_t k = 0; k < ne; k++)
+				print_episode(d, &e[k], f);
+		}
+	}
+}
+
+static void print_counters(const struct drvring *d, FILE *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < d->n_nics; i++) {
+		const struct drvring_nic *n = &d->nics[i];
+		double lost;
+
+		if (!n->counters)
+			continue;
+		if (!any)
+			fprintf(f, "\nNIC counters of the run (ethtool -S deltas)\n");
+		any = true;
+		fprintf(f,
+			"  %s (NIC %s): rx_no_buffer_count %.0f, rx_missed_errors %.0f, alloc_rx_buff_failed %.0f; ethtool RX ring %.0f",
+			n->ifname, n->label, n->rx_no_buffer_count, n->rx_missed_errors,
+			n->alloc_rx_buff_failed, n->ethtool_rx_ring);
+		if (n->s.rx_ring && n->ethtool_rx_ring >= 0 && n->ethtool_rx_ring != n->s.rx_ring)
+			fprintf(f, " (the driver says %u)", n->s.rx_ring);
+		fputc('\n', f);
+		lost = (n->rx_no_buffer_count > 0 ? n->rx_no_buffer_count : 0) +
+		       (n->rx_missed_errors > 0 ? n->rx_missed_errors : 0);
+		if (lost > 0 || n->s.low_episodes)
+			fprintf(f,
+				"  %s: the NIC counted %.0f frames without a buffer or missed; the trace saw %llu low-fill episodes (%llu empty), %llu failed refills\n",
+				n->ifname, lost, (unsigned long long)n->s.low_episodes,
+				(unsigned long long)n->s.empty_episodes,
+				(unsigned long long)n->s.refill_failures);
+	}
+}
+
+void drvring_print(const struct drvring *d, FILE *f)
+{
+	fprintf(f, "Driver rings: %s (", d->path ? d->path : "lines fed");
+	if (d->cpus)
+		fprintf(f, "%d CPU%s, ", d->cpus, d->cpus == 1 ? "" : "s");
+	fprintf(f, "%llu netlab_drv lines, %llu malformed, %llu lost events)\n",
+		(unsigned long long)d->lines, (unsigned long long)d->bad_lines,
+		(unsigned long long)d->lost);
+	if (d->bad_lines)
+		fprintf(f, "  first malformed line: %s\n", d->bad_example);
+	if (d->unknown_events || d->untracked_lines)
+		fprintf(f,
+			"  %llu lines of unknown events, %llu of queues past the first %d (ignored)\n",
+			(unsigned long long)d->unknown_events,
+			(unsigned long long)d->untracked_lines, DRVRING_MAX_QUEUES);
+	print_rx(d, f);
+	print_napi(d, f);
+	print_tx(d, f);
+	print_occupancy(d, f);
+	print_episodes(d, f);
+	print_counters(d, f);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static void add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static void add_u(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static struct json_object *real(double v, const char *fmt)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *json_us(uint64_t ns)
+{
+	return real(us(ns), "%.3f");
+}
+
+static struct json_object *json_dist(const struct drvring_dist *x, bool unit_us)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *(*v)(uint64_t) = unit_us ? json_us : json_object_new_uint64;
+
+	add_u(o, "count", x->count);
+	add(o, "min", v(x->min));
+	add(o, "p50", v(x->p50));
+	add(o, "p90", v(x->p90));
+	add(o, "p99", v(x->p99));
+	add(o, "max", v(x->max));
+	add(o, "mean", real(unit_us ? x->mean / 1e3 : x->mean, "%.3f"));
+	return o;
+}
+
+static struct json_object *json_level(const struct drvring_level *l)
+{
+	struct json_object *o = json_object_new_object(), *bins = json_object_new_array();
+
+	if (!l->changes)
+		return json_object_new_null();
+	add_u(o, "min", l->min);
+	add_u(o, "p1", l->p1);
+	add_u(o, "p50", l->p50);
+	add(o, "mean", real(l->mean, "%.3f"));
+	add_u(o, "max", l->max);
+	add_u(o, "changes", l->changes);
+	add(o, "known_ms", real((double)l->ns / 1e6, "%.6f"));
+	for (int b = 0; l->ring && b < DRVRING_OCC_BINS; b++)
+		json_object_array_add(bins, real(pct(l->bin_ns[b], l->ns), "%.3f"));
+	add(o, "pct_time_per_eighth", bins);
+	return o;
+}
+
+/* The stats into @o, after its identity keys. */
+static struct json_object *json_stats(struct json_object *o, const struct drvring_stats *s)
+{
+	struct json_object *rx = json_object_new_object(), *napi = json_object_new_object(),
+			   *tx = json_object_new_object();
+
+	add_u(rx, "ring", s->rx_ring);
+	add(rx, "fill", json_level(&s->fill));
+	add_u(rx, "descs", s->rx_desc);
+	add_u(rx, "desc_errors", s->rx_desc_errors);
+	add_u(rx, "descs_no_handoff", s->rx_desc_no_handoff);
+	add_u(rx, "handoffs", s->rx_handoffs);
+	add_u(rx, "refills", s->refills);
+	add_u(rx, "refill_allocs", s->refill_alloc);
+	add_u(rx, "refill_wanted", s->refill_want);
+	add_u(rx, "refill_failures", s->refill_failures);
+	add_u(rx, "refills_low", s->refills_low);
+	add_u(rx, "low_episodes", s->low_episodes);
+	add_u(rx, "empty_episodes", s->empty_episodes);
+	add(rx, "low_ms", real((double)s->low_ns / 1e6, "%.6f"));
+	add(rx, "refill_age_at_low_us", json_dist(&s->refill_age_low, true));
+	add(o, "rx", rx);
+	add_u(napi, "irqs", s->irqs);
+	add_u(napi, "irqs_tx", s->irqs_tx);
+	add_u(napi, "polls", s->polls);
+	add_u(napi, "poll_ends", s->poll_ends);
+	add_u(napi, "budget_exhausted", s->budget_exhausted);
+	add(napi, "budget_exhausted_pct", real(pct(s->budget_exhausted, s->poll_ends), "%.3f"));
+	add_u(napi, "repolls", s->repolls);
+	add(napi, "work", json_dist(&s->work, false));
+	add(napi, "irq_poll_us", json_dist(&s->irq_poll_ns, true));
+	add(napi, "desc_stack_us", json_dist(&s->desc_stack_ns, true));
+	add_u(napi, "desc_stack_copied", s->desc_stack_copied);
+	add(napi, "poll_us", json_dist(&s->poll_ns, true));
+	add(o, "napi", napi);
+	add_u(tx, "ring", s->tx_ring);
+	add(tx, "inflight", json_level(&s->inflight));
+	add(tx, "inflight_unit", json_object_new_string(s->inflight_skbs ? "skbs" : "descriptors"));
+	add_u(tx, "xmits", s->xmits);
+	add_u(tx, "done", s->tx_done);
+	add_u(tx, "cleans", s->tx_cleans);
+	add_u(tx, "cleaned", s->tx_cleaned);
+	add(o, "tx", tx);
+	return o;
+}
+
+static struct json_object *json_series(const struct drvring_series *s)
+{
+	struct json_object *o = json_object_new_object(), *a[3];
+	static const char *const names[3] = { "min", "mean", "max" };
+
+	for (int k = 0; k < 3; k++) {
+		a[k] = json_object_new_array();
+		for (size_t i = 0; i < s->n; i++) {
+			const struct drvring_bucket *b = &s->b[i];
+
+			if (b->min > b->max)
+				json_object_array_add(a[k], NULL);
+			else if (k == 1)
+				json_object_array_add(a[k], real(b->ns ? b->mean : b->min, "%.2f"));
+			else
+				json_object_array_add(a[k],
+						      json_object_new_uint64(k ? b->max : b->min));
+		}
+		add(o, names[k], a[k]);
+	}
+	return o;
+}
+
+static struct json_object *json_episode(const struct drvring_episode *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "ts", real((double)e->ts / 1e9, "%.9f"));
+	add(o, "lasted_ms", e->end_ts ? real((double)(e->end_ts - e->ts) / 1e6, "%.6f") : NULL);
+	add_u(o, "cpu", (uint64_t)e->cpu);
+	add_u(o, "ring", e->ring);
+	add_u(o, "low_mark", e->low_mark);
+	add_u(o, "min_fill", e->min_fill);
+	add(o, "empty", json_object_new_boolean(e->empty));
+	add(o, "began_at", json_object_new_string(e->by_refill ? "rx_refill" : "rx_desc"));
+	add_u(o, "fill_before", e->fill_before);
+	add(o, "since_refill_us", e->refill_seen ? json_us(e->since_refill_ns) : NULL);
+	add(o, "last_refill_failed", json_object_new_boolean(e->refill_failed));
+	add_u(o, "descs_since_refill", e->descs_since_refill);
+	add(o, "in_poll", json_object_new_boolean(e->in_poll));
+	add(o, "since_irq_us", e->irq_seen ? json_us(e->since_irq_ns) : NULL);
+	return o;
+}
+
+static struct json_object *json_queue(const struct drvring *d, const struct drvring_queue *q)
+{
+	struct json_object *o = json_object_new_object(), *ser = json_object_new_object(),
+			   *ep = json_object_new_object(), *first = json_object_new_array(),
+			   *worst = json_object_new_array();
+
+	add(o, "driver", json_object_new_string(q->driver));
+	add(o, "ifname", json_object_new_string(q->ifname));
+	add(o, "q", json_object_new_int(q->q));
+	add(o, "fill_estimated", json_object_new_boolean(q->fill_estimated));
+	json_stats(o, &q->s);
+	add(ser, "t0", real((double)q->fill.t0 / 1e9, "%.9f"));
+	add(ser, "width_ms", real((double)q->fill.width_ns / 1e6, "%.3f"));
+	add(ser, "rx_fill", json_series(&q->fill));
+	add(ser, "tx_inflight", json_series(&q->inflight));
+	add(o, "series", ser);
+	for (size_t i = 0; i < q->n_first; i++)
+		json_object_array_add(first, json_episode(&q->first[i]));
+	for (size_t i = 0; i < q->n_worst; i++)
+		json_object_array_add(worst, json_episode(&q->worst[i]));
+	add(ep, "first", first);
+	add(ep, "worst", worst);
+	add(o, "episodes", ep);
+	return o;
+}
+
+static struct json_object *json_counter(double v)
+{
+	return v < 0 ? NULL : real(v, "%.0f");
+}
+
+static struct json_object *json_nic(const struct drvring_nic *n)
+{
+	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
+
+	add(o, "driver", json_object_new_string(n->driver));
+	add(o, "ifname", json_object_new_string(n->ifname));
+	add_u(o, "queues", n->queues);
+	add(o, "label", *n->label ? json_object_new_string(n->label) : NULL);
+	json_stats(o, &n->s);
+	if (n->counters) {
+		add(c, "rx_no_buffer_count", json_counter(n->rx_no_buffer_count));
+		add(c, "rx_missed_errors", json_counter(n->rx_missed_errors));
+		add(c, "alloc_rx_buff_failed", json_counter(n->alloc_rx_buff_failed));
+		add(c, "ethtool_rx_ring", json_counter(n->ethtool_rx_ring));
+		add(o, "counters", c);
+	} else {
+		json_object_put(c);
+		add(o, "counters", NULL);
+	}
+	return o;
+}
+
+struct json_object *drvring_to_json(const struct drvring *d)
+{
+	struct json_object *o = json_object_new_object(), *t = json_object_new_object(),
+			   *l = json_object_new_object(), *op = json_object_new_object(),
+			   *nics = json_object_new_array(), *qs = json_object_new_array();
+
+	if (!o || !t || !l || !op || !nics || !qs) {
+		json_object_put(o);
+		json_object_put(t);
+		json_object_put(l);
+		json_object_put(op);
+		json_object_put(nics);
+		json_object_put(qs);
+		return NULL;
+	}
+	add(t, "file", d->path ? json_object_new_string(d->path) : NULL);
+	add(t, "cpus", json_object_new_int(d->cpus));
+	add(t, "buffers", json_object_new_int(d->buffers));
+	add_u(t, "events", d->events);
+	add(t, "first_ts", real((double)d->t0 / 1e9, "%.9f"));
+	add(t, "last_ts", real((double)d->last_ts / 1e9, "%.9f"));
+	add_u(t, "lost_events", d->lost);
+	add_u(t, "lost_gaps", d->lost_gaps);
+	add(o, "trace", t);
+	add_u(l, "total", d->lines);
+	add_u(l, "malformed", d->bad_lines);
+	add(l, "first_malformed", d->bad_lines ? json_object_new_string(d->bad_example) : NULL);
+	add_u(l, "unknown_events", d->unknown_events);
+	add_u(l, "untracked", d->untracked_lines);
+	add(o, "lines", l);
+	add_u(op, "low_div", d->low_div);
+	add_u(op, "empty_fill", d->empty_fill);
+	add_u(op, "episodes", d->episodes);
+	add(o, "options", op);
+	for (size_t i = 0; i < d->n_nics; i++)
+		json_object_array_add(nics, json_nic(&d->nics[i]));
+	add(o, "nics", nics);
+	for (size_t i = 0; i < d->n_queues; i++)
+		json_object_array_add(qs, json_queue(d, &d->queues[i]));
+	add(o, "queues", qs);
+	return o;
+}
+
+/* ---- metrics ------------------------------------------------------------------------- */
+
+static void mset(struct metrics *m, const char *ifname, const char *what, double v)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "drv.%s.%s", ifname, what);
+	metrics_set(m, name, v);
+}
+
+static void mdist(struct metrics *m, const char *ifname, const char *what,
+		  const struct drvring_dist *x)
+{
+	char name[64];
+
+	if (!x->count)
+		return;
+	snprintf(name, sizeof(name), "%s.p50_us", what);
+	mset(m, ifname, name, us(x->p50));
+	snprintf(name, sizeof(name), "%s.p99_us", what);
+	mset(m, ifname, name, us(x->p99));
+}
+
+void drvring_metrics(const struct drvring *d, struct metrics *m)
+{
+	metrics_set(m, "drv.lines", (double)d->lines);
+	metrics_set(m, "drv.bad_lines", (double)d->bad_lines);
+	for (size_t i = 0; i < d->n_nics; i++) {
+		const struct drvring_nic *n = &d->nics[i];
+		const struct drvring_stats *s = &n->s;
+		const char *ifn = n->ifname;
+
+		if (s->fill.changes) {
+			mset(m, ifn, "rx.fill.min", s->fill.min);
+			mset(m, ifn, "rx.fill.p1", s->fill.p1);
+			mset(m, ifn, "rx.fill.p50", s->fill.p50);
+			mset(m, ifn, "rx.fill.mean", s->fill.mean);
+			mset(m, ifn, "rx.fill.max", s->fill.max);
+		}
+		if (s->refills || s->rx_handoffs) {
+			if (s->rx_ring)
+				mset(m, ifn, "rx.ring", s->rx_ring);
+			mset(m, ifn, "rx.descs", (double)s->rx_desc);
+			mset(m, ifn, "rx.handoffs", (double)s->rx_handoffs);
+			mset(m, ifn, "rx.refills", (double)s->refills);
+			mset(m, ifn, "rx.refill_allocs", (double)s->refill_alloc);
+			mset(m, ifn, "rx.refill_failures", (double)s->refill_failures);
+			mset(m, ifn, "rx.refills_low", (double)s->refills_low);
+			mset(m, ifn, "rx.low_episodes", (double)s->low_episodes);
+			mset(m, ifn, "rx.empty_episodes", (double)s->empty_episodes);
+			mset(m, ifn, "rx.low_ms", (double)s->low_ns / 1e6);
+		}
+		if (s->polls || s->poll_ends) {
+			mset(m, ifn, "napi.polls", (double)s->polls);
+			mset(m, ifn, "napi.budget_exhausted", (double)s->budget_exhausted);
+			mset(m, ifn, "napi.budget_exhausted_pct",
+			     pct(s->budget_exhausted, s->poll_ends));
+			if (s->work.count)
+				mset(m, ifn, "napi.work_mean", s->work.mean);
+		}
+		mdist(m, ifn, "napi.irq_poll", &s->irq_poll_ns);
+		mdist(m, ifn, "napi.desc_stack", &s->desc_stack_ns);
+		mdist(m, ifn, "napi.poll", &s->poll_ns);
+		if (s->xmits || s->tx_done) {
+			if (s->tx_ring)
+				mset(m, ifn, "tx.ring", s->tx_ring);
+			mset(m, ifn, "tx.xmits", (double)s->xmits);
+			mset(m, ifn, "tx.done", (double)s->tx_done);
+		}
+		if (s->inflight.changes) {
+			mset(m, ifn, "tx.inflight.max", s->inflight.max);
+			mset(m, ifn, "tx.inflight.mean", s->inflight.mean);
+		}
+	}
+}

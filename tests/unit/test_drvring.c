@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The driver rings (drvring) on the e1000e receive runs recorded with the
+ * driver-patched kernel (fixtures/runs/drv-e1000e-rx-{default,80}): golden
+ * JSON, and facts counted by hand with
+ *	trace-cmd report -i FILE | grep 'netlab_drv: e1000e ethB ...'
+ * then the literal lines of fixtures/drvlines for the three drivers, lines
+ * made up to drive the ring low, and bad input.
+ * NETLAB_UPDATE_GOLDEN=1 rewrites the expected JSON.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "drvring.h"
+#include "metrics.h"
+#include "golden.h"
+#include "util.h"
+
+#ifndef FIXTURES
+#define FIXTURES "tests/unit/fixtures"
+#endif
+#define RUNS FIXTURES "/runs/"
+#define MS 1000000ull
+
+/* The run's metrics.json, as the report passes it. */
+static struct metrics *run_metrics(const char *run)
+{
+	char *path = xasprintf(RUNS "%s/metrics.json", run);
+	struct json_object *o = json_object_from_file(path);
+	struct metrics *m = metrics_new();
+
+	assert_non_null(o);
+	assert_true(metrics_add_json(m, NULL, o) > 0);
+	json_object_put(o);
+	free(path);
+	return m;
+}
+
+static struct drvring *read_run(const char *run, const struct metrics *counters)
+{
+	struct drvring_opts o = { .counters = counters };
+	struct drvring *d = NULL;
+	char *path = xasprintf(RUNS "%s/files/trace.dat", run), *err = NULL;
+	int ret = drvring_read(path, &o, &d, &err);
+
+	if (ret)
+		print_error("%s: %d %s\n", path, ret, err ? err : "");
+	assert_int_equal(ret, 0);
+	assert_non_null(d);
+	assert_null(err);
+	free(path);
+	return d;
+}
+
+static const struct drvring_queue *queue(const struct drvring *d, const char *ifname, int q)
+{
+	for (size_t i = 0; i < d->n_queues; i++)
+		if (!strcmp(d->queues[i].ifname, ifname) && d->queues[i].q == q)
+			return &d->queues[i];
+	fail_msg("no queue %s q%d", ifname, q);
+	return NULL;
+}
+
+static const struct drvring_nic *nic(const struct drvring *d, const char *ifname)
+{
+	for (size_t i = 0; i < d->n_nics; i++)
+		if (!strcmp(d->nics[i].ifname, ifname))
+			return &d->nics[i];
+	fail_msg("no NIC %s", ifname);
+	return NULL;
+}
+
+/* ---- golden ---------------------------------------------------------------------- */
+
+static void golden(const char *run)
+{
+	struct metrics *m = run_metrics(run);
+	struct drvring *d = read_run(run, m);
+	char *exp_path = xasprintf(RUNS "%s/drvring.expected.json", run);
+
+	golden_check(drvring_to_json(d), run, exp_path);
+	free(exp_path);
+	drvring_free(d);
+	metrics_free(m);
+}
+
+static void test_drvring__rx_default_matches_golden_json(void **state)
+{
+	golden("drv-e1000e-rx-default");
+}
+
+static void test_drvring__rx_80_matches_golden_json(void **state)
+{
+	golden("drv-e1000e-rx-80");
+}
+
+/* ---- facts counted by hand ----------------------------------------------------------- */
+
+struct facts {
+	const char *run;
+	unsigned int ring;
+	uint64_t lines, poll_starts, budget_hits, irqs_rx, irqs_tx, rx_desc, refills;
+};
+
+/*
+ * grep -c netlab_drv; 'ethB poll_start'; poll_end with work=64 budget=64;
+ * 'ethB irq.*dir=rx' and dir=tx; 'ethB rx_desc'; 'ethB rx_refill' (all ring=N).
+ * At most 16 rx_desc lines between two refills (e1000e refills every 16 in
+ * its clean loop), and each refill leaves fill=ring-1: fill stays in
+ * [ring-17, ring-1].
+ */
+static const struct facts runs[] = {
+	{ "drv-e1000e-rx-80", 80, 9725, 532, 1, 531, 3, 1657, 528 },
+	{ "drv-e1000e-rx-default", 256, 9756, 476, 2, 474, 1, 1738, 469 },
+};
+
+static void test_drvring__counts_match_trace_cmd_report(void **state)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
+		const struct facts *f = &runs[i];
+		struct drvring *d = read_run(f->run, NULL);
+		const struct drvring_queue *q = queue(d, "ethB", 0);
+
+		assert_int_equal(d->lines, f->lines);
+		assert_int_equal(d->bad_lines, 0);
+		assert_int_equal(d->unknown_events, 0);
+		assert_string_equal(q->driver, "e1000e");
+		assert_int_equal(q->s.polls, f->poll_starts);
+		assert_int_equal(q->s.poll_ends, f->poll_starts);
+		assert_int_equal(q->s.budget_exhausted, f->budget_hits);
+		assert_int_equal(q->s.irqs, f->irqs_rx);
+		assert_int_equal(q->s.irqs_tx, f->irqs_tx);
+		assert_int_equal(q->s.rx_desc, f->rx_desc);
+		assert_int_equal(q->s.rx_handoffs, f->rx_desc);
+		assert_int_equal(q->s.rx_desc_no_handoff, 0);
+		assert_int_equal(q->s.refills, f->refills);
+		assert_int_equal(q->s.refill_failures, 0);
+		/* the ring= key, and the fill bounds */
+		assert_int_equal(q->s.rx_ring, f->ring);
+		assert_int_equal(q->s.fill.ring, f->ring);
+		assert_true(q->s.fill.max < f->ring);
+		assert_int_equal(q->s.fill.max, f->ring - 1);
+		assert_int_equal(q->s.fill.min, f->ring - 17);
+		for (size_t b = 0; b < q->fill.n; b++)
+			assert_true(q->fill.b[b].min > q->fill.b[b].max ||
+				    q->fill.b[b].max < f->ring);
+		/* nothing ran low: QEMU holds frames while the ring is full of work */
+		assert_int_equal(q->s.low_episodes, 0);
+		assert_int_equal(q->s.refills_low, 0);
+		/* copybreak copies only the few small frames (ARP, IPv6) */
+		assert_true(q->s.desc_stack_copied < 10);
+		assert_int_equal(q->s.desc_stack_ns.count, f->rx_desc);
+		/* virtio_net A sent every frame B received, and completed them */
+		assert_int_equal(queue(d, "ethA", 0)->s.xmits, f->rx_desc);
+		assert_int_equal(queue(d, "ethA", 0)->s.tx_done, f->rx_desc);
+		assert_false(queue(d, "ethA", 0)->s.inflight_skbs);
+		drvring_free(d);
+	}
+}
+
+/*
+ * Ring 80 against 256, same traffic (UDP 1000 B at 2000 pps): the smaller
+ * ring is fuller in relative terms only at its top (fill is ring-1 after
+ * each refill in both), it spends less time in its top eighth (85% vs 100%),
+ * and NAPI polls more often per packet with less work per poll. Neither
+ * ring ran low.
+ */
+static void test_drvring__ring_80_against_256(void **state)
+{
+	struct drvring *a = read_run("drv-e1000e-rx-80", NULL);
+	struct drvring *b = read_run("drv-e1000e-rx-default", NULL);
+	const struct drvring_stats *s80 = &nic(a, "ethB")->s, *s256 = &nic(b, "ethB")->s;
+	double top80 = (double)s80->fill.bin_ns[DRVRING_OCC_BINS - 1] / (double)s80->fill.ns;
+	double top256 = (double)s256->fill.bin_ns[DRVRING_OCC_BINS - 1] / (double)s256->fill.ns;
+
+	assert_true(s80->fill.mean < s256->fill.mean);
+	assert_true(s80->fill.mean / 80 < s256->fill.mean / 256);
+	assert_true(top80 < 0.9 && top80 > 0.8);
+	assert_true(top256 > 0.999);
+	assert_true((double)s80->polls / (double)s80->rx_handoffs >
+		    (double)s256->polls / (double)s256->rx_handoffs);
+	assert_true(s80->work.mean < s256->work.mean);
+	assert_int_equal(s80->low_episodes, 0);
+	assert_int_equal(s256->low_episodes, 0);
+	drvring_free(a);
+	drvring_free(b);
+}
+
+/* The run's ethtool counters land on NIC B (ethB); metrics under drv.ethB. */
+static void test_drvring__counters_and_metrics(void **state)
+{
+	struct metrics *m = run_metrics("drv-e1000e-rx-80"), *out = metrics_new();
+	struct drvring *d = read_run("drv-e1000e-rx-80", m);
+	const struct drvring_nic *n = nic(d, "ethB");
+	double v;
+
+	assert_true(n->counters);
+	assert_string_equal(n->label, "B");
+	assert_true(n->rx_no_buffer_count == 0);
+	assert_true(n->rx_missed_errors == 0);
+	assert_true(n->alloc_rx_buff_failed == 0);
+	assert_true(n->ethtool_rx_ring == 80);
+	drvring_metrics(d, out);
+	assert_true(metrics_get(out, "drv.lines", &v) && v == 9725);
+	assert_true(metrics_get(out, "drv.ethB.rx.fill.min", &v) && v == 63);
+	assert_true(metrics_get(out, "drv.ethB.rx.fill.max", &v) && v == 79);
+	assert_true(metrics_get(out, "drv.ethB.rx.ring", &v) && v == 80);
+	assert_true(metrics_get(out, "drv.ethB.rx.low_episodes", &v) && v == 0);
+	assert_true(metrics_get(out, "drv.ethB.rx.refill_failures", &v) && v == 0);
+	assert_true(metrics_get(out, "drv.ethB.napi.polls", &v) && v == 532);
+	assert_true(metrics_get(out, "drv.ethB.napi.budget_exhausted", &v) && v == 1);
+	assert_true(metrics_get(out, "drv.ethB.napi.irq_poll.p99_us", &v) && v > 0);
+	assert_true(metrics_get(out, "drv.ethB.napi.desc_stack.p50_us", &v) && v > 0);
+	assert_true(metrics_get(out, "drv.ethA.tx.inflight.max", &v) && v > 0);
+	/* ethtool's ring.<LABEL>.* family stays the caller's */
+	for (size_t i = 0; i < metrics_count(out); i++) {
+		const char *name;
+
+		metrics_at(out, i, &name, &v);
+		assert_int_equal(strncmp(name, "drv.", 4), 0);
+	}
+	drvring_free(d);
+	metrics_free(m);
+	metrics_free(out);
+}
+
+/* ---- literal lines of each driver (fixtures/drvlines) ---------------------------------- */
+
+/* Feed a text trace ("task-pid [cpu] flags ts: func: netlab_drv: ..."). */
+static struct drvring *feed_file(const char *name, size_t *n_drv)
+{
+	char *path = xasprintf(FIXTURES "/drvlines/%s", name), *data = NULL, *save = NULL;
+	struct drvring *d = drvring_new(NULL);
+
+	assert_non_null(d);
+	assert_int_equal(file_read(path, &data, NULL), 0);
+	*n_drv = 0;
+	for (char *line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *cpu = strchr(line, '['), *p = strchr(line, ']'), *tok, *s2 = NULL;
+		double ts = -1;
+		int ret;
+
+		if (!cpu || !p)
+			continue;
+		for (tok = strtok_r(p + 1, " ", &s2); tok && ts < 0; tok = strtok_r(NULL, " ", &s2))
+			if (tok[strlen(tok) - 1] == ':' && tok[0] >= '0' && tok[0] <= '9')
+				ts = strtod(tok, NULL);
+		assert_true(ts > 0);
+		ret = drvring_feed(d, (uint64_t)(ts * 1e9 + 0.5), atoi(cpu + 1), s2);
+		if (ret != -ENOENT) {
+			assert_int_equal(ret, 0);
+			(*n_drv)++;
+		}
+	}
+	assert_int_equal(drvring_finish(d), 0);
+	free(data);
+	free(path);
+	return d;
+}
+
+static void test_drvring__drvlines_of_three_drivers_parse(void **state)
+{
+	size_t n;
+	struct drvring *d = feed_file("e1000e.txt", &n);
+	const struct drvring_queue *q = queue(d, "ethA", 0);
+
+	/* grep -c 'netlab_drv:' */
+	assert_int_equal(n, 35);
+	assert_int_equal(d->lines, 35);
+	assert_int_equal(d->bad_lines, 0);
+	assert_string_equal(q->driver, "e1000e");
+	assert_int_equal(q->s.rx_desc, 6);
+	assert_int_equal(q->s.rx_handoffs, 5);
+	assert_int_equal(q->s.refills, 3);
+	assert_int_equal(q->s.rx_ring, 256);
+	assert_true(q->s.desc_stack_copied > 0); /* ping under copybreak */
+	assert_false(q->fill_estimated);
+	assert_int_equal(q->s.xmits, 3);
+	assert_int_equal(q->s.tx_ring, 256);
+	assert_false(q->s.inflight_skbs);
+	drvring_free(d);
+
+	d = feed_file("e1000.txt", &n);
+	q = queue(d, "ethA", 0);
+	assert_int_equal(n, 37);
+	assert_int_equal(d->bad_lines, 0);
+	assert_string_equal(q->driver, "e1000");
+	assert_int_equal(q->s.irqs, 5); /* kind=legacy, no dir: receive */
+	assert_int_equal(q->s.polls, 5);
+	assert_int_equal(q->s.rx_desc, 4);
+	assert_int_equal(q->s.refills, 3);
+	assert_int_equal(q->s.xmits, 5);
+	assert_int_equal(q->s.tx_done, 3);
+	assert_true(q->s.fill.changes > 0);
+	drvring_free(d);
+
+	d = feed_file("virtio_net.txt", &n);
+	q = queue(d, "ethB", 0);
+	assert_int_equal(n, 26);
+	assert_int_equal(d->bad_lines, 0);
+	assert_string_equal(q->driver, "virtio_net");
+	assert_int_equal(q->s.rx_desc, 0);
+	assert_int_equal(q->s.rx_handoffs, 3);
+	assert_true(q->fill_estimated);
+	assert_int_equal(q->s.refills, 1);
+	assert_int_equal(q->s.rx_ring, 256);
+	assert_int_equal(q->s.irqs, 3); /* dir=rx */
+	assert_int_equal(q->s.irqs_tx, 3);
+	assert_int_equal(q->s.xmits, 3);
+	assert_false(q->s.inflight_skbs); /* ring - free */
+	assert_int_equal(q->s.inflight.max, 1);
+	drvring_free(d);
+}
+
+static void test_drvring__line_parse_keys(void **state)
+{
+	struct drvring_line l;
+
+	assert_int_equal(
+		drvring_line_parse(
+			"netlab_rx_refill: netlab_drv: e1000e ethB rx_refill q=0 alloc=1 fail=0 ntu=2 ntc=3 ring=80 fill=79 want=1",
+			&l),
+		0);
+	assert_string_equal(l.driver, "e1000e");
+	assert_string_equal(l.ifname, "ethB");
+	assert_int_equal(l.event, DRVRING_RX_REFILL);
+	assert_int_equal(l.v[DRVRING_K_FILL], 79);
+	assert_int_equal(l.v[DRVRING_K_RING], 80);
+	assert_int_equal(l.v[DRVRING_K_NTU], 2);
+	assert_true(l.has & (1u << DRVRING_K_WANT));
+	assert_false(l.has & (1u << DRVRING_K_FREE));
+	/* libtraceevent's %px, status in hex, an unknown key */
+	assert_int_equal(
+		drvring_line_parse(
+			"netlab_drv: e1000e ethB rx_desc q=0 idx=2 status=0x20073 len=1042 skb=0xffff8880024e6c00x new=1",
+			&l),
+		0);
+	assert_int_equal(l.v[DRVRING_K_SKB], 0xffff8880024e6c00ull);
+	assert_int_equal(l.v[DRVRING_K_STATUS], 0x20073);
+	assert_int_equal(drvring_line_parse(
+				 "netlab_drv: virtio_net ethB irq kind=vring vec=1 q=0 dir=tx", &l),
+			 0);
+	assert_int_equal(l.event, DRVRING_IRQ);
+	assert_int_equal(l.v[DRVRING_K_DIR], 1);
+	/* a newer event parses, as unknown */
+	assert_int_equal(drvring_line_parse("netlab_drv: e1000e ethB rx_frob q=0 x=y", &l), 0);
+	assert_int_equal(l.event, DRVRING_UNKNOWN);
+	/* not ours */
+	assert_int_equal(drvring_line_parse("e1000e: link up", &l), -ENOENT);
+	assert_int_equal(drvring_line_parse("xnetlab_drv: e1000e ethB irq", &l), -ENOENT);
+	/* malformed */
+	assert_int_equal(drvring_line_parse("netlab_drv: e1000e ethB", &l), -EINVAL);
+	assert_int_equal(drvring_line_parse("netlab_drv: e1000e ethB rx_refill q=0 ring=80", &l),
+			 -EINVAL);
+	assert_int_equal(
+		drvring_line_parse("netlab_drv: e1000e ethB poll_end q=0 work=x budget=64", &l),
+		-EINVAL);
+	assert_int_equal(drvring_line_parse("netlab_drv: e1000e ethB poll_start q=0 budget", &l),
+			 -EINVAL);
+	assert_int_equal(drvring_line_parse("netlab_drv: e1000e ethB irq dir=up", &l), -EINVAL);
+	assert_int_equal(
+		drvring_line_parse("netlab_drv: e1000e ethB rx_handoff q=0 skb=ffff8880024e6c00x",
+				   &l),
+		-EINVAL);
+}
+
+/* ---- made-up lines: a ring that runs low ---------------------------------------------- */
+
+#define E "netlab_drv: e1000e ethX "
+
+static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
+{
+	char *line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	assert_true(vasprintf(&line, fmt, ap) > 0);
+	va_end(ap);
+	assert_int_equal(drvring_feed(d, ts, 0, line), 0);
+	free(line);
+}
+
+/*
+ * Ring 32 (low mark 4), refilled to 31, then descriptors cleaned one per
+ * 10 us in a poll: fill reaches 3 at the 28th. A refill that fails leaves
+ * it at 1; a good one lifts it. A second, deeper episode follows.
+ */
+static void drain(struct drvring *d, uint64_t *t, unsigned int *idx, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		*t += 10000;
+		feed(d, *t, E "rx_desc q=0 idx=%u status=0x3 len=64 skb=ffff888000001000",
+		     *idx % 32);
+		*t += 1000;
+		feed(d, *t, E "rx_handoff q=0 skb=ffff888000001000 len=50");
+		(*idx)++;
+	}
+}
+
+static void test_drvring__low_episodes_record_the_ring_before(void **state)
+{
+	struct drvring_opts o = { .empty_fill = 1, .episodes = 1 };
+	struct drvring *d = drvring_new(&o);
+	const struct drvring_queue *q;
+	const struct drvring_episode *e;
+	uint64_t t = 1000 * MS;
+	unsigned int idx = 0;
+
+	assert_non_null(d);
+	feed(d, t, E "rx_refill q=0 alloc=31 fail=0 ntu=31 ntc=0 ring=32 fill=31 want=31");
+	t += 500000;
+	feed(d, t, E "irq kind=msix vec=0 irqn=29 dir=rx");
+	t += 100000;
+	feed(d, t, E "poll_start q=0 budget=64");
+	drain(d, &t, &idx, 30); /* fill 31 -> 1 */
+	t += 5000;
+	/* ntu 31, ntc 30: the refill got nothing */
+	feed(d, t, E "rx_refill q=0 alloc=0 fail=1 ntu=31 ntc=30 ring=32 fill=1 want=30");
+	feed(d, t + 1000, E "poll_end q=0 work=30 budget=64 repoll=0");
+	t += 2 * MS;
+	feed(d, t, E "rx_refill q=0 alloc=30 fail=0 ntu=29 ntc=30 ring=32 fill=31 want=30");
+	/* the second episode goes to 0 */
+	t += MS;
+	feed(d, t, E "poll_start q=0 budget=64");
+	idx = 30;
+	drain(d, &t, &idx, 31);
+	feed(d, t + 1000, E "poll_end q=0 work=31 budget=64 repoll=0");
+	assert_int_equal(drvring_finish(d), 0);
+
+	q = queue(d, "ethX", 0);
+	assert_int_equal(q->s.refills, 3);
+	assert_int_equal(q->s.refill_failures, 1);
+	assert_int_equal(q->s.refills_low, 1);
+	assert_int_equal(q->s.low_episodes, 2);
+	assert_int_equal(q->s.empty_episodes, 2);
+	assert_int_equal(q->s.fill.min, 0);
+	assert_int_equal(q->s.fill.max, 31);
+	assert_int_equal(q->s.polls, 2);
+	assert_int_equal(q->s.irq_poll_ns.count, 1);
+	assert_int_equal(q->s.irq_poll_ns.p50, 100000);
+	assert_int_equal(q->s.desc_stack_ns.count, 61);
+	assert_int_equal(q->s.desc_stack_ns.max, 1000);
+
+	/* the first: began at the 28th descriptor, 28 * 11 us after the refill */
+	assert_int_equal(q->n_first, 1);
+	e = &q->first[0];
+	assert_int_equal(e->ring, 32);
+	assert_int_equal(e->low_mark, 4);
+	assert_int_equal(e->fill_before, 4);
+	assert_int_equal(e->min_fill, 1);
+	assert_true(e->empty);
+	assert_false(e->by_refill);
+	assert_true(e->refill_seen);
+	assert_false(e->refill_failed);
+	assert_int_equal(e->descs_since_refill, 28);
+	assert_int_equal(e->since_refill_ns, 600000 + 27 * 11000 + 10000);
+	assert_true(e->in_poll);
+	assert_true(e->irq_seen);
+	assert_int_equal(e->since_irq_ns, 100000 + 27 * 11000 + 10000);
+	assert_true(e->end_ts > e->ts);
+	/* the worst reached 0 */
+	assert_int_equal(q->n_worst, 1);
+	assert_int_equal(q->worst[0].min_fill, 0);
+	assert_true(q->worst[0].ts > e->ts);
+	assert_int_equal(q->worst[0].end_ts, 0); /* still empty at the end */
+	drvring_free(d);
+}
+
+/* A 5 s trace in 100 buckets: the 10 ms width doubles to 80 ms; levels stay within. */
+static void test_drvring__series_stays_bounded(void **state)
+{
+	struct drvring *d = drvring_new(NULL);
+	const struct drvring_queue *q;
+	uint64_t t0 = 2000 * MS;
+
+	assert_non_null(d);
+	for (unsigned int i = 0; i <= 500; i++)
+		feed(d, t0 + i * 10 * MS,
+		     E "rx_refill q=0 alloc=1 fail=0 ntu=%u ntc=%u ring=64 fill=%u want=1", i % 64,
+		     (i + 1) % 64, i == 250 ? 5u : 63u);
+	assert_int_equal(drvring_finish(d), 0);
+	q = queue(d, "ethX", 0);
+	assert_int_equal(q->fill.width_ns, 80 * MS);
+	assert_true(q->fill.n <= DRVRING_SERIES);
+	assert_int_equal(q->fill.n, 5000 / 80 + 1);
+	/* 2500 ms falls in bucket 31 */
+	assert_int_equal(q->fill.b[31].min, 5);
+	assert_int_equal(q->fill.b[30].min, 63);
+	assert_int_equal(q->fill.b[31].max, 63);
+	assert_int_equal(q->s.low_episodes, 1);
+	assert_int_equal(q->s.low_ns, 10 * MS);
+	drvring_free(d);
+}
+
+/* Lines are counted, malformed ones too, and never stop the analysis; lost events reset. */
+static void test_drvring__malformed_lines_and_lost_events(void **state)
+{
+	struct drvring *d = drvring_new(NULL);
+	const struct drvring_queue *q;
+
+	assert_non_null(d);
+	assert_int_equal(drvring_feed(d, 1000, 0, "not ours"), -ENOENT);
+	assert_int_equal(drvring_feed(d, 2000, 0, E "rx_refill q=0 ring=32"), -EINVAL);
+	assert_int_equal(drvring_feed(d, 3000, 0, E "rx_frob q=0"), 0);
+	feed(d, 4000, E "rx_refill q=0 alloc=31 fail=0 ntu=31 ntc=0 ring=32 fill=31 want=31");
+	drvring_lost(d, 5000);
+	/* unknown until the next refill: this descriptor changes nothing */
+	feed(d, 6000, E "rx_desc q=0 idx=0 status=0x3 len=64 skb=ffff888000001000");
+	feed(d, 9000, E "rx_refill q=0 alloc=1 fail=0 ntu=0 ntc=1 ring=32 fill=31 want=1");
+	feed(d, 10000, E "poll_start q=0 budget=64");
+	assert_int_equal(drvring_finish(d), 0);
+	assert_int_equal(d->lines, 6);
+	assert_int_equal(d->bad_lines, 1);
+	assert_non_null(strstr(d->bad_example, "rx_refill q=0 ring=32"));
+	assert_int_equal(d->unknown_events, 1);
+	q = queue(d, "ethX", 0);
+	assert_int_equal(q->s.fill.min, 31);
+	assert_int_equal(q->s.fill.ns, 1000 + 1000); /* 4000-5000 and 9000-10000 */
+	assert_int_equal(q->s.refills, 2);
+	drvring_free(d);
+}
+
+/* ---- bad input ------------------------------------------------------------------- */
+
+static char *tmp_file(const char *data, size_t len)
+{
+	char *path = xasprintf("%s/netlab-test-drvring-XXXXXX",
+			       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(file_write(path, data, len), 0);
+	return path;
+}
+
+static void read_fails(const char *path, int want, const char *needle)
+{
+	struct drvring *d = (struct drvring *)1;
+	char *err = NULL;
+
+	assert_int_equal(drvring_read(path, NULL, &d, &err), want);
+	assert_null(d);
+	assert_non_null(err);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "\nhint: "));
+	if (needle && !strstr(err, needle))
+		print_error("no '%s' in: %s\n", needle, err);
+	assert_true(!needle || strstr(err, needle));
+	free(err);
+}
+
+static void test_drvring__bad_files_give_errors(void **state)
+{
+	char *data = NULL, *tmp;
+	size_t len;
+
+	read_fails(RUNS "drv-e1000e-rx-80/files/none.dat", -ENOENT, NULL);
+	read_fails(RUNS "drv-e1000e-rx-80/files", -EISDIR, NULL);
+	read_fails(RUNS "drv-e1000e-rx-80/scenario.scn", -EINVAL, "not a trace.dat");
+	tmp = tmp_file("", 0);
+	read_fails(tmp, -EINVAL, "empty");
+	unlink(tmp);
+	free(tmp);
+	assert_int_equal(file_read(RUNS "drv-e1000e-rx-80/files/trace.dat", &data, &len), 0);
+	tmp = tmp_file(data, len / 2);
+	read_fails(tmp, -EINVAL, "truncated");
+	unlink(tmp);
+	free(tmp);
+	free(data);
+}
+
+/* Recorded on the unpatched kernel: no netlab_drv lines. */
+static void test_drvring__trace_without_driver_lines_is_enodata(void **state)
+{
+	read_fails(
+		RUNS "udp-path/files/trace.dat", -ENODATA,
+		"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_drvring__rx_default_matches_golden_json),
+		cmocka_unit_test(test_drvring__rx_80_matches_golden_json),
+		cmocka_unit_test(test_drvring__counts_match_trace_cmd_report),
+		cmocka_unit_test(test_drvring__ring_80_against_256),
+		cmocka_unit_test(test_drvring__counters_and_metrics),
+		cmocka_unit_test(test_drvring__drvlines_of_three_drivers_parse),
+		cmocka_unit_test(test_drvring__line_parse_keys),
+		cmocka_unit_test(test_drvring__low_episodes_record_the_ring_before),
+		cmocka_unit_test(test_drvring__series_stays_bounded),
+		cmocka_unit_test(test_drvring__malformed_lines_and_lost_events),
+		cmocka_unit_test(test_drvring__bad_files_give_errors),
+		cmocka_unit_test(test_drvring__trace_without_driver_lines_is_enodata),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
