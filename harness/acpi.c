@@ -202,6 +202,10 @@ static int prepare_one(const char *iasl, const char *src, size_t i, const char *
 		ret = acpi_compile(iasl, src, prefix, err);
 		if (ret)
 			goto out;
+		if (file_read(src, &data, NULL) == 0)
+			acpi_expect_parse(data, t);
+		free(data);
+		data = NULL;
 	}
 	ret = file_read(t->aml, &data, &len);
 	if (!ret)
@@ -244,9 +248,37 @@ int acpi_prepare(const char *iasl, const char *const *files, size_t n, const cha
 	return ret;
 }
 
+void acpi_expect_parse(const char *text, struct acpi_table *t)
+{
+	static const char key[] = "netlab-expect-irq:";
+
+	for (const char *p = text; (p = strstr(p, key));) {
+		const char *nl = strchrnul(p, '\n');
+		char *line = xasprintf("%.*s", (int)(nl - p - strlen(key)), p + strlen(key));
+		char *rest = line, *tok, *end;
+		unsigned long irq;
+
+		p = nl;
+		tok = strtok_r(rest, " \t*/", &end);
+		if (!tok || parse_uint(tok, 0, 4095, &irq)) {
+			free(line);
+			continue;
+		}
+		while ((tok = strtok_r(NULL, " \t*/,", &end))) {
+			t->expect = realloc(t->expect, (t->n_expect + 1) * sizeof(*t->expect));
+			t->expect[t->n_expect].irq = (unsigned int)irq;
+			t->expect[t->n_expect++].action = xstrdup(tok);
+		}
+		free(line);
+	}
+}
+
 void acpi_set_release(struct acpi_set *set)
 {
 	for (size_t i = 0; i < set->n; i++) {
+		for (size_t e = 0; e < set->t[i].n_expect; e++)
+			free(set->t[i].expect[e].action);
+		free(set->t[i].expect);
 		free(set->t[i].source);
 		free(set->t[i].aml);
 		free(set->t[i].cpio_name);
@@ -556,6 +588,39 @@ static struct json_object *json_irqs(const struct acpi_irq_line *l, size_t n, bo
 	return a;
 }
 
+/*
+ * Each table's netlab-expect-irq lines against the guest's IRQ lines. Not
+ * checked when the guest left no /proc/interrupts (the command never ran).
+ */
+static struct json_object *json_expect(const struct acpi_set *set,
+				       const struct acpi_irq_line *irqs, size_t n_irqs,
+				       bool have, bool *all_ok, char **why)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < set->n; i++) {
+		for (size_t e = 0; e < set->t[i].n_expect; e++) {
+			const struct acpi_expect *x = &set->t[i].expect[e];
+			const struct acpi_irq_line *l = acpi_irq_find(irqs, n_irqs, x->action);
+			struct json_object *o = json_object_new_object();
+			bool ok = l && (unsigned int)atoi(l->irq) == x->irq;
+
+			json_object_object_add(o, "action", json_object_new_string(x->action));
+			json_object_object_add(o, "irq", json_object_new_int((int)x->irq));
+			json_object_object_add(o, "found", l ? json_object_new_int(atoi(l->irq)) : NULL);
+			json_object_object_add(o, "ok", have ? json_object_new_boolean(ok) : NULL);
+			json_object_array_add(a, o);
+			if (!have || ok || !*all_ok)
+				continue;
+			*all_ok = false;
+			err_set(why, "ACPI table from '%s' routes '%s' to IRQ %u, but the guest has it %s%s\nhint: the kernel took the table but routed otherwise; the table may not match this QEMU's machine or devices (see acpi.json and console.log)",
+				set->t[i].source, x->action, x->irq, l ? "on IRQ " : "on no IRQ line",
+				l ? l->irq : "");
+		}
+	}
+	return a;
+}
+
 /* Why `t` was not taken, from what the kernel did say. */
 static char *not_taken_why(const struct acpi_table *t, const struct acpi_console *c)
 {
@@ -610,6 +675,8 @@ void *acpi_report(const struct acpi_set *set, const char *console, const char *i
 	json_object_object_add(o, "initrd_files_seen", json_strs(c.found, c.n_found));
 	json_object_object_add(o, "errors", json_strs(c.errors, c.n_errors));
 	acpi_irq_parse(interrupts, &irqs, &n_irqs);
+	json_object_object_add(o, "expect", json_expect(set, irqs, n_irqs, interrupts != NULL,
+						      all_taken, why));
 	json_object_object_add(o, "interrupts", interrupts ? json_irqs(irqs, n_irqs, false) : NULL);
 	json_object_object_add(o, "shared", interrupts ? json_irqs(irqs, n_irqs, true) : NULL);
 	acpi_irq_release(irqs, n_irqs);

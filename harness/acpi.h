@@ -20,6 +20,11 @@
 /* Where the kernel looks for tables in the initrd (drivers/acpi/tables.c). */
 #define ACPI_CPIO_DIR "kernel/firmware/acpi"
 
+struct acpi_expect {
+	unsigned int irq;
+	char *action;			/* "ethA" */
+};
+
 /* One table given for a run. */
 struct acpi_table {
 	char *source;			/* as given: .asl/.dsl (compiled) or .aml (copied) */
@@ -32,6 +37,10 @@ struct acpi_table {
 	uint32_t oem_revision;
 	uint32_t length;
 	char sha256[65];
+	/* "netlab-expect-irq: IRQ NAME..." lines of the source: each handler
+	 * NAME must be on line IRQ in the guest's /proc/interrupts. */
+	struct acpi_expect *expect;
+	size_t n_expect;
 };
 
 struct acpi_set {
@@ -73,6 +82,9 @@ int acpi_compile(const char *iasl, const char *src, const char *prefix, char **e
 int acpi_prepare(const char *iasl, const char *const *files, size_t n, const char *dir,
 		 struct acpi_set *set, char **err);
 void acpi_set_release(struct acpi_set *set);
+
+/* The "netlab-expect-irq: IRQ NAME..." lines of an ASL source's text. */
+void acpi_expect_parse(const char *text, struct acpi_table *t);
 
 /* acpi_validate() - acpi_prepare() into a temporary directory, then remove it. */
 int acpi_validate(const char *const *files, size_t n, char **err);
@@ -142,7 +154,9 @@ const struct acpi_irq_line *acpi_irq_find(const struct acpi_irq_line *lines, siz
  * oem_revision, length, sha256, taken, how}], "given", "taken",
  * "kernel_lines" (the upgrade lines), "initrd_files_seen", "errors" (the
  * kernel's "ACPI OVERRIDE:" lines), "interrupts": [{irq, chip, hwirq, actions}],
- * "shared": [{irq, actions}]}. Sets *all_taken.
+ * "shared": [{irq, actions}], "expect": [{action, irq, found, ok}]}.
+ * *all_taken is false when a table was not taken, or when the IRQ lines
+ * are not what a table's netlab-expect-irq lines ask for; *why says which.
  */
 void *acpi_report(const struct acpi_set *set, const char *console, const char *interrupts,
 		  bool *all_taken, char **why);

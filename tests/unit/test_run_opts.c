@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* `netlab run` option parsing. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,6 +105,22 @@ static void test_run_opts__sysctl_becomes_job_line(void **state)
 	run_cmd_release(&rc);
 }
 
+static void test_run_opts__acpi_is_repeatable_in_order(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(PARSE(&rc, &err, "--acpi", "a.asl", "--acpi", "b.aml"), 0);
+	assert_int_equal(rc.opts.n_acpi, 2);
+	assert_string_equal(rc.opts.acpi[0], "a.asl");
+	assert_string_equal(rc.opts.acpi[1], "b.aml");
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--acpi", ""), -EINVAL);
+	assert_non_null(strstr(err, "--acpi"));
+	free(err);
+	run_cmd_release(&rc);
+}
+
 static void test_run_opts__env_kernel_is_default(void **state)
 {
 	struct run_cmd rc;
@@ -123,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_run_opts__all_options_land_in_struct),
 		cmocka_unit_test(test_run_opts__rejects_bad_input_naming_it),
 		cmocka_unit_test(test_run_opts__sysctl_becomes_job_line),
+		cmocka_unit_test(test_run_opts__acpi_is_repeatable_in_order),
 		cmocka_unit_test(test_run_opts__env_kernel_is_default),
 	};
 

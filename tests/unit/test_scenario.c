@@ -254,7 +254,7 @@ static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, repeat, timeout, deterministic, mem)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, repeat, timeout, deterministic, mem, acpi)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
@@ -476,6 +476,36 @@ static void test_scenario__parse_bool_forms(void **state)
 	assert_int_equal(scn_parse_bool("", &b), -EINVAL);
 }
 
+/* acpi = FILE...: paths relative to the scenario's directory, readable when parsed. */
+static void test_scenario__acpi_files_resolve_against_the_scenario(void **state)
+{
+	struct scenario *s = parse_ok("good-acpi.scn"), *d = parse_ok("good-minimal.scn");
+	char *dir = fixture(""), *want;
+
+	assert_int_equal(s->n_acpi, 2);
+	assert_int_equal(s->acpi_line, 2);
+	want = xasprintf("%s../acpi/ssdt.asl", dir);
+	assert_string_equal(s->acpi[0], want);
+	free(want);
+	want = xasprintf("%s../acpi/broken.asl", dir);
+	assert_string_equal(s->acpi[1], want);
+	free(want);
+	assert_int_equal(d->n_acpi, 0);
+	free(dir);
+	scn_free(s);
+	scn_free(d);
+}
+
+static void test_scenario__rejects_unreadable_acpi_file_with_line(void **state)
+{
+	char *dir = fixture(""), *msg;
+
+	msg = xasprintf("cannot read ACPI table '%s../acpi/nope.asl': No such file or directory", dir);
+	expect_error("bad-acpi-missing.scn", 3, msg);
+	free(msg);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +554,8 @@ int main(void)
 		cmocka_unit_test(test_scenario__rejects_line_too_long_instead_of_cutting_it),
 		cmocka_unit_test(test_scenario__reports_first_error_by_line),
 		cmocka_unit_test(test_scenario__parse_bool_forms),
+		cmocka_unit_test(test_scenario__acpi_files_resolve_against_the_scenario),
+		cmocka_unit_test(test_scenario__rejects_unreadable_acpi_file_with_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

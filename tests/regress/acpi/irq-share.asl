@@ -2,6 +2,10 @@
  * netlab: DSDT override that puts NIC A and NIC B on one interrupt line, IRQ 5.
  * Used by tests/regress/acpi-irq-share.scn and tests/integration/t11-acpi.sh.
  *
+ * netlab checks the routing it asks for against the guest's /proc/interrupts
+ * (a mismatch makes the run infra-error; see RUN_DIR/acpi.json "expect"):
+ * netlab-expect-irq: 5 ethA ethB
+ *
  * What it changes (the whole diff against QEMU's own DSDT):
  *   - OEM revision 1 -> 2: the kernel's initrd table upgrade replaces a
  *     table only by one with the same signature, OEM ID ("BOCHS ") and OEM

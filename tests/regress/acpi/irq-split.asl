@@ -6,6 +6,9 @@
  * virtio-serial), which uses MSI-X, so NIC B is alone on it in
  * /proc/interrupts.
  *
+ * netlab-expect-irq: 11 ethA
+ * netlab-expect-irq: 10 ethB
+ *
  * Diff against QEMU's DSDT: OEM revision 1 -> 2, _SB.LNKC._PRS {5, 10, 11}
  * -> {11}, _SB.LNKD._PRS {5, 10, 11} -> {10}. Derived, and dependent on the
  * QEMU version, machine and devices, exactly as irq-share.asl (see there).
