@@ -553,10 +553,10 @@ static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, 
 
 	if (l->event == DRVRING_POLL_START) {
 		s->polls++;
-		if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && x->irq_pending[cpu]) {
+		if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && x->irq_pending[cpu])
 			hist_record(x->a.h[H_IRQ_POLL], ts - x->irq_pending[cpu]);
-			x->irq_pending[cpu] = 0;
-		}
+		/* One NAPI instance: this poll serves the interrupts of other CPUs too. */
+		memset(x->irq_pending, 0, sizeof(x->irq_pending));
 		x->in_poll = true;
 		x->poll_cpu = cpu;
 		x->poll_ts = ts;
@@ -1417,10 +1417,12 @@ static struct json_object *json_dist(const struct drvring_dist *x, bool unit_us)
 
 static struct json_object *json_level(const struct drvring_level *l)
 {
-	struct json_object *o = json_object_new_object(), *bins = json_object_new_array();
+	struct json_object *o, *bins;
 
 	if (!l->changes)
-		return json_object_new_null();
+		return NULL;
+	o = json_object_new_object();
+	bins = json_object_new_array();
 	add_u(o, "min", l->min);
 	add_u(o, "p1", l->p1);
 	add_u(o, "p50", l->p50);

@@ -31,7 +31,8 @@
  * NAPI: polls (poll_start), work per poll (poll_end), budget exhausted (work
  *	== budget), repolls, poll duration (poll_start -> poll_end on the same
  *	CPU), interrupt -> poll (the first irq line not of dir=tx since the
- *	queue's last poll on that CPU -> its poll_start), descriptor -> stack
+ *	queue's last poll -> the next poll_start, when that runs on the CPU of
+ *	the interrupt; a poll on another CPU serves it unmeasured), descriptor -> stack
  *	(rx_desc -> the next rx_handoff of the queue: the same skb, or its copy
  *	under copybreak, counted in desc_stack_copied; a descriptor with no
  *	hand-off before the next one or the poll's end counts in
