@@ -302,6 +302,14 @@ int acpi_validate(const char *const *files, size_t n, char **err)
 	ret = acpi_prepare(NULL, files, n, dir, &set, err);
 	acpi_set_release(&set);
 	rm_rf(dir);
+	/* The hint's log went with the directory. */
+	if (ret == -EINVAL && err && *err && strstr(*err, "\nhint: fix it;")) {
+		char *e = *err;
+
+		*strstr(e, "\nhint: fix it;") = '\0';
+		*err = xasprintf("%s\nhint: fix it; 'iasl FILE' shows iasl's whole output", e);
+		free(e);
+	}
 	return ret;
 }
 
