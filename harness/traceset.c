@@ -225,6 +225,15 @@ static const struct {
 	{ "tcp:tcp_send_reset", NULL },
 };
 
+/*
+ * The driver patches' trace_printk lines: not an event but the top-level
+ * ring buffer, the only one trace_printk writes to. A set with it records
+ * there; a set without it records in an instance, so the top buffer stays
+ * off and the patched drivers skip their lines (see driver-patches/).
+ */
+#define DRV_LINES "netlab:drv"
+#define INSTANCE "netlab"
+
 static const char *default_names;
 
 const char *traceset_default_names(void)
@@ -238,6 +247,7 @@ const char *traceset_default_names(void)
 		for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
 			if (kprobes[i].dflt)
 				sbuf_addf(&b, " netlab:%s", kprobes[i].name);
+		sbuf_adds(&b, " " DRV_LINES);
 		default_names = sbuf_detach(&b);
 	}
 	return default_names;
@@ -255,7 +265,15 @@ static int kprobe_find(const char *name)
 
 bool traceset_is_catalogued(const char *name)
 {
-	return kprobe_find(name) >= 0;
+	return kprobe_find(name) >= 0 || !strcmp(name, DRV_LINES);
+}
+
+bool traceset_has_drv_lines(const struct traceset *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (!strcmp(ts->ev[i].name, DRV_LINES))
+			return true;
+	return false;
 }
 
 bool traceset_spec_ok(const char *e)
@@ -428,19 +446,26 @@ void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, st
 	 * decompressed chunk of a version 7 file, so the host's streaming
 	 * analysis would grow with the trace.
 	 */
-	sbuf_addf(o, "trace-cmd record --file-version 6 -b %u", buffer_kb);
+	bool top = traceset_has_drv_lines(ts);
+	const char *dir = top ? "/sys/kernel/tracing" : "/sys/kernel/tracing/instances/" INSTANCE;
+
+	sbuf_addf(o, "trace-cmd record --file-version 6%s -b %u", top ? "" : " -B " INSTANCE,
+		  buffer_kb);
 	for (size_t i = 0; i < ts->n; i++) {
+		if (!strcmp(ts->ev[i].name, DRV_LINES))
+			continue;
 		sbuf_addf(o, " -e %s", ts->ev[i].name);
 		if (ts->ev[i].filter)
 			sbuf_addf(o, " -f '%s'", ts->ev[i].filter);
 	}
-	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n"
-		     /*
-		      * trace-cmd turns tracing off, sets the events, starts its
-		      * readers and turns tracing on last: wait for that.
-		      */
-		     "i=0; until grep -q . /sys/kernel/tracing/set_event 2>/dev/null &&\n"
-		     "\t[ \"$(cat /sys/kernel/tracing/tracing_on)\" = 1 ]; do\n"
+	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n");
+	/*
+	 * trace-cmd turns tracing off, sets the events, starts its readers
+	 * and turns tracing on last: wait for that.
+	 */
+	sbuf_addf(o, "i=0; until grep -q . %s/set_event 2>/dev/null &&\n"
+		     "\t[ \"$(cat %s/tracing_on 2>/dev/null)\" = 1 ]; do\n", dir, dir);
+	sbuf_adds(o,
 		     "\ti=$((i+1)); [ $i -gt 400 ] && setup_error \"[trace]: trace-cmd record did not "
 		     "start: $(tail -n 2 $O/trace-cmd.log)\"\n"
 		     "\tkill -0 $T 2>/dev/null || setup_error \"[trace]: trace-cmd record failed: "

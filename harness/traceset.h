@@ -75,6 +75,14 @@ const char *traceset_default_names(void);
  * a well-formed SYSTEM:EVENT tracepoint spec, or neither.
  */
 bool traceset_is_catalogued(const char *name);
+
+/*
+ * Whether the set holds netlab:drv, the driver patches' trace_printk lines.
+ * They exist only in the top-level buffer, so such a set records there; any
+ * other set records in the instance "netlab", and the top buffer, with the
+ * drivers' lines, stays off.
+ */
+bool traceset_has_drv_lines(const struct traceset *ts);
 bool traceset_spec_ok(const char *name);
 
 /*

@@ -79,7 +79,7 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	expect(s, "echo 'p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
 		  "vihl=+0(+200($arg1)):u8 ");
 	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 family=+16($arg1):u16 ");
-	expect(s, "trace-cmd record --file-version 6 -b 29696 -e skb:kfree_skb -e skb:consume_skb");
+	expect(s, "trace-cmd record --file-version 6 -b 30720 -e skb:kfree_skb -e skb:consume_skb");
 	expect(s, " -e irq:softirq_entry -f 'vec == 2 || vec == 3'");
 	expect(s, " -e netlab:ip_local_deliver");
 	expect(s, " -o $O/trace.dat");

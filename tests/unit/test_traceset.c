@@ -43,6 +43,7 @@ static void test_traceset__default_set_follows_the_packet_path(void **state)
 		"irq:softirq_entry", "netlab:ip_local_deliver", "netlab:tcp_v4_rcv",
 		"netlab:udp_rcv", "netlab:skb_copy_csum", "netlab:tcp_sendmsg",
 		"netlab:udp_sendmsg", "netlab:udp_recv_skb", "netlab:tcp_recvmsg", "netlab:udp_recvmsg", "netlab:ip_output",
+		"netlab:drv",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
 		assert_true(has(&ts, want[i]));
@@ -154,13 +155,26 @@ static void test_traceset__script_defines_probes_then_records(void **state)
 	traceset_script_start(&ts, 2048, &b);
 	s = sbuf_detach(&b);
 	probe = strstr(s, "echo 'p:netlab/udp_rcv udp_rcv skb=$arg1:x64' >> $KE");
-	rec = strstr(s, "trace-cmd record --file-version 6 -b 2048 -e skb:kfree_skb -e netlab:udp_rcv "
-			"-e irq:softirq_entry -f 'vec == 2 || vec == 3' -o $O/trace.dat");
+	/* No netlab:drv: an instance, so the top buffer (and trace_printk) stays off. */
+	rec = strstr(s, "trace-cmd record --file-version 6 -B netlab -b 2048 -e skb:kfree_skb "
+			"-e netlab:udp_rcv -e irq:softirq_entry -f 'vec == 2 || vec == 3' -o $O/trace.dat");
 	assert_non_null(probe);
 	assert_non_null(rec);
 	assert_true(probe < rec);
 	/* A probe the kernel refuses is a setup error naming it and the kernel's reason. */
 	assert_non_null(strstr(s, "refused kprobe event netlab:udp_rcv: $(tail -n 2 /sys/kernel/tracing/error_log"));
+	assert_non_null(strstr(s, "until grep -q . /sys/kernel/tracing/instances/netlab/set_event"));
+	free(s);
+	traceset_release(&ts);
+
+	/* With the driver lines: the top buffer, and netlab:drv is no -e. */
+	traceset_build("skb:kfree_skb netlab:drv", NULL, NULL, NULL, NULL, 0, &kernel_offsets_default, &ts);
+	assert_true(traceset_has_drv_lines(&ts));
+	sbuf_init(&b);
+	traceset_script_start(&ts, 2048, &b);
+	s = sbuf_detach(&b);
+	assert_non_null(strstr(s, "trace-cmd record --file-version 6 -b 2048 -e skb:kfree_skb -o $O/trace.dat"));
+	assert_non_null(strstr(s, "until grep -q . /sys/kernel/tracing/set_event"));
 	free(s);
 	traceset_release(&ts);
 }
