@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drvring output: the per-NIC tables, the same content as JSON, and the
+ * metrics (see drvring.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "drvring.h"
+#include "hist.h"
+#include "metrics.h"
+#include "util.h"
+
+/* ---- text ---------------------------------------------------------------------------- */
+
+static double us(uint64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+static const char *name_q(char *buf, size_t n, const char *ifname, int q)
+{
+	snprintf(buf, n, "%s q%d", ifname, q);
+	return buf;
+}
+
+/* "p50 / p99" in us, or "-" */
+static const char *lat(char *buf, size_t n, const struct drvring_dist *x)
+{
+	if (!x->count)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f / %.1f", us(x->p50), us(x->p99));
+	return buf;
+}
+
+static void print_rx(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	fprintf(f,
+		"\nReceive rings: fill = descriptors posted to the NIC and not yet cleaned (time-weighted)\n");
+	fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s %8s %8s %8s\n", "QUEUE", "DRIVER", "RING",
+		"MIN", "P1", "P50", "MEAN", "MAX", "DESCS", "HANDOFFS", "NO_HANDOFF");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		const struct drvring_level *l = &q->s.fill;
+
+		if (!q->s.refills && !q->s.rx_handoffs && !q->s.rx_desc)
+			continue;
+		name_q(n, sizeof(n), q->ifname, q->q);
+		if (!l->changes)
+			fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s", n, q->driver, "-", "-",
+				"-", "-", "-", "-");
+		else
+			fprintf(f, "  %-10s %-10s %5u %5u %5u %5u %7.1f %5u", n, q->driver,
+				q->s.rx_ring, l->min, l->p1, l->p50, l->mean, l->max);
+		fprintf(f, " %8llu %8llu %8llu%s\n", (unsigned long long)q->s.rx_desc,
+			(unsigned long long)q->s.rx_handoffs,
+			(unsigned long long)q->s.rx_desc_no_handoff,
+			q->fill_estimated ? "  (fill estimated: no rx_desc lines)" : "");
+	}
+	fprintf(f, "\nRefill (low: fill < ring/%u; empty: fill <= %u)\n", d->low_div,
+		d->empty_fill);
+	fprintf(f, "  %-10s %8s %8s %8s %6s %9s %9s %6s %11s\n", "QUEUE", "REFILLS", "ALLOC",
+		"WANT", "FAILED", "LEFT_LOW", "EPISODES", "EMPTY", "LOW_TIME_MS");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_stats *s = &d->queues[i].s;
+
+		if (!s->refills && !s->rx_handoffs)
+			continue;
+		fprintf(f, "  %-10s %8llu %8llu %8llu %6llu %9llu %9llu %6llu %11.3f\n",
+			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
+			(unsigned long long)s->refills, (unsigned long long)s->refill_alloc,
+			(unsigned long long)s->refill_want, (unsigned long long)s->refill_failures,
+			(unsigned long long)s->refills_low, (unsigned long long)s->low_episodes,
+			(unsigned long long)s->empty_episodes, (double)s->low_ns / 1e6);
+	}
+}
+
+static void print_napi(const struct drvring *d, FILE *f)
+{
+	char n[40], a[40], b[40], c[40];
+
+	fprintf(f, "\nNAPI (latencies in us, p50 / p99)\n");
+	fprintf(f, "  %-10s %6s %6s %9s %14s %6s %16s %16s %16s\n", "QUEUE", "IRQS", "POLLS",
+		"WORK/POLL", "BUDGET_HIT", "REPOLL", "IRQ->POLL", "DESC->STACK", "POLL");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_stats *s = &d->queues[i].s;
+		char bh[32];
+
+		if (!s->polls && !s->irqs)
+			continue;
+		snprintf(bh, sizeof(bh), "%llu (%.1f%%)", (unsigned long long)s->budget_exhausted,
+			 pct(s->budget_exhausted, s->poll_ends));
+		fprintf(f, "  %-10s %6llu %6llu %9.2f %14s %6llu %16s %16s %16s\n",
+			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
+			(unsigned long long)s->irqs, (unsigned long long)s->polls, s->work.mean, bh,
+			(unsigned long long)s->repolls, lat(a, sizeof(a), &s->irq_poll_ns),
+			lat(b, sizeof(b), &s->desc_stack_ns), lat(c, sizeof(c), &s->poll_ns));
+	}
+}
+
+static void print_tx(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	fprintf(f,
+		"\nTransmit rings: in flight = descriptors queued and not yet cleaned (time-weighted)\n");
+	fprintf(f, "  %-10s %-10s %5s %5s %7s %8s %8s %8s\n", "QUEUE", "DRIVER", "RING", "MAX",
+		"MEAN", "XMIT", "DONE", "CLEANS");
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+
+		if (!q->s.xmits && !q->s.tx_done)
+			continue;
+		fprintf(f, "  %-10s %-10s %5u %5u %7.2f %8llu %8llu %8llu%s\n",
+			name_q(n, sizeof(n), q->ifname, q->q), q->driver, q->s.tx_ring,
+			q->s.inflight.max, q->s.inflight.mean, (unsigned long long)q->s.xmits,
+			(unsigned long long)q->s.tx_done, (unsigned long long)q->s.tx_cleans,
+			q->s.inflight_skbs ? "  (in skbs)" : "");
+	}
+}
+
+/* Share of time per eighth of the ring, and the minimum per bucket as a digit. */
+static void print_occupancy(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		const struct drvring_level *l = &q->s.fill;
+		const struct drvring_series *s = &q->fill;
+
+		if (!l->ns || !l->ring)
+			continue;
+		fprintf(f, "\nRX fill of %s, share of time per eighth of the ring (%u):\n ",
+			name_q(n, sizeof(n), q->ifname, q->q), l->ring);
+		for (int b = 0; b < DRVRING_OCC_BINS; b++)
+			fprintf(f, " %u-%u: %.1f%%", b * l->ring / DRVRING_OCC_BINS,
+				(b + 1) * l->ring / DRVRING_OCC_BINS - (b + 1 < DRVRING_OCC_BINS),
+				pct(l->bin_ns[b], l->ns));
+		fprintf(f,
+			"\n  lowest fill per %.0f ms from %.3f s (digit = tenths of the ring, . no data):\n  ",
+			(double)s->width_ns / 1e6, (double)s->t0 / 1e9);
+		for (size_t b = 0; b < s->n; b++) {
+			unsigned int m = s->b[b].min;
+
+			fputc(m > s->b[b].max
+				      ? '.'
+				      : '0' + (int)(m * 10 / l->ring > 9 ? 9 : m * 10 / l->ring),
+			      f);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void print_episode(const struct drvring *d, const struct drvring_episode *e, FILE *f)
+{
+	char lasted[24], since[24], irq[24];
+
+	if (e->end_ts)
+		snprintf(lasted, sizeof(lasted), "%.3f", (double)(e->end_ts - e->ts) / 1e6);
+	else
+		snprintf(lasted, sizeof(lasted), ">%.3f", (double)(d->last_ts - e->ts) / 1e6);
+	snprintf(since, sizeof(since), e->refill_seen ? "%.1f%s" : "-", us(e->since_refill_ns),
+		 e->refill_failed ? " failed" : "");
+	snprintf(irq, sizeof(irq), e->irq_seen ? "%.1f" : "-", us(e->since_irq_ns));
+	fprintf(f, "    %12.6f %10s %4u %6u %17s %7u %7s %12s %3d %s\n", (double)e->ts / 1e9,
+		lasted, e->min_fill, e->fill_before, since, e->descs_since_refill,
+		e->in_poll ? "yes" : "no", irq, e->cpu, e->by_refill ? "refill" : "rx_desc");
+}
+
+static void print_episodes(const struct drvring *d, FILE *f)
+{
+	char n[40];
+
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+
+		if (!q->s.low_episodes)
+			continue;
+		fprintf(f, "\nLow-fill episodes of %s: %llu (%llu empty), %.3f ms in all\n",
+			name_q(n, sizeof(n), q->ifname, q->q),
+			(unsigned long long)q->s.low_episodes,
+			(unsigned long long)q->s.empty_episodes, (double)q->s.low_ns / 1e6);
+		for (int w = 0; w < 2; w++) {
+			const struct drvring_episode *e = w ? q->worst : q->first;
+			size_t ne = w ? q->n_worst : q->n_first;
+
+			fprintf(f,
+				"  %s %zu; and just before it: fill, time since the last refill, descriptors cleaned since, poll running, time since the last irq\n",
+				w ? "worst" : "first", ne);
+			fprintf(f, "    %12s %10s %4s %6s %17s %7s %7s %12s %3s %s\n", "AT_S",
+				"LASTED_MS", "MIN", "BEFORE", "SINCE_REFILL_US", "CLEANED",
+				"IN_POLL", "SINCE_IRQ_US", "CPU", "BEGAN_AT");
+			for (size_t k = 0; k < ne; k++)
+				print_episode(d, &e[k], f);
+		}
+	}
+}
+
+static void print_counters(const struct drvring *d, FILE *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < d->n_nics; i++) {
+		const struct drvring_nic *n = &d->nics[i];
+		double lost;
+
+		if (!n->counters)
+			continue;
+		if (!any)
+			fprintf(f, "\nNIC counters of the run (ethtool -S deltas)\n");
+		any = true;
+		fprintf(f,
+			"  %s (NIC %s): rx_no_buffer_count %.0f, rx_missed_errors %.0f, alloc_rx_buff_failed %.0f; ethtool RX ring %.0f",
+			n->ifname, n->label, n->rx_no_buffer_count, n->rx_missed_errors,
+			n->alloc_rx_buff_failed, n->ethtool_rx_ring);
+		if (n->s.rx_ring && n->ethtool_rx_ring >= 0 && n->ethtool_rx_ring != n->s.rx_ring)
+			fprintf(f, " (the driver says %u)", n->s.rx_ring);
+		fputc('\n', f);
+		lost = (n->rx_no_buffer_count > 0 ? n->rx_no_buffer_count : 0) +
+		       (n->rx_missed_errors > 0 ? n->rx_missed_errors : 0);
+		if (lost > 0 || n->s.low_episodes)
+			fprintf(f,
+				"  %s: the NIC counted %.0f frames without a buffer or missed; the trace saw %llu low-fill episodes (%llu empty), %llu failed refills\n",
+				n->ifname, lost, (unsigned long long)n->s.low_episodes,
+				(unsigned long long)n->s.empty_episodes,
+				(unsigned long long)n->s.refill_failures);
+	}
+}
+
+void drvring_print(const struct drvring *d, FILE *f)
+{
+	fprintf(f, "Driver rings: %s (", d->path ? d->path : "lines fed");
+	if (d->cpus)
+		fprintf(f, "%d CPU%s, ", d->cpus, d->cpus == 1 ? "" : "s");
+	fprintf(f, "%llu netlab_drv lines, %llu malformed, %llu lost events)\n",
+		(unsigned long long)d->lines, (unsigned long long)d->bad_lines,
+		(unsigned long long)d->lost);
+	if (d->bad_lines)
+		fprintf(f, "  first malformed line: %s\n", d->bad_example);
+	if (d->unknown_events || d->untracked_lines)
+		fprintf(f,
+			"  %llu lines of unknown events, %llu of queues past the first %d (ignored)\n",
+			(unsigned long long)d->unknown_events,
+			(unsigned long long)d->untracked_lines, DRVRING_MAX_QUEUES);
+	print_rx(d, f);
+	print_napi(d, f);
+	print_tx(d, f);
+	print_occupancy(d, f);
+	print_episodes(d, f);
+	print_counters(d, f);
+}
+
+/* ---- JSON ---------------------------------------------------------------------------- */
+
+static void add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+static void add_u(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static struct json_object *real(double v, const char *fmt)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *json_us(uint64_t ns)
+{
+	return real(us(ns), "%.3f");
+}
+
+static struct json_object *json_dist(const struct drvring_dist *x, bool unit_us)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *(*v)(uint64_t) = unit_us ? json_us : json_object_new_uint64;
+
+	add_u(o, "count", x->count);
+	add(o, "min", v(x->min));
+	add(o, "p50", v(x->p50));
+	add(o, "p90", v(x->p90));
+	add(o, "p99", v(x->p99));
+	add(o, "max", v(x->max));
+	add(o, "mean", real(unit_us ? x->mean / 1e3 : x->mean, "%.3f"));
+	return o;
+}
+
+static struct json_object *json_level(const struct drvring_level *l)
+{
+	struct json_object *o, *bins;
+
+	if (!l->changes)
+		return NULL;
+	o = json_object_new_object();
+	bins = json_object_new_array();
+	add_u(o, "min", l->min);
+	add_u(o, "p1", l->p1);
+	add_u(o, "p50", l->p50);
+	add(o, "mean", real(l->mean, "%.3f"));
+	add_u(o, "max", l->max);
+	add_u(o, "changes", l->changes);
+	add(o, "known_ms", real((double)l->ns / 1e6, "%.6f"));
+	for (int b = 0; l->ring && b < DRVRING_OCC_BINS; b++)
+		json_object_array_add(bins, real(pct(l->bin_ns[b], l->ns), "%.3f"));
+	add(o, "pct_time_per_eighth", bins);
+	return o;
+}
+
+/* The stats into @o, after its identity keys. */
+static struct json_object *json_stats(struct json_object *o, const struct drvring_stats *s)
+{
+	struct json_object *rx = json_object_new_object(), *napi = json_object_new_object(),
+			   *tx = json_object_new_object();
+
+	add_u(rx, "ring", s->rx_ring);
+	add(rx, "fill", json_level(&s->fill));
+	add_u(rx, "descs", s->rx_desc);
+	add_u(rx, "desc_errors", s->rx_desc_errors);
+	add_u(rx, "descs_no_handoff", s->rx_desc_no_handoff);
+	add_u(rx, "handoffs", s->rx_handoffs);
+	add_u(rx, "refills", s->refills);
+	add_u(rx, "refill_allocs", s->refill_alloc);
+	add_u(rx, "refill_wanted", s->refill_want);
+	add_u(rx, "refill_failures", s->refill_failures);
+	add_u(rx, "refills_low", s->refills_low);
+	add_u(rx, "low_episodes", s->low_episodes);
+	add_u(rx, "empty_episodes", s->empty_episodes);
+	add(rx, "low_ms", real((double)s->low_ns / 1e6, "%.6f"));
+	add(rx, "refill_age_at_low_us", json_dist(&s->refill_age_low, true));
+	add(o, "rx", rx);
+	add_u(napi, "irqs", s->irqs);
+	add_u(napi, "irqs_tx", s->irqs_tx);
+	add_u(napi, "polls", s->polls);
+	add_u(napi, "poll_ends", s->poll_ends);
+	add_u(napi, "budget_exhausted", s->budget_exhausted);
+	add(napi, "budget_exhausted_pct", real(pct(s->budget_exhausted, s->poll_ends), "%.3f"));
+	add_u(napi, "repolls", s->repolls);
+	add(napi, "work", json_dist(&s->work, false));
+	add(napi, "irq_poll_us", json_dist(&s->irq_poll_ns, true));
+	add(napi, "desc_stack_us", json_dist(&s->desc_stack_ns, true));
+	add_u(napi, "desc_stack_copied", s->desc_stack_copied);
+	add(napi, "poll_us", json_dist(&s->poll_ns, true));
+	add(o, "napi", napi);
+	add_u(tx, "ring", s->tx_ring);
+	add(tx, "inflight", json_level(&s->inflight));
+	add(tx, "inflight_unit", json_object_new_string(s->inflight_skbs ? "skbs" : "descriptors"));
+	add_u(tx, "xmits", s->xmits);
+	add_u(tx, "done", s->tx_done);
+	add_u(tx, "cleans", s->tx_cleans);
+	add_u(tx, "cleaned", s->tx_cleaned);
+	add(o, "tx", tx);
+	return o;
+}
+
+static struct json_object *json_series(const struct drvring_series *s)
+{
+	struct json_object *o = json_object_new_object(), *a[3];
+	static const char *const names[3] = { "min", "mean", "max" };
+
+	for (int k = 0; k < 3; k++) {
+		a[k] = json_object_new_array();
+		for (size_t i = 0; i < s->n; i++) {
+			const struct drvring_bucket *b = &s->b[i];
+
+			if (b->min > b->max)
+				json_object_array_add(a[k], NULL);
+			else if (k == 1)
+				json_object_array_add(a[k], real(b->ns ? b->mean : b->min, "%.2f"));
+			else
+				json_object_array_add(a[k],
+						      json_object_new_uint64(k ? b->max : b->min));
+		}
+		add(o, names[k], a[k]);
+	}
+	return o;
+}
+
+static struct json_object *json_episode(const struct drvring_episode *e)
+{
+	struct json_object *o = json_object_new_object();
+
+	add(o, "ts", real((double)e->ts / 1e9, "%.9f"));
+	add(o, "lasted_ms", e->end_ts ? real((double)(e->end_ts - e->ts) / 1e6, "%.6f") : NULL);
+	add_u(o, "cpu", (uint64_t)e->cpu);
+	add_u(o, "ring", e->ring);
+	add_u(o, "low_mark", e->low_mark);
+	add_u(o, "min_fill", e->min_fill);
+	add(o, "empty", json_object_new_boolean(e->empty));
+	add(o, "began_at", json_object_new_string(e->by_refill ? "rx_refill" : "rx_desc"));
+	add_u(o, "fill_before", e->fill_before);
+	add(o, "since_refill_us", e->refill_seen ? json_us(e->since_refill_ns) : NULL);
+	add(o, "last_refill_failed", json_object_new_boolean(e->refill_failed));
+	add_u(o, "descs_since_refill", e->descs_since_refill);
+	add(o, "in_poll", json_object_new_boolean(e->in_poll));
+	add(o, "since_irq_us", e->irq_seen ? json_us(e->since_irq_ns) : NULL);
+	return o;
+}
+
+static struct json_object *json_queue(const struct drvring *d, const struct drvring_queue *q)
+{
+	struct json_object *o = json_object_new_object(), *ser = json_object_new_object(),
+			   *ep = json_object_new_object(), *first = json_object_new_array(),
+			   *worst = json_object_new_array();
+
+	add(o, "driver", json_object_new_string(q->driver));
+	add(o, "ifname", json_object_new_string(q->ifname));
+	add(o, "q", json_object_new_int(q->q));
+	add(o, "fill_estimated", json_object_new_boolean(q->fill_estimated));
+	json_stats(o, &q->s);
+	add(ser, "t0", real((double)q->fill.t0 / 1e9, "%.9f"));
+	add(ser, "width_ms", real((double)q->fill.width_ns / 1e6, "%.3f"));
+	add(ser, "rx_fill", json_series(&q->fill));
+	add(ser, "tx_inflight", json_series(&q->inflight));
+	add(o, "series", ser);
+	for (size_t i = 0; i < q->n_first; i++)
+		json_object_array_add(first, json_episode(&q->first[i]));
+	for (size_t i = 0; i < q->n_worst; i++)
+		json_object_array_add(worst, json_episode(&q->worst[i]));
+	add(ep, "first", first);
+	add(ep, "worst", worst);
+	add(o, "episodes", ep);
+	return o;
+}
+
+static struct json_object *json_counter(double v)
+{
+	return v < 0 ? NULL : real(v, "%.0f");
+}
+
+static struct json_object *json_nic(const struct drvring_nic *n)
+{
+	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
+
+	add(o, "driver", json_object_new_string(n->driver));
+	add(o, "ifname", json_object_new_string(n->ifname));
+	add_u(o, "queues", n->queues);
+	add(o, "label", *n->label ? json_object_new_string(n->label) : NULL);
+	json_stats(o, &n->s);
+	if (n->counters) {
+		add(c, "rx_no_buffer_count", json_counter(n->rx_no_buffer_count));
+		add(c, "rx_missed_errors", json_counter(n->rx_missed_errors));
+		add(c, "alloc_rx_buff_failed", json_counter(n->alloc_rx_buff_failed));
+		add(c, "ethtool_rx_ring", json_counter(n->ethtool_rx_ring));
+		add(o, "counters", c);
+	} else {
+		json_object_put(c);
+		add(o, "counters", NULL);
+	}
+	return o;
+}
+
+struct json_object *drvring_to_json(const struct drvring *d)
+{
+	struct json_object *o = json_object_new_object(), *t = json_object_new_object(),
+			   *l = json_object_new_object(), *op = json_object_new_object(),
+			   *nics = json_object_new_array(), *qs = json_object_new_array();
+
+	if (!o || !t || !l || !op || !nics || !qs) {
+		json_object_put(o);
+		json_object_put(t);
+		json_object_put(l);
+		json_object_put(op);
+		json_object_put(nics);
+		json_object_put(qs);
+		return NULL;
+	}
+	add(t, "file", d->path ? json_object_new_string(d->path) : NULL);
+	add(t, "cpus", json_object_new_int(d->cpus));
+	add(t, "buffers", json_object_new_int(d->buffers));
+	add_u(t, "events", d->events);
+	add(t, "first_ts", real((double)d->t0 / 1e9, "%.9f"));
+	add(t, "last_ts", real((double)d->last_ts / 1e9, "%.9f"));
+	add_u(t, "lost_events", d->lost);
+	add_u(t, "lost_gaps", d->lost_gaps);
+	add(o, "trace", t);
+	add_u(l, "total", d->lines);
+	add_u(l, "malformed", d->bad_lines);
+	add(l, "first_malformed", d->bad_lines ? json_object_new_string(d->bad_example) : NULL);
+	add_u(l, "unknown_events", d->unknown_events);
+	add_u(l, "untracked", d->untracked_lines);
+	add(o, "lines", l);
+	add_u(op, "low_div", d->low_div);
+	add_u(op, "empty_fill", d->empty_fill);
+	add_u(op, "episodes", d->episodes);
+	add(o, "options", op);
+	for (size_t i = 0; i < d->n_nics; i++)
+		json_object_array_add(nics, json_nic(&d->nics[i]));
+	add(o, "nics", nics);
+	for (size_t i = 0; i < d->n_queues; i++)
+		json_object_array_add(qs, json_queue(d, &d->queues[i]));
+	add(o, "queues", qs);
+	return o;
+}
+
+/* ---- metrics ------------------------------------------------------------------------- */
+
+static void mset(struct metrics *m, const char *ifname, const char *what, double v)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "drv.%s.%s", ifname, what);
+	metrics_set(m, name, v);
+}
+
+static void mdist(struct metrics *m, const char *ifname, const char *what,
+		  const struct drvring_dist *x)
+{
+	char name[64];
+
+	if (!x->count)
+		return;
+	snprintf(name, sizeof(name), "%s.p50_us", what);
+	mset(m, ifname, name, us(x->p50));
+	snprintf(name, sizeof(name), "%s.p99_us", what);
+	mset(m, ifname, name, us(x->p99));
+}
+
+void drvring_metrics(const struct drvring *d, struct metrics *m)
+{
+	metrics_set(m, "drv.lines", (double)d->lines);
+	metrics_set(m, "drv.bad_lines", (double)d->bad_lines);
+	for (size_t i = 0; i < d->n_nics; i++) {
+		const struct drvring_nic *n = &d->nics[i];
+		const struct drvring_stats *s = &n->s;
+		const char *ifn = n->ifname;
+
+		if (s->fill.changes) {
+			mset(m, ifn, "rx.fill.min", s->fill.min);
+			mset(m, ifn, "rx.fill.p1", s->fill.p1);
+			mset(m, ifn, "rx.fill.p50", s->fill.p50);
+			mset(m, ifn, "rx.fill.mean", s->fill.mean);
+			mset(m, ifn, "rx.fill.max", s->fill.max);
+		}
+		if (s->refills || s->rx_handoffs) {
+			if (s->rx_ring)
+				mset(m, ifn, "rx.ring", s->rx_ring);
+			mset(m, ifn, "rx.descs", (double)s->rx_desc);
+			mset(m, ifn, "rx.handoffs", (double)s->rx_handoffs);
+			mset(m, ifn, "rx.refills", (double)s->refills);
+			mset(m, ifn, "rx.refill_allocs", (double)s->refill_alloc);
+			mset(m, ifn, "rx.refill_failures", (double)s->refill_failures);
+			mset(m, ifn, "rx.refills_low", (double)s->refills_low);
+			mset(m, ifn, "rx.low_episodes", (double)s->low_episodes);
+			mset(m, ifn, "rx.empty_episodes", (double)s->empty_episodes);
+			mset(m, ifn, "rx.low_ms", (double)s->low_ns / 1e6);
+		}
+		if (s->polls || s->poll_ends) {
+			mset(m, ifn, "napi.polls", (double)s->polls);
+			mset(m, ifn, "napi.budget_exhausted", (double)s->budget_exhausted);
+			mset(m, ifn, "napi.budget_exhausted_pct",
+			     pct(s->budget_exhausted, s->poll_ends));
+			if (s->work.count)
+				mset(m, ifn, "napi.work_mean", s->work.mean);
+		}
+		mdist(m, ifn, "napi.irq_poll", &s->irq_poll_ns);
+		mdist(m, ifn, "napi.desc_stack", &s->desc_stack_ns);
+		mdist(m, ifn, "napi.poll", &s->poll_ns);
+		if (s->xmits || s->tx_done) {
+			if (s->tx_ring)
+				mset(m, ifn, "tx.ring", s->tx_ring);
+			mset(m, ifn, "tx.xmits", (double)s->xmits);
+			mset(m, ifn, "tx.done", (double)s->tx_done);
+		}
+		if (s->inflight.changes) {
+			mset(m, ifn, "tx.inflight.max", s->inflight.max);
+			mset(m, ifn, "tx.inflight.mean", s->inflight.mean);
+		}
+	}
+}
