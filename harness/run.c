@@ -568,8 +568,14 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 		ret = acpi_prepare(NULL, o->acpi, o->n_acpi, dir, &c.acpi, err);
 		free(dir);
 	}
-	if (!ret)
-		ret = accel_resolve(o, &c.cfg.accel, &c.accel_why, err);
+	if (!ret) {
+		/* The KVM probe boots without NICs: it must not carry the tables. */
+		struct run_opts probe = *o;
+
+		probe.acpi = NULL;
+		probe.n_acpi = 0;
+		ret = accel_resolve(&probe, &c.cfg.accel, &c.accel_why, err);
+	}
 	if (!ret)
 		ret = prepare_vms(&c, err);
 	for (unsigned int i = 0; !ret && i < c.n_vms; i++) {
