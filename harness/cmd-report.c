@@ -23,6 +23,8 @@
 #include <json-c/json.h>
 
 #include "cmd.h"
+#include "drvring.h"
+#include "metrics.h"
 #include "netrx.h"
 #include "pktpath.h"
 #include "runview.h"
@@ -30,7 +32,7 @@
 #include "util.h"
 
 #define USAGE                                                                      \
-	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--wire]\n" \
+	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--wire]\n" \
 	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
 	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT"
 
@@ -40,6 +42,7 @@ enum section {
 	S_FLOWS = 4,
 	S_TIMELINE = 8,
 	S_WIRE = 16,
+	S_RING = 32,
 };
 
 struct report_opts {
@@ -96,7 +99,7 @@ static int report_parse(int argc, char **argv, struct report_opts *ro, char **er
 		unsigned int section;
 	} sections[] = { { "--drops", S_DROPS },	 { "--latency", S_LATENCY },
 			 { "--flows", S_FLOWS },	 { "--timeline", S_TIMELINE },
-			 { "--wire", S_WIRE } };
+			 { "--wire", S_WIRE },		 { "--ring", S_RING } };
 
 	memset(ro, 0, sizeof(*ro));
 	for (int i = 1; i < argc; i++) {
@@ -301,12 +304,13 @@ struct report {
 	struct pktpath *pp;
 	struct netrx *nr;
 	struct runview *rv;
+	struct drvring *dr;
 	unsigned int have;		/* sections computed */
 	struct report_list list;	/* --list */
 	struct json_object *packets;	/* --packets / --snoop lines, in JSON mode */
 	struct json_object *snoop;
 	bool packets_header, snoop_header;
-	char *missing[5];		/* why a section the input lacks was left out, by bit */
+	char *missing[6];		/* why a section the input lacks was left out, by bit */
 };
 
 static int section_bit(unsigned int section)
@@ -406,7 +410,8 @@ static int optional(struct report *r, unsigned int section, int ret, char **err)
 static int compute(struct report *r, char **err)
 {
 	const struct report_opts *ro = r->ro;
-	unsigned int want = ro->sections ? ro->sections : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_WIRE;
+	unsigned int want = ro->sections ? ro->sections
+					 : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
 	int ret;
 
 	if (!r->trace && (want & ~S_WIRE) && ro->sections & ~S_WIRE) {
@@ -460,6 +465,27 @@ static int compute(struct report *r, char **err)
 			return ret;
 		if (!ret)
 			r->have |= S_TIMELINE;
+	}
+	if (r->trace && want & S_RING) {
+		/* The NIC counters of the run, when it has them, beside the ring. */
+		char *mpath = is_dir(ro->target) ? xasprintf("%s/metrics.json", ro->target) : NULL;
+		struct json_object *mj = mpath && !access(mpath, R_OK) ? json_object_from_file(mpath) : NULL;
+		struct metrics *m = NULL;
+		struct drvring_opts o = { 0 };
+
+		if (mj) {
+			m = metrics_new();
+			metrics_add_json(m, NULL, mj);
+			o.counters = m;
+		}
+		ret = optional(r, S_RING, drvring_read(r->trace, &o, &r->dr, err), err);
+		json_object_put(mj);
+		metrics_free(m);
+		free(mpath);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			r->have |= S_RING;
 	}
 	if (want & S_WIRE && is_dir(ro->target)) {
 		ret = runview_read(ro->target, &r->rv, err);
@@ -530,6 +556,12 @@ static void print_report(const struct report *r)
 		netrx_print(r->nr, stdout);
 		sep = true;
 	}
+	if (r->have & S_RING) {
+		if (sep)
+			putchar('\n');
+		drvring_print(r->dr, stdout);
+		sep = true;
+	}
 	if (r->have & S_WIRE) {
 		if (sep)
 			putchar('\n');
@@ -563,6 +595,12 @@ static int print_report_json(const struct report *r)
 
 		json_object_object_del(nj, "trace");
 		json_object_object_add(o, "timeline", nj);
+	}
+	if (r->dr) {
+		struct json_object *dj = drvring_to_json(r->dr);
+
+		json_object_object_del(dj, "trace");
+		json_object_object_add(o, "ring", dj);
 	}
 	if (r->rv)
 		json_object_object_add(o, "wire", runview_to_json(r->rv));
@@ -598,6 +636,7 @@ static int __cmd_report(const struct report_opts *ro, const char *trace, char **
 	pktpath_free(r.pp);
 	netrx_free(r.nr);
 	runview_free(r.rv);
+	drvring_free(r.dr);
 	json_object_put(r.list.arr);
 	json_object_put(r.packets);
 	json_object_put(r.snoop);
@@ -702,6 +741,7 @@ int cmd_report(int argc, char **argv)
 		     "  --latency     stage latency per direction and process (drv->ip->tcp/udp->app, app->ip->qdisc->dev)\n"
 		     "  --flows       per-flow packets/bytes in and out, drops, retransmits, sending and receiving tasks\n"
 		     "  --timeline    perf netdev-times: irq -> softirq -> napi_poll -> skb -> copy/free trees, TX table\n"
+		     "  --ring        (driver patches) RX/TX ring occupancy, refills, NAPI budget, irq->poll, low-ring episodes\n"
 		     "  --wire        (run directory) pcap frames per link beside NIC, IP and socket counters\n"
 		     "Details:\n"
 		     "  --interval S  drop interval in seconds (default 1)\n"

@@ -209,6 +209,15 @@ static void print_episodes(const struct drvring *d, FILE *f)
 	}
 }
 
+/* A counter the driver may not have (virtio_net): "-" when absent (< 0). */
+static void print_counter(FILE *f, const char *name, double v, const char *sep)
+{
+	if (v < 0)
+		fprintf(f, "%s -%s", name, sep);
+	else
+		fprintf(f, "%s %.0f%s", name, v, sep);
+}
+
 static void print_counters(const struct drvring *d, FILE *f)
 {
 	bool any = false;
@@ -222,10 +231,11 @@ static void print_counters(const struct drvring *d, FILE *f)
 		if (!any)
 			fprintf(f, "\nNIC counters of the run (ethtool -S deltas)\n");
 		any = true;
-		fprintf(f,
-			"  %s (NIC %s): rx_no_buffer_count %.0f, rx_missed_errors %.0f, alloc_rx_buff_failed %.0f; ethtool RX ring %.0f",
-			n->ifname, n->label, n->rx_no_buffer_count, n->rx_missed_errors,
-			n->alloc_rx_buff_failed, n->ethtool_rx_ring);
+		fprintf(f, "  %s (NIC %s):", n->ifname, n->label);
+		print_counter(f, " rx_no_buffer_count", n->rx_no_buffer_count, ",");
+		print_counter(f, " rx_missed_errors", n->rx_missed_errors, ",");
+		print_counter(f, " alloc_rx_buff_failed", n->alloc_rx_buff_failed, ";");
+		print_counter(f, " ethtool RX ring", n->ethtool_rx_ring, "");
 		if (n->s.rx_ring && n->ethtool_rx_ring >= 0 && n->ethtool_rx_ring != n->s.rx_ring)
 			fprintf(f, " (the driver says %u)", n->s.rx_ring);
 		fputc('\n', f);

@@ -265,6 +265,15 @@ static const struct metric_family {
 	{ NULL, "netrx.dev.*.{polls,budget_exhausted,frames}" },
 	{ NULL, "tx.{packets,dropped}" },
 	{ NULL, "tx.{qdisc,dev,free}.{p50_us,p99_us}" },
+	/* The driver patches' lines, per interface (drvring.c). */
+	{ NULL, "drv.{lines,bad_lines}" },
+	{ NULL, "drv.*.rx.fill.{min,p1,p50,mean,max}" },
+	{ NULL, "drv.*.rx.{ring,descs,handoffs,refills,refill_allocs,refill_failures,refills_low,"
+		"low_episodes,empty_episodes,low_ms}" },
+	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
+	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
+	{ NULL, "drv.*.tx.{ring,xmits,done}" },
+	{ NULL, "drv.*.tx.inflight.{max,mean}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },

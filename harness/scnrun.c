@@ -14,6 +14,7 @@
 #include "pcapstat.h"
 #include "run.h"
 #include "scnrun.h"
+#include "drvring.h"
 #include "netrx.h"
 #include "pktpath.h"
 #include "tracedrops.h"
@@ -750,8 +751,23 @@ static int collect_trace_path(struct collect *c)
 			ret = netrx_read(path, NULL, &nr, c->err);
 		}
 		if (!ret) {
+			struct drvring_opts o = { .counters = c->m };
+			struct drvring *dr = NULL;
+			int r2;
+
 			netrx_metrics(nr, m);
 			netrx_free(nr);
+			/* The driver patches' lines, when the kernel and the set have them. */
+			r2 = drvring_read(path, &o, &dr, c->err);
+			if (!r2) {
+				drvring_metrics(dr, m);
+				drvring_free(dr);
+			} else if (r2 == -ENODATA) {
+				free(*c->err);
+				*c->err = NULL;
+			} else {
+				ret = r2;
+			}
 		}
 		free(path);
 		if (ret == -ENODATA) {
