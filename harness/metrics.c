@@ -265,6 +265,9 @@ static const struct metric_family {
 	{ NULL, "netrx.dev.*.{polls,budget_exhausted,frames}" },
 	{ NULL, "tx.{packets,dropped}" },
 	{ NULL, "tx.{qdisc,dev,free}.{p50_us,p99_us}" },
+	/* ACPI tables given with the scenario, and the interrupt routing (acpi.json). */
+	{ NULL, "acpi.{given,taken,expect_ok}" },
+	{ NULL, "irq.*.{line,shared}" },
 	/* The driver patches' lines, per interface (drvring.c). */
 	{ NULL, "drv.{lines,bad_lines}" },
 	{ NULL, "drv.*.rx.fill.{min,p1,p50,mean,max}" },

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -645,6 +646,61 @@ static void udp_loss(struct collect *c)
 	metrics_set(m, "loss.unaccounted", (sent - recvd) - (tx_drops + (wtx - wrx) + rx_drops));
 }
 
+/*
+ * acpi.* and irq.* from RUN_DIR/acpi.json, written by netlab run when the
+ * scenario gives ACPI tables: how many the kernel took, whether the routing
+ * the tables expect held, and each interrupt line's handlers as
+ * irq.<handler>.line (the IRQ number) and irq.<handler>.shared (how many
+ * other handlers share it).
+ */
+static void collect_acpi(struct collect *c, const char *rundir)
+{
+	char *path = xasprintf("%s/acpi.json", rundir);
+	struct json_object *j = access(path, R_OK) ? NULL : json_object_from_file(path), *v, *a;
+
+	free(path);
+	if (!j)
+		return;
+	if (json_object_object_get_ex(j, "given", &v))
+		metrics_set(c->m, "acpi.given", json_object_get_double(v));
+	if (json_object_object_get_ex(j, "taken", &v))
+		metrics_set(c->m, "acpi.taken", json_object_get_double(v));
+	if (json_object_object_get_ex(j, "expect", &v) && json_object_is_type(v, json_type_array)) {
+		bool ok = true;
+
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!json_object_object_get_ex(json_object_array_get_idx(v, i), "ok", &a) ||
+			    !json_object_get_boolean(a))
+				ok = false;
+		metrics_set(c->m, "acpi.expect_ok", ok);
+	}
+	if (json_object_object_get_ex(j, "interrupts", &v) && json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			struct json_object *line = json_object_array_get_idx(v, i), *irq, *acts;
+			size_t n;
+
+			if (!json_object_object_get_ex(line, "irq", &irq) ||
+			    !json_object_object_get_ex(line, "actions", &acts) ||
+			    !json_object_is_type(acts, json_type_array))
+				continue;
+			n = json_object_array_length(acts);
+			for (size_t k = 0; k < n; k++) {
+				const char *h = json_object_get_string(json_object_array_get_idx(acts, k));
+				char name[96];
+
+				/* Handler names become one metric name component. */
+				if (!h || !*h || strpbrk(h, ". \t"))
+					continue;
+				snprintf(name, sizeof(name), "irq.%s.line", h);
+				metrics_set(c->m, name, json_object_get_double(irq));
+				snprintf(name, sizeof(name), "irq.%s.shared", h);
+				metrics_set(c->m, name, (double)(n - 1));
+			}
+		}
+	}
+	json_object_put(j);
+}
+
 /* trace-cmd record in VM @vm finished cleanly (its file is complete). */
 static int trace_recorded(struct collect *c, unsigned int vm)
 {
@@ -805,6 +861,8 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_counters(&c);
 	if (!ret)
 		ret = collect_pcaps(&c, rundir);
+	if (!ret)
+		collect_acpi(&c, rundir);
 	if (!ret && s->trace)
 		ret = collect_drops(&c);
 	if (!ret && s->trace)
