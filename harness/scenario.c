@@ -342,7 +342,8 @@ static const struct {
 };
 
 #define SCENARIO_KEYS                                                                          \
-	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, " \
+	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
+	"coalesce.<LABEL>.PARAM, append, duration, " \
 	"repeat, timeout, deterministic, mem, acpi"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
@@ -391,6 +392,41 @@ static int set_ring(struct parse_ctx *c, const char *key, const char *value)
 			!strcmp(dot, ".rx") ? &c->s->ring_rx[i] : &c->s->ring_tx[i]);
 }
 
+/* coalesce.<L>.<param> = N: interrupt coalescing, for ethtool -C. */
+static int set_coalesce(struct parse_ctx *c, const char *key, const char *value)
+{
+	static const char *const params[] = { "rx-usecs", "rx-frames", "tx-usecs", "tx-frames",
+					      "rx-usecs-irq", "rx-frames-irq", "tx-usecs-irq",
+					      "tx-frames-irq" };
+	const char *label = key + 9, *dot = strchr(label, '.');
+	size_t len = dot ? (size_t)(dot - label) : strlen(label);
+	int i = label_index(label, len);
+	unsigned int v = 0;
+	char *all;
+	int ret;
+
+	if (dot)
+		for (size_t k = 0; k < ARRAY_SIZE(params); k++)
+			if (!strcmp(dot + 1, params[k]))
+				goto known;
+	return scn_err(c, c->line,
+		       "unknown key '%s' in [scenario] (coalesce keys are coalesce.<LABEL>.PARAM, PARAM one of rx-usecs, rx-frames, tx-usecs, tx-frames and their -irq forms)",
+		       key);
+known:
+	if (i < 0)
+		return bad_label(c, key, label, len);
+	if (!c->ring_line[i])
+		c->ring_line[i] = c->line;
+	ret = set_uint(c, key, value, 0, 1000000, &v);
+	if (ret)
+		return ret;
+	all = c->s->coalesce[i] ? xasprintf("%s %s %u", c->s->coalesce[i], dot + 1, v)
+				: xasprintf("%s %u", dot + 1, v);
+	free(c->s->coalesce[i]);
+	c->s->coalesce[i] = all;
+	return 0;
+}
+
 static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(scenario_keys); i++)
@@ -400,6 +436,8 @@ static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
 		return set_nic(c, key, value);
 	if (!strncmp(key, "ring.", 5))
 		return set_ring(c, key, value);
+	if (!strncmp(key, "coalesce.", 9))
+		return set_coalesce(c, key, value);
 	return scn_err(c, c->line, "unknown key '%s' in [scenario] (allowed: %s)", key,
 		       SCENARIO_KEYS);
 }
@@ -948,6 +986,7 @@ void scn_free(struct scenario *s)
 	kv_free(s->traffic, s->n_traffic);
 	for (int i = 0; i < VM_MAX_NICS; i++) {
 		free(s->netem[i]);
+		free(s->coalesce[i]);
 		free(s->qdisc[i]);
 	}
 	free(s->trace_events);

@@ -40,6 +40,7 @@ struct scenario {
 	const struct nic_model *nic_model[VM_MAX_NICS];
 	unsigned int ring_rx[VM_MAX_NICS];	/* 0 = driver default */
 	unsigned int ring_tx[VM_MAX_NICS];
+	char *coalesce[VM_MAX_NICS];	/* "rx-usecs 100 tx-frames 8": ethtool -C, or NULL */
 	char *netem[VM_MAX_NICS];	/* "loss 1%": tc netem arguments, or NULL */
 	char *qdisc[VM_MAX_NICS];	/* "pfifo limit 5": root qdisc, or NULL */
 	char *append;			/* extra kernel command line, or NULL */

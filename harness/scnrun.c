@@ -178,6 +178,12 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 			sbuf_addf(o, "[ \"$got\" = %u ] || setup_error \"ring.%c.%s = %u: the driver "
 				     "set %s $got\"\n", want, n->label, d, want, d);
 		}
+		if (s->coalesce[x])
+			sbuf_addf(o, "%s/usr/sbin/ethtool -C %s %s 2>$O/ethtool-C.err || "
+				     "setup_error \"coalesce.%c = %s: ethtool -C %s refused (does the %s model "
+				     "support it?): $(cat $O/ethtool-C.err)\"\n",
+				  ns, n->ifname, s->coalesce[x], n->label, s->coalesce[x], n->ifname,
+				  n->model->name);
 		if (s->netem[x] || s->qdisc[x])
 			sbuf_addf(o, "%s/sbin/tc qdisc replace dev %s root %s%s 2>$O/tc.err || "
 				     "setup_error \"[%s] %c = %s: tc refused: $(cat $O/tc.err)\"\n",

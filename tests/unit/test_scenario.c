@@ -98,6 +98,17 @@ static void test_scenario__trace_section_and_its_defaults(void **state)
 	scn_free(s);
 }
 
+static void test_scenario__coalesce_keys_collect_ethtool_arguments(void **state)
+{
+	struct scenario *s = parse_ok("good-coalesce.scn");
+
+	assert_string_equal(s->coalesce[1], "rx-usecs 100 rx-frames 8");
+	assert_null(s->coalesce[0]);
+	scn_free(s);
+	expect_error("bad-coalesce.scn", 3,
+		     "unknown key 'coalesce.B.rx-usec' in [scenario] (coalesce keys are coalesce.<LABEL>.PARAM, PARAM one of rx-usecs, rx-frames, tx-usecs, tx-frames and their -irq forms)");
+}
+
 static void test_scenario__rejects_bad_trace_event_and_key(void **state)
 {
 	expect_error("bad-trace-event.scn", 5,
@@ -254,7 +265,7 @@ static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, append, duration, repeat, timeout, deterministic, mem, acpi)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, append, duration, repeat, timeout, deterministic, mem, acpi)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
@@ -512,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_scenario__parses_every_key),
 		cmocka_unit_test(test_scenario__trace_section_and_its_defaults),
 		cmocka_unit_test(test_scenario__rejects_bad_trace_event_and_key),
+		cmocka_unit_test(test_scenario__coalesce_keys_collect_ethtool_arguments),
 		cmocka_unit_test(test_scenario__indented_line_is_a_key_not_a_continuation),
 		cmocka_unit_test(test_scenario__defaults),
 		cmocka_unit_test(test_scenario__timeout_default_follows_duration),
