@@ -34,6 +34,7 @@
 
 #include "hist.h"
 #include "metrics.h"
+#include "drvring.h"
 #include "pktpath.h"
 #include "tracefile.h"
 #include "util.h"
@@ -279,98 +280,26 @@ char *pktpath_tcpflags_str(int flags, char *buf)
 	return buf;
 }
 
-/* ---- the driver's trace_printk lines ------------------------------------ */
-
-static int drv_word(const char **s, char *out, size_t size)
-{
-	size_t n = 0;
-
-	while (**s == ' ')
-		(*s)++;
-	while (**s && **s != ' ' && **s != '\n') {
-		if (n + 1 >= size)
-			return -EINVAL;
-		out[n++] = *(*s)++;
-	}
-	out[n] = '\0';
-	return n ? 0 : -EINVAL;
-}
-
-static int drv_number(const char *v, size_t n, int base, unsigned long long max,
-		      unsigned long long *out)
-{
-	char buf[32];
-	char *end;
-
-	if (!n || n >= sizeof(buf) || v[0] == '-' || v[0] == '+')
-		return -EINVAL;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	errno = 0;
-	*out = strtoull(buf, &end, base);
-	return errno || *end || end == buf || *out > max ? -EINVAL : 0;
-}
-
+/* One parser for the driver patches' lines: drvring's; this keeps what pktpath uses. */
 int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 {
-	static const char prefix[] = "netlab_drv: ";
-	const char *s = strstr(text, prefix);
-	unsigned long long v;
+	struct drvring_line l;
+	int ret = drvring_line_parse(text, &l);
 
 	memset(out, 0, sizeof(*out));
 	out->q = -1;
 	out->len = -1;
-	if (!s || (s != text && s[-1] != ' '))
-		return -ENOENT;
-	s += sizeof(prefix) - 1;
-	if (drv_word(&s, out->driver, sizeof(out->driver)) ||
-	    drv_word(&s, out->ifname, sizeof(out->ifname)) ||
-	    drv_word(&s, out->event, sizeof(out->event)) || strchr(out->event, '='))
-		return -EINVAL;
-	for (;;) {
-		const char *key, *val;
-		size_t klen, vlen;
-
-		while (*s == ' ' || *s == '\n')
-			s++;
-		if (!*s)
-			break;
-		key = s;
-		klen = strcspn(key, "= \n");
-		if (key[klen] != '=' || !klen)
-			return -EINVAL;
-		val = key + klen + 1;
-		vlen = strcspn(val, " \n");
-		s = val + vlen;
-		if (!vlen)
-			return -EINVAL;
-		if (klen == 1 && *key == 'q') {
-			if (drv_number(val, vlen, 10, 0x7fffffff, &v))
-				return -EINVAL;
-			out->q = (int)v;
-		} else if (klen == 3 && !memcmp(key, "skb", 3)) {
-			/*
-			 * %px: the kernel prints 16 hex digits; libtraceevent
-			 * (1.7) knows no %px and prints "0x<hex>x", %p then
-			 * the 'x' as text, for the bprint records of a trace.dat.
-			 */
-			if (vlen > 2 && val[0] == '0' && (val[1] == 'x' || val[1] == 'X')) {
-				val += 2;
-				vlen -= 2;
-				if (vlen > 1 && val[vlen - 1] == 'x')
-					vlen--;
-			}
-			if (vlen > 16 || drv_number(val, vlen, 16, ~0ull, &v) || !v)
-				return -EINVAL;
-			out->skb = v;
-		} else if (klen == 3 && !memcmp(key, "len", 3)) {
-			if (drv_number(val, vlen, 0, 0x7fffffffffffffffull, &v))
-				return -EINVAL;
-			out->len = (long long)v;
-		}
-	}
-	if (!strcmp(out->event, "rx_handoff") && !out->skb)
-		return -EINVAL;
+	if (ret)
+		return ret;
+	snprintf(out->driver, sizeof(out->driver), "%s", l.driver);
+	snprintf(out->ifname, sizeof(out->ifname), "%s", l.ifname);
+	snprintf(out->event, sizeof(out->event), "%s", drvring_event_name(l.event));
+	if (l.has & (1u << DRVRING_K_Q))
+		out->q = (int)l.v[DRVRING_K_Q];
+	if (l.has & (1u << DRVRING_K_SKB))
+		out->skb = l.v[DRVRING_K_SKB];
+	if (l.has & (1u << DRVRING_K_LEN))
+		out->len = (long long)l.v[DRVRING_K_LEN];
 	return 0;
 }
 
