@@ -15,6 +15,7 @@ int cmd_run(int argc, char **argv);
 int cmd_pcap(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 
 /* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
 struct run_cmd {
@@ -29,6 +30,19 @@ struct run_cmd {
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);
 void run_cmd_release(struct run_cmd *rc);
+
+/* Options of `netlab bisect`, parsed; strings borrowed from argv. */
+struct bisect_cmd {
+	const char *ksrc, *good, *bad, *scenario, *check, *out, *resume, *initrd, *module;
+	unsigned int runs, jobs;
+	int deterministic;		/* -1: the scenario's */
+	bool help;
+	bool step;			/* hidden: one `git bisect run` step */
+	const char *state;		/* --state RUN_DIR of a step */
+};
+
+/* Parse `netlab bisect` options (argv[0] is "bisect"). 0 or -EINVAL with *err. */
+int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err);
 
 /* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
 void cmd_error(const char *what, const char *err);

@@ -13,6 +13,7 @@ static const struct cmd commands[] = {
 	{ "run", cmd_run, "boot a kernel, run a command in the guest, collect a run directory" },
 	{ "regress", cmd_regress, "run the regression suite: scenarios, checks, baselines" },
 	{ "pcap", cmd_pcap, "count the packets of a capture (libpcap), optionally by BPF filter" },
+	{ "bisect", cmd_bisect, "find the kernel commit that breaks a scenario's checks (git bisect run)" },
 	{ "report", cmd_report, "where a traced run dropped packets (trace.dat: skb:kfree_skb by location, reason)" },
 };
 
