@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# netlab bisect: bad input is refused before anything builds (exit 2, naming
+# the option); with NETLAB_SLOW_TESTS=1, real bisections over a kernel
+# history with a planted e1000e RX regression (tests/regress/bisect/
+# make-history.sh) name exactly the culprit with the metric before and
+# after, skip a commit that does not build, decide a noisy metric by the
+# median of --runs, and refuse a --good that fails.
+. "$(dirname "$0")/../lib.sh"
+[ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
+command -v git >/dev/null || skip_all "git missing (make deps)"
+S=$TOP/tests/regress/bisect
+SCN=$S/e1000e-rx.scn
+
+# A small git tree: enough for everything that is checked before a build.
+git_c=(git -c user.name=t -c user.email=t@localhost -c commit.gpgsign=false)
+mkdir -p "$T_TMP/repo"
+(cd "$T_TMP/repo" && "${git_c[@]}" init -q && echo 1 >f && "${git_c[@]}" add f &&
+	"${git_c[@]}" commit -qm one && echo 2 >f && "${git_c[@]}" commit -qam two) >/dev/null
+R=$T_TMP/repo
+
+# bad_input TITLE PATTERN ARGS...: exit 2, PATTERN on stderr, a hint, no run directory.
+bad_input() {
+	local title=$1 pat=$2
+	shift 2
+	test_expect_success "$title" '
+		rc=0; "$NETLAB" bisect --out "$T_TMP/out" '"$(printf '%q ' "$@")"' 2>"$T_TMP/err" || rc=$?
+		cat "$T_TMP/err"
+		test $rc = 2
+		grep -q -- '"$(printf '%q' "$pat")"' "$T_TMP/err"
+		grep -q "^hint: " "$T_TMP/err"
+		test ! -e "$T_TMP/out"
+	'
+}
+
+bad_input 'not a git tree: exit 2' "--ksrc '$T_TMP': not a git tree" \
+	--ksrc "$T_TMP" --good HEAD~1 --bad HEAD --scenario "$SCN"
+bad_input 'an unknown revision: exit 2' "--good 'v9.9': unknown revision" \
+	--ksrc "$R" --good v9.9 --bad HEAD --scenario "$SCN"
+bad_input 'good == bad: exit 2' "are the same commit" \
+	--ksrc "$R" --good HEAD --bad "$(git -C "$R" rev-parse HEAD)" --scenario "$SCN"
+bad_input 'bad older than good: exit 2' "did you swap --good and --bad" \
+	--ksrc "$R" --good HEAD --bad HEAD~1 --scenario "$SCN"
+bad_input '--check naming no check of the scenario: exit 2' "--check 'nope': scenario .* has no such check" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --check nope
+bad_input 'a missing option: exit 2' "missing --scenario FILE" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD
+
+test_expect_success 'a scenario with no checks: exit 2, FILE: message' '
+	rc=0; "$NETLAB" bisect --out "$T_TMP/out" --ksrc "$R" --good HEAD~1 --bad HEAD \
+		--scenario "$S/no-checks.scn" 2>"$T_TMP/err" || rc=$?
+	cat "$T_TMP/err"
+	test $rc = 2
+	grep -q "no-checks.scn: no checks" "$T_TMP/err"
+	test ! -e "$T_TMP/out"
+'
+
+test_expect_success 'the user tree is left alone by the checks' '
+	test -z "$(git -C "$R" status --porcelain)"
+	test "$(git -C "$R" worktree list | wc -l)" = 1
+	! git -C "$R" bisect log >/dev/null 2>&1
+'
+
+# --- the real thing: opt-in (kernel builds: ~10 min the first time) -------
+slow() {
+	if [ "${NETLAB_SLOW_TESTS:-}" != 1 ]; then
+		test_skip "$1" "slow (kernel builds and boots); NETLAB_SLOW_TESTS=1 runs it"
+		return 1
+	fi
+}
+need_slow() {
+	[ -r "$INITRD" ] || { echo "no initramfs at $INITRD (make guest)"; return 1; }
+	[ -n "${H:-}" ] || H=$("$S/make-history.sh" "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/linux")
+}
+H=
+
+# first_bad RUN_OUTPUT TAG: the output names exactly TAG's commit.
+first_bad() {
+	grep -q "^first bad commit: $(git -C "$H" rev-parse "$2") e1000e: drop every 8th received frame" "$1"
+}
+
+if slow 'the planted regression: exactly its commit, metric before and after, a reproducer'; then
+	test_expect_success 'the planted regression: exactly its commit, metric before and after, a reproducer' '
+		need_slow
+		rc=0; "$NETLAB" bisect --ksrc "$H" --good base --bad plain --scenario "$SCN" \
+			--out "$T_TMP/plain" >"$T_TMP/plain.out" 2>"$T_TMP/plain.err" || rc=$?
+		cat "$T_TMP/plain.out"; tail -5 "$T_TMP/plain.err"
+		test $rc = 0
+		first_bad "$T_TMP/plain.out" culprit
+		grep -q "^before: no_loss: udp.lost = 0 vs == 0: pass" "$T_TMP/plain.out"
+		grep -Eq "^after : no_loss: udp.lost = [1-9][0-9]* vs == 0: fail" "$T_TMP/plain.out"
+		grep -q "^reproduce: netlab regress --kernel .*/bzImage .*e1000e-rx.scn" "$T_TMP/plain.out"
+		test "$(grep -c "\"endpoint\":\"good\",.*\"verdict\":\"good\"" "$T_TMP/plain/bisect.log.jsonl")" = 1
+		test "$(grep -c "\"endpoint\":\"bad\",.*\"verdict\":\"bad\"" "$T_TMP/plain/bisect.log.jsonl")" = 1
+		grep -q "first bad commit" "$T_TMP/plain/bisect.txt"
+		test -z "$(git -C "$H" status --porcelain)"
+		test "$(git -C "$H" rev-parse HEAD)" = "$(git -C "$H" rev-parse plain)"
+	'
+	test_expect_success 'the reproducer reproduces the bad run (exit 1)' '
+		cmd=$(sed -n "s/^reproduce: netlab //p" "$T_TMP/plain.out" | sed "s|--out runs/|--out $T_TMP/|")
+		rc=0; eval "\"\$NETLAB\" $cmd" >"$T_TMP/repro.out" 2>&1 || rc=$?
+		tail -5 "$T_TMP/repro.out"
+		test $rc = 1
+	'
+fi
+
+if slow 'a commit that does not build is skipped; the culprit is still found'; then
+	test_expect_success 'a commit that does not build is skipped; the culprit is still found' '
+		need_slow
+		rc=0; "$NETLAB" bisect --ksrc "$H" --good base --bad broken --scenario "$SCN" \
+			--out "$T_TMP/broken" >"$T_TMP/broken.out" 2>"$T_TMP/broken.err" || rc=$?
+		cat "$T_TMP/broken.out"; tail -5 "$T_TMP/broken.err"
+		test $rc = 0
+		first_bad "$T_TMP/broken.out" broken-culprit
+		grep "\"verdict\":\"skip\"" "$T_TMP/broken/bisect.log.jsonl" | grep -q "the kernel does not build"
+	'
+fi
+
+if slow 'a noisy metric (no -icount) bisects by the median of --runs 3'; then
+	test_expect_success 'a noisy metric (no -icount) bisects by the median of --runs 3' '
+		need_slow
+		rc=0; "$NETLAB" bisect --ksrc "$H" --good "culprit~1" --bad plain --runs 3 \
+			--scenario "$S/e1000e-rx-noisy.scn" --out "$T_TMP/noisy" >"$T_TMP/noisy.out" \
+			2>"$T_TMP/noisy.err" || rc=$?
+		cat "$T_TMP/noisy.out"; tail -5 "$T_TMP/noisy.err"
+		test $rc = 0
+		first_bad "$T_TMP/noisy.out" culprit
+		grep -Eq "^after : little_loss: udp.lost = [0-9]+ \[[0-9]+\.\.[0-9]+\] \(3 runs\)" "$T_TMP/noisy.out"
+	'
+fi
+
+if slow 'a --good that fails its checks: exit 2, nothing to bisect'; then
+	test_expect_success 'a --good that fails its checks: exit 2, nothing to bisect' '
+		need_slow
+		rc=0; "$NETLAB" bisect --ksrc "$H" --good culprit --bad plain --scenario "$SCN" \
+			--out "$T_TMP/goodfails" >"$T_TMP/gf.out" 2>"$T_TMP/gf.err" || rc=$?
+		cat "$T_TMP/gf.err"
+		test $rc = 2
+		grep -q "^netlab bisect: --good .culprit. (.*) fails its checks: nothing to bisect" "$T_TMP/gf.err"
+		grep -q "no_loss: udp.lost = [1-9]" "$T_TMP/gf.err"
+		! grep -q "\"endpoint\":\"bad\"" "$T_TMP/goodfails/bisect.log.jsonl"
+	'
+fi
+
+test_done

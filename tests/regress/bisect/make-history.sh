@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Make a kernel git tree with a planted e1000e RX regression, for netlab
+# bisect's tests and bench/bisect.
+#
+# Usage: make-history.sh DIR
+#
+# DIR (created once, then reused: its path keys netlab bisect's worktree and
+# so kbuild's object directory) holds Debian's linux-source-6.1 as extracted
+# by harness/kbuild.sh, hard-linked (no copy), committed as "base", and two
+# branches of small commits to drivers/net/ethernet/intel/e1000e/netdev.c:
+#
+#   plain:  p1 p2 CULPRIT p4 p5              (CULPRIT drops every 8th RX frame)
+#   broken: p1 BREAK b-still-broken FIX CULPRIT p5
+#           (BREAK does not compile; FIX repairs it)
+#
+# Tags: base, culprit (plain's), broken-culprit, break. Every edit replaces
+# the file (sed -i, git checkout), so the hard-linked cache stays pristine;
+# the script checks that at the end. None of the edits overlaps a hunk of
+# driver-patches/e1000e, so the instrumentation series applies at every commit.
+set -euo pipefail
+
+dir=${1:?usage: make-history.sh DIR}
+top=$(cd "$(dirname "$0")/../../.." && pwd)
+cache=${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}
+f=drivers/net/ethernet/intel/e1000e/netdev.c
+g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
+
+if git -C "$dir" rev-parse -q --verify refs/tags/broken-culprit >/dev/null 2>&1; then
+	echo "$dir"
+	exit 0
+fi
+# The extracted Debian tree: kbuild.sh --print-dir extracts it if needed.
+KSRC= "$top/harness/kbuild.sh" --print-dir >/dev/null
+src=$(ls -d "$cache"/src/debian-linux-source-6.1-* | head -1)
+[ -f "$src/Makefile" ] || { echo "make-history.sh: no extracted source in $cache/src" >&2; exit 2; }
+sum_before=$(sha256sum "$src/$f" | cut -c1-64)
+
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+cp -al "$src" "$dir"
+cd "$dir"
+echo "make-history.sh: committing the tree (a minute or two)" >&2
+"${g[@]}" init -q
+"${g[@]}" add -A -f
+"${g[@]}" commit -q -m "linux 6.1 (Debian linux-source-6.1)"
+"${g[@]}" tag base
+
+edit() { # edit SED-SCRIPT SUBJECT
+	sed -i "$1" "$f"
+	git diff --quiet && { echo "make-history.sh: '$2' changed nothing" >&2; exit 1; }
+	"${g[@]}" commit -q -a -m "$2"
+}
+p1='s/e1000_receive_skb - helper function to handle Rx indications/e1000_receive_skb - hand a received frame to the stack/'
+p2='s/e1000_rx_checksum - Receive Checksum Offload/e1000_rx_checksum - Receive Checksum Offload (the hardware verdict)/'
+culprit='/^\te1000e_rx_hwtstamp(adapter, staterr, skb);$/a\
+\
+\t{\
+\t\tstatic unsigned int rx_count;\
+\
+\t\t/* planted regression: every 8th frame never reaches the stack */\
+\t\tif (++rx_count % 8 == 0) {\
+\t\t\tdev_kfree_skb_any(skb);\
+\t\t\treturn;\
+\t\t}\
+\t}'
+p4='s/e1000_clean_tx_irq - Reclaim resources after transmit completes/e1000_clean_tx_irq - Reclaim the resources of completed transmits/'
+p5='s/e1000_intr_msi - Interrupt Handler/e1000_intr_msi - MSI interrupt handler/'
+
+"${g[@]}" checkout -q -b plain base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$culprit" "e1000e: drop every 8th received frame (planted regression)"
+"${g[@]}" tag culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+edit "$p5" "e1000e: name the MSI handler"
+
+"${g[@]}" checkout -q -b broken base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit '$a\
+static int netlab_broken = ;' "e1000e: a change that does not compile"
+"${g[@]}" tag break
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit '/^static int netlab_broken = ;$/d' "e1000e: fix the build"
+edit "$culprit" "e1000e: drop every 8th received frame (planted regression)"
+"${g[@]}" tag broken-culprit
+edit "$p5" "e1000e: name the MSI handler"
+"${g[@]}" checkout -q plain
+
+[ "$(sha256sum "$src/$f" | cut -c1-64)" = "$sum_before" ] ||
+	{ echo "make-history.sh: the cached source $src/$f changed!" >&2; exit 1; }
+echo "$dir"
