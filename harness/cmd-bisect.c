@@ -190,6 +190,17 @@ static int step(const struct bisect_cmd *bc)
 	return ret;
 }
 
+/* Make *path absolute (it exists): steps run in the worktree. */
+static void absolute(char **path)
+{
+	char *abs = realpath(*path, NULL);
+
+	if (abs) {
+		free(*path);
+		*path = abs;
+	}
+}
+
 /* A new bisection: validate, the run directory, the worktree. */
 static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **run_dir, char **err)
 {
@@ -233,6 +244,8 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	ret = bisect_lock(c, err);
 	if (ret)
 		return ret;
+	absolute(run_dir);
+	absolute(&c->initrd);
 	link = xasprintf("%s/worktree", *run_dir);
 	if (symlink(c->worktree, link)) {
 		/* only a convenience */
@@ -429,6 +442,7 @@ static int __cmd_bisect(const struct bisect_cmd *bc)
 
 	if (bc->resume) {
 		run_dir = xstrdup(bc->resume);
+		absolute(&run_dir);
 		ret = bisect_config_load(run_dir, &c, &err);
 		if (!ret)
 			ret = bisect_lock(&c, &err);
