@@ -233,6 +233,14 @@ tmp=$(mktemp -d "$cache/kernels/.new.XXXXXX")
 cp "$obj/arch/x86/boot/bzImage" "$obj/vmlinux" "$obj/.config" "$obj/System.map" "$tmp/"
 mv "$tmp/.config" "$tmp/config"
 [ ${#skipped[@]} = 0 ] || printf '%s\n' "${skipped[@]}" >"$tmp/driver-patches-skipped"
+# The manifest: the driver series applied, one per line (empty: none). The
+# harness reads it to choose the driver lines or the kprobe fallback.
+applied_series=()
+for p in "${applied[@]+"${applied[@]}"}"; do
+	s=$(series_of "$p")
+	case " ${applied_series[*]-} " in *" $s "*) ;; *) applied_series+=("$s") ;; esac
+done
+printf '%s\n' "${applied_series[@]+"${applied_series[@]}"}" | sed '/^$/d' >"$tmp/driver-patches"
 [ -e "$obj/vmlinux-gdb.py" ] && cp -rL "$obj/vmlinux-gdb.py" "$obj/scripts/gdb" "$tmp/" 2>/dev/null || true
 make -s -C "$ksrc" O="$obj" kernelrelease >"$tmp/release" 2>/dev/null || true
 echo "$srcid" >"$tmp/source"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Driver instrumentation (driver-patches/): every series applies to pristine
-# linux-source-6.1; build/kernel is the kernel of these series and carries
-# every event they add; a series that does not apply stops make kernel,
+# linux-source-6.1; build/kernel is the kernel of these series, carries
+# every event they add and lists the series in its driver-patches manifest; a series that does not apply stops make kernel,
 # naming the patch and the hunk; and under ping and UDP traffic in the loop
 # topology each instrumented driver (e1000e, e1000, virtio_net) writes every
 # one of its events, well formed, with rx_handoff skbs that join the stack's
@@ -60,6 +60,16 @@ test_if "$no_vmlinux" 'the kernel carries every event of every series (strings v
 	done
 	echo "$n driver events found"
 	test $n -ge 20
+'
+
+no_manifest=
+[ -e "$KDIR/driver-patches" ] || no_manifest="no driver-patches manifest in $KDIR (built before kbuild.sh wrote it: run make kernel)"
+test_if "$no_manifest" 'the kernel manifest driver-patches lists every series applied, one per line' '
+	cat "$KDIR/driver-patches"
+	for s in $(cd "$PATCHES" && ls -d */ | tr -d /); do
+		grep -qx "$s" "$KDIR/driver-patches" || { echo "series $s missing from $KDIR/driver-patches"; false; }
+	done
+	test "$(wc -l <"$KDIR/driver-patches")" = "$(cd "$PATCHES" && ls -d */ | wc -l)"
 '
 
 if [ "$KERNEL" = "$TOP/build/kernel/bzImage" ] && [ -r "$TARBALL" ]; then
