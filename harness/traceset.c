@@ -234,6 +234,72 @@ static const struct {
 #define DRV_LINES "netlab:drv"
 #define INSTANCE "netlab"
 
+/* ---- driver fallback probes (traceset.h) ---------------------------------- */
+
+const char *const traceset_drivers[] = { "e1000e", "e1000", "virtio_net", NULL };
+
+/* The driver's NAPI poll: unique in the kernel, the anchor for ambiguous names. */
+static const char *const drv_anchor[] = { "e1000e_poll", "e1000_clean", "virtnet_poll" };
+
+/* Fetch args: %2$u is skb->len's offset. Functions as in 6.1.192. */
+static const struct {
+	int drv;		/* index in traceset_drivers */
+	const char *role;	/* event netlab:drv_DRIVER_ROLE */
+	const char *type_func;	/* "p FUNCTION" or "r FUNCTION" */
+	const char *args;
+} drvprobes[] = {
+	{ 0, "poll", "p e1000e_poll", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 0, "poll_ret", "r e1000e_poll", "work=$retval:s32" },
+	{ 0, "irq_msix", "p e1000_intr_msix_rx", "irq=$arg1:s32" },
+	{ 0, "irq_tx_msix", "p e1000_intr_msix_tx", "irq=$arg1:s32" },
+	{ 0, "irq_msi", "p e1000_intr_msi", "irq=$arg1:s32" },
+	{ 0, "irq", "p e1000_intr", "irq=$arg1:s32" },
+	{ 0, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 0, "refill", "p e1000_alloc_rx_buffers", "want=$arg2:s32" },
+	{ 0, "rx", "p e1000_receive_skb", "skb=$arg3:x64 len=+%2$u($arg3):u32" },
+	{ 1, "poll", "p e1000_clean", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 1, "poll_ret", "r e1000_clean", "work=$retval:s32" },
+	{ 1, "irq", "p e1000_intr", "irq=$arg1:s32" },
+	{ 1, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 1, "refill", "p e1000_alloc_rx_buffers", "want=$arg3:s32" },
+	{ 2, "poll", "p virtnet_poll", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 2, "poll_ret", "r virtnet_poll", "work=$retval:s32" },
+	{ 2, "irq", "p skb_recv_done", "vq=$arg1:x64" },
+	{ 2, "irq_tx", "p skb_xmit_done", "vq=$arg1:x64" },
+	{ 2, "xmit", "p start_xmit", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 2, "refill", "p try_fill_recv", "rq=$arg2:x64" },
+	{ 2, "rx", "p receive_buf", "len=$arg4:u32" },
+};
+
+/* The driver of "netlab:drvprobe_DRIVER" (-1: all for "netlab:drvprobe"), else -2. */
+static int drvprobe_pseudo(const char *name)
+{
+	size_t n = strlen(TRACESET_DRVPROBE);
+
+	if (strncmp(name, TRACESET_DRVPROBE, n))
+		return -2;
+	if (!name[n])
+		return -1;
+	for (int d = 0; name[n] == '_' && traceset_drivers[d]; d++)
+		if (!strcmp(name + n + 1, traceset_drivers[d]))
+			return d;
+	return -2;
+}
+
+/* The index in drvprobes[] of "netlab:drv_DRIVER_ROLE", or -1. */
+static int drvprobe_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++) {
+		const char *d = traceset_drivers[drvprobes[i].drv];
+		size_t n = strlen(d);
+
+		if (!strncmp(name, "netlab:drv_", 11) && !strncmp(name + 11, d, n) &&
+		    name[11 + n] == '_' && !strcmp(name + 12 + n, drvprobes[i].role))
+			return (int)i;
+	}
+	return -1;
+}
+
 static const char *default_names;
 
 const char *traceset_default_names(void)
@@ -265,7 +331,8 @@ static int kprobe_find(const char *name)
 
 bool traceset_is_catalogued(const char *name)
 {
-	return kprobe_find(name) >= 0 || !strcmp(name, DRV_LINES);
+	return kprobe_find(name) >= 0 || !strcmp(name, DRV_LINES) || drvprobe_pseudo(name) >= -1 ||
+	       drvprobe_find(name) >= 0;
 }
 
 bool traceset_has_drv_lines(const struct traceset *ts)
@@ -303,7 +370,7 @@ const char *traceset_probe_check(const char *name, const char *def)
 	for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
 		if (!strcmp(kprobes[i].name, name))
 			return "the probe name is one of netlab's own kprobe events: choose another";
-	if (!strncmp(name, "netlab", 6))
+	if (!strncmp(name, "netlab", 6) || !strncmp(name, "drv_", 4))
 		return "the probe name is one of netlab's own kprobe events: choose another";
 	if (!ident_ok(def, flen))
 		return "expected FUNCTION [NAME=FETCHARG...], e.g. tcp_ack skb=$arg2:x64";
@@ -314,25 +381,58 @@ const char *traceset_probe_check(const char *name, const char *def)
 	return NULL;
 }
 
-static void ts_add(struct traceset *ts, const char *name, char *probe, const char *filter)
+static struct trace_event *ts_add(struct traceset *ts, const char *name, char *probe,
+				   const char *filter)
 {
 	for (size_t i = 0; i < ts->n; i++)
 		if (!strcmp(ts->ev[i].name, name)) {
 			free(probe);
-			return;
+			return NULL;
 		}
 	ts->ev = realloc(ts->ev, (ts->n + 1) * sizeof(*ts->ev));
 	if (!ts->ev)
 		abort();
+	memset(&ts->ev[ts->n], 0, sizeof(*ts->ev));
 	ts->ev[ts->n].name = xstrdup(name);
 	ts->ev[ts->n].probe = probe;
 	ts->ev[ts->n].filter = filter ? xstrdup(filter) : NULL;
-	ts->n++;
+	return &ts->ev[ts->n++];
+}
+
+/* drvprobes[@i] as an optional probe of the set. */
+static void ts_add_drvprobe(struct traceset *ts, size_t i, const struct kernel_offsets *o)
+{
+	const char *drv = traceset_drivers[drvprobes[i].drv];
+	char *name = xasprintf("netlab:drv_%s_%s", drv, drvprobes[i].role);
+	char *args = xasprintf(drvprobes[i].args, 0u, o->skb_len);
+	struct trace_event *e = ts_add(ts, name,
+				       xasprintf("%c:netlab/%s %s %s", drvprobes[i].type_func[0],
+						 name + 7, drvprobes[i].type_func + 2, args),
+				       NULL);
+
+	if (e) {
+		e->driver = xstrdup(drv);
+		e->func = xstrdup(drvprobes[i].type_func + 2);
+	}
+	free(args);
+	free(name);
 }
 
 static void ts_add_name(struct traceset *ts, const char *name, const struct kernel_offsets *o)
 {
-	int k = kprobe_find(name);
+	int k, d = drvprobe_pseudo(name);
+
+	if (d >= -1) {
+		for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++)
+			if (d == -1 || drvprobes[i].drv == d)
+				ts_add_drvprobe(ts, i, o);
+		return;
+	}
+	if ((k = drvprobe_find(name)) >= 0) {
+		ts_add_drvprobe(ts, (size_t)k, o);
+		return;
+	}
+	k = kprobe_find(name);
 
 	if (k >= 0) {
 		char *args = xasprintf(kprobes[k].args, o->skb_data, o->skb_len, o->sk_daddr,
@@ -377,33 +477,138 @@ void traceset_build(const char *events, const char *add, const char *drop,
 					    probe_defs[i], probe_defs[i] + flen), NULL);
 		free(name);
 	}
-	if (drop) {
-		char *copy = xstrdup(drop), *save = NULL;
+	if (drop)
+		traceset_drop_names(out, drop);
+}
 
-		for (char *e = strtok_r(copy, " \t", &save); e; e = strtok_r(NULL, " \t", &save))
-			for (size_t i = 0; i < out->n; i++)
-				if (!strcmp(out->ev[i].name, e)) {
-					free(out->ev[i].name);
-					free(out->ev[i].probe);
-					free(out->ev[i].filter);
-					memmove(&out->ev[i], &out->ev[i + 1],
-						(out->n - i - 1) * sizeof(*out->ev));
-					out->n--;
-					break;
-				}
-		free(copy);
-	}
+void traceset_add_names(struct traceset *ts, const char *names, const struct kernel_offsets *off)
+{
+	ts_add_list(ts, names, off);
+}
+
+static void ev_release(struct trace_event *e)
+{
+	free(e->name);
+	free(e->probe);
+	free(e->filter);
+	free(e->driver);
+	free(e->func);
+	free(e->addr);
+}
+
+void traceset_drop_names(struct traceset *ts, const char *names)
+{
+	char *copy = xstrdup(names), *save = NULL;
+
+	for (char *e = strtok_r(copy, " \t", &save); e; e = strtok_r(NULL, " \t", &save))
+		for (size_t i = 0; i < ts->n; i++)
+			if (!strcmp(ts->ev[i].name, e)) {
+				ev_release(&ts->ev[i]);
+				memmove(&ts->ev[i], &ts->ev[i + 1], (ts->n - i - 1) * sizeof(*ts->ev));
+				ts->n--;
+				break;
+			}
+	free(copy);
 }
 
 void traceset_release(struct traceset *ts)
 {
-	for (size_t i = 0; i < ts->n; i++) {
-		free(ts->ev[i].name);
-		free(ts->ev[i].probe);
-		free(ts->ev[i].filter);
-	}
+	for (size_t i = 0; i < ts->n; i++)
+		ev_release(&ts->ev[i]);
 	free(ts->ev);
 	memset(ts, 0, sizeof(*ts));
+}
+
+/* One System.map symbol of the fallback probes: its name and address. */
+struct msym {
+	const char *name;
+	unsigned long long addr;
+};
+
+static int drv_index(const char *driver)
+{
+	for (int d = 0; traceset_drivers[d]; d++)
+		if (!strcmp(traceset_drivers[d], driver))
+			return d;
+	return -1;
+}
+
+/*
+ * The kernel takes $argN only in a probe placed by function name; at an
+ * address, the x86_64 argument registers say the same at the entry.
+ * "$argN" (N 1..6) -> "%di" ...: never longer, rewritten in place.
+ */
+static void probe_args_to_regs(char *def)
+{
+	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	char *p;
+
+	while ((p = strstr(def, "$arg")) && p[4] >= '1' && p[4] <= '6') {
+		memcpy(p, regs[p[4] - '1'], 3);
+		memmove(p + 3, p + 5, strlen(p + 5) + 1);
+	}
+}
+
+int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap)
+{
+	char *text = NULL, *save = NULL;
+	struct msym *syms = NULL;
+	size_t n = 0;
+	int ret = sysmap ? file_read(sysmap, &text, NULL) : -ENOENT;
+
+	if (ret)
+		return ret;
+	/* "ffffffff8126dfce t e1000e_poll": the text symbols the set probes. */
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+		bool want = false;
+
+		if (!sp || (sp[1] != 't' && sp[1] != 'T') || sp[2] != ' ')
+			continue;
+		for (size_t i = 0; i < ts->n && !want; i++)
+			want = ts->ev[i].func && !strcmp(ts->ev[i].func, sp + 3);
+		for (int d = 0; d < 3 && !want; d++)
+			want = !strcmp(drv_anchor[d], sp + 3);
+		if (!want)
+			continue;
+		syms = realloc(syms, (n + 1) * sizeof(*syms));
+		if (!syms)
+			abort();
+		syms[n].name = sp + 3;
+		syms[n++].addr = strtoull(l, NULL, 16);
+	}
+	for (size_t i = 0; i < ts->n; i++) {
+		struct trace_event *e = &ts->ev[i];
+		unsigned long long anchor = 0, best = 0, dist = ~0ull;
+		size_t copies = 0;
+		int d = e->driver ? drv_index(e->driver) : -1;
+
+		if (d < 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(syms[k].name, drv_anchor[d]))
+				anchor = syms[k].addr;
+		for (size_t k = 0; k < n; k++) {
+			unsigned long long a = syms[k].addr;
+
+			if (strcmp(syms[k].name, e->func))
+				continue;
+			copies++;
+			if ((a > anchor ? a - anchor : anchor - a) < dist) {
+				dist = a > anchor ? a - anchor : anchor - a;
+				best = a;
+			}
+		}
+		free(e->addr);
+		e->addr = NULL;
+		if (copies > 1 && anchor) {
+			e->addr = xasprintf("%016llx", best);
+			probe_args_to_regs(e->probe);
+		}
+	}
+	free(syms);
+	free(text);
+	return 0;
 }
 
 unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, unsigned int cpus)
@@ -426,6 +631,66 @@ unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, 
 	return (unsigned int)kb;
 }
 
+static bool drvprobes_in(const struct traceset *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->ev[i].driver)
+			return true;
+	return false;
+}
+
+/*
+ * The fallback probes: a shell function that defines one when the kernel has
+ * its function (at the address System.map gave, if /proc/kallsyms agrees),
+ * and collects the -e options of those defined in $DP.
+ */
+static void script_drvprobes(const struct traceset *ts, struct sbuf *o)
+{
+	bool addr = false;
+
+	for (size_t i = 0; i < ts->n; i++)
+		addr |= ts->ev[i].addr != NULL;
+	if (!drvprobes_in(ts))
+		return;
+	sbuf_adds(o, "DP=; DPON=; DPSKIP=; KS=\n");
+	if (ts->drvprobe_unless_lines) {
+		sbuf_adds(o, "for d in");
+		for (int d = 0; traceset_drivers[d]; d++)
+			sbuf_addf(o, " %s", traceset_drivers[d]);
+		sbuf_adds(o, "; do grep -q \"netlab_drv: $d \" /sys/kernel/tracing/printk_formats "
+			     "2>/dev/null && DPSKIP=\"$DPSKIP $d\"; done\n");
+	}
+	if (addr) {
+		sbuf_adds(o, "KS=$(grep -wE '");
+		for (size_t i = 0, n = 0; i < ts->n; i++) {
+			bool dup = false;
+
+			for (size_t j = 0; j < i && ts->ev[i].addr; j++)
+				dup |= ts->ev[j].addr && !strcmp(ts->ev[j].func, ts->ev[i].func);
+			if (ts->ev[i].addr && !dup)
+				sbuf_addf(o, "%s%s", n++ ? "|" : "", ts->ev[i].func);
+		}
+		sbuf_adds(o, "' /proc/kallsyms)\n");
+	}
+	sbuf_adds(o, "drvprobe() { # DRIVER EVENT TYPE:GROUP/NAME FUNCTION ADDRESS ARGS\n"
+		     "\tcase \" $DPSKIP \" in *\" $1 \"*) return 0;; esac\n"
+		     "\tat=$4\n"
+		     "\tif [ -n \"$5\" ]; then\n"
+		     "\t\techo \"$KS\" | grep -q \"^$5 [tT] $4\\$\" || return 0\n"
+		     "\t\tat=0x$5\n\tfi\n"
+		     "\techo \"$3 $at $6\" >> $KE 2>/dev/null || return 0\n"
+		     "\tDP=\"$DP -e $2\"; DPON=\"$DPON ${2#netlab:}\"\n}\n");
+}
+
+static void script_drvprobe(const struct trace_event *e, struct sbuf *o)
+{
+	size_t head = strcspn(e->probe, " ");
+	const char *args = e->probe + head + 1 + strlen(e->func);
+
+	sbuf_addf(o, "drvprobe %s %s %.*s %s '%s' '%s'\n", e->driver, e->name, (int)head, e->probe,
+		  e->func, e->addr ? e->addr : "", *args ? args + 1 : "");
+}
+
 void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, struct sbuf *o)
 {
 	bool probes = false;
@@ -433,9 +698,15 @@ void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, st
 	for (size_t i = 0; i < ts->n; i++) {
 		if (!ts->ev[i].probe)
 			continue;
-		if (!probes)
+		if (!probes) {
 			sbuf_adds(o, "KE=/sys/kernel/tracing/kprobe_events\n");
+			script_drvprobes(ts, o);
+		}
 		probes = true;
+		if (ts->ev[i].driver) {
+			script_drvprobe(&ts->ev[i], o);
+			continue;
+		}
 		/* The kernel says why in tracing/error_log; keep its last line. */
 		sbuf_addf(o, "echo '%s' >> $KE 2>/dev/null || setup_error \"[trace]: the kernel refused "
 			     "kprobe event %s: $(tail -n 2 /sys/kernel/tracing/error_log 2>/dev/null | tr '\\n' ' ')\"\n",
@@ -449,15 +720,21 @@ void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, st
 	bool top = traceset_has_drv_lines(ts);
 	const char *dir = top ? "/sys/kernel/tracing" : "/sys/kernel/tracing/instances/" INSTANCE;
 
+	if (drvprobes_in(ts))
+		sbuf_adds(o, "echo \"defined:$DPON; left out for drivers with netlab_drv lines:"
+			     "$DPSKIP\" > $O/drvprobe.txt\n");
+
 	sbuf_addf(o, "trace-cmd record --file-version 6%s -b %u", top ? "" : " -B " INSTANCE,
 		  buffer_kb);
 	for (size_t i = 0; i < ts->n; i++) {
-		if (!strcmp(ts->ev[i].name, DRV_LINES))
+		if (!strcmp(ts->ev[i].name, DRV_LINES) || ts->ev[i].driver)
 			continue;
 		sbuf_addf(o, " -e %s", ts->ev[i].name);
 		if (ts->ev[i].filter)
 			sbuf_addf(o, " -f '%s'", ts->ev[i].filter);
 	}
+	if (drvprobes_in(ts))
+		sbuf_adds(o, " $DP");
 	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n");
 	/*
 	 * trace-cmd turns tracing off, sets the events, starts its readers

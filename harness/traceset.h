@@ -60,12 +60,31 @@ struct trace_event {
 	char *name;		/* "skb:kfree_skb", "netlab:ip_local_deliver" */
 	char *probe;		/* kprobe_events definition (netlab: events), or NULL */
 	char *filter;		/* trace-cmd -f filter, or NULL */
+	/*
+	 * A driver fallback probe (netlab:drv_DRIVER_ROLE, from netlab:drvprobe):
+	 * the driver ("e1000e"), the function, and its address (hex, no 0x) when
+	 * its name is ambiguous in the kernel (e1000 and e1000e share static
+	 * names), else NULL. Such a probe is optional: the guest defines it only
+	 * when the kernel has the function, and records it only then.
+	 */
+	char *driver, *func, *addr;
 };
 
 struct traceset {
 	struct trace_event *ev;
 	size_t n;
+	/*
+	 * The guest leaves out the fallback probes of a driver whose netlab_drv
+	 * formats are in tracing/printk_formats (the kernel is patched for it).
+	 */
+	bool drvprobe_unless_lines;
 };
+
+/*
+ * The drivers netlab has patches and fallback probes for, NULL-terminated:
+ * "e1000e", "e1000", "virtio_net".
+ */
+extern const char *const traceset_drivers[];
 
 /* The events the default set holds, blank-separated (for help and README). */
 const char *traceset_default_names(void);
@@ -83,6 +102,44 @@ bool traceset_is_catalogued(const char *name);
  * drivers' lines, stays off.
  */
 bool traceset_has_drv_lines(const struct traceset *ts);
+
+/*
+ * The driver fallback probes (issue 5): for drivers that print no netlab_drv
+ * lines (a series that did not apply, DRIVER_PATCHES=none), kprobe and
+ * kretprobe events on the driver functions 6.1 keeps out of line, fetching
+ * function arguments and return values only (and skb->len by the offsets):
+ *
+ *   netlab:drv_DRIVER_poll      NAPI poll entry: napi, budget
+ *   netlab:drv_DRIVER_poll_ret  its return: work (the packets it took; ==
+ *				budget when the poll stays scheduled)
+ *   netlab:drv_DRIVER_irq*      interrupt handler entry (irq_tx*: TX only)
+ *   netlab:drv_DRIVER_xmit      ndo_start_xmit: skb, len
+ *   netlab:drv_DRIVER_refill    RX refill entry: want (e1000, e1000e)
+ *   netlab:drv_DRIVER_rx        one received packet: skb (e1000e
+ *				e1000_receive_skb), len (virtio_net receive_buf)
+ *
+ * The pseudo event netlab:drvprobe adds those of every driver,
+ * netlab:drvprobe_DRIVER those of one.
+ */
+#define TRACESET_DRVPROBE "netlab:drvprobe"
+
+/* Add catalogued events (as in traceset_build()'s @add) / drop them by exact name. */
+void traceset_add_names(struct traceset *ts, const char *names, const struct kernel_offsets *off);
+void traceset_drop_names(struct traceset *ts, const char *names);
+
+/**
+ * traceset_drvprobe_resolve() - addresses for the ambiguous fallback probes
+ * @ts: the set
+ * @sysmap: the kernel's System.map, or NULL
+ *
+ * A function name that System.map lists more than once (static functions of
+ * e1000 and e1000e) cannot be probed by name: the kernel refuses it. Such a
+ * probe gets the address of the copy nearest the driver's own NAPI poll
+ * function (each driver is one object file, so its functions lie together).
+ * The guest checks that address against /proc/kallsyms before using it.
+ * Return: 0, or -errno when @sysmap cannot be read (nothing changed).
+ */
+int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap);
 bool traceset_spec_ok(const char *name);
 
 /*
@@ -112,7 +169,9 @@ unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, 
 /*
  * Guest shell lines that define the set's kprobe events (failing with
  * `setup_error` naming the probe the kernel refused) and start trace-cmd
- * record into $O/trace.dat in the background, its pid in $T.
+ * record into $O/trace.dat in the background, its pid in $T. A fallback
+ * probe the kernel refuses (no such function) is left out, not an error;
+ * $O/drvprobe.txt lists those defined and the drivers left out.
  */
 void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, struct sbuf *o);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Tracing sets: catalog, add/drop, user probes, offsets, guest script. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -212,6 +213,133 @@ static void test_traceset__offsets_come_from_the_cache_file_or_defaults(void **s
 	free(cache);
 }
 
+/* netlab:drvprobe: the fallback probes of the three drivers, on arguments and returns. */
+static void test_traceset__drvprobe_expands_to_the_fallback_probes(void **state)
+{
+	struct kernel_offsets off = kernel_offsets_default;
+	struct traceset ts;
+	size_t n = 0;
+
+	off.skb_len = 112;
+	assert_true(traceset_is_catalogued(TRACESET_DRVPROBE));
+	assert_true(traceset_is_catalogued("netlab:drvprobe_virtio_net"));
+	assert_true(traceset_is_catalogued("netlab:drv_e1000e_poll_ret"));
+	assert_false(traceset_is_catalogued("netlab:drvprobe_igb"));
+	assert_false(traceset_is_catalogued("netlab:drv_e1000e_nothing"));
+	assert_non_null(traceset_probe_check("drv_mine", "e1000_clean"));
+	traceset_build("skb:kfree_skb " TRACESET_DRVPROBE, NULL, "netlab:drv_e1000_refill", NULL,
+		       NULL, 0, &off, &ts);
+	assert_false(has(&ts, TRACESET_DRVPROBE)); /* a pseudo event: only its probes */
+	assert_false(has(&ts, "netlab:drv_e1000_refill"));
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_poll")->probe,
+			    "p:netlab/drv_e1000e_poll e1000e_poll napi=$arg1:x64 budget=$arg2:s32");
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_poll_ret")->probe,
+			    "r:netlab/drv_e1000e_poll_ret e1000e_poll work=$retval:s32");
+	assert_string_equal(get(&ts, "netlab:drv_virtio_net_xmit")->probe,
+			    "p:netlab/drv_virtio_net_xmit start_xmit skb=$arg1:x64 len=+112($arg1):u32");
+	assert_string_equal(get(&ts, "netlab:drv_e1000_poll")->func, "e1000_clean");
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_irq_msix")->driver, "e1000e");
+	for (size_t i = 0; i < ts.n; i++) {
+		if (!ts.ev[i].driver)
+			continue;
+		n++;
+		/* only arguments, return values and skb->len: no other struct offset */
+		assert_null(strstr(ts.ev[i].probe, "+0("));
+		assert_null(ts.ev[i].addr);
+	}
+	assert_int_equal(n, 20);
+	traceset_release(&ts);
+	/* One driver's. */
+	traceset_build("netlab:drvprobe_virtio_net", NULL, NULL, NULL, NULL, 0, &off, &ts);
+	assert_int_equal(ts.n, 7);
+	for (size_t i = 0; i < ts.n; i++)
+		assert_string_equal(ts.ev[i].driver, "virtio_net");
+	traceset_release(&ts);
+}
+
+/* e1000 and e1000e share static names: the copy nearest the driver's poll, by registers. */
+static void test_traceset__ambiguous_functions_get_the_drivers_address(void **state)
+{
+	char dir[] = "/tmp/netlab-ts.XXXXXX", *map;
+	struct traceset ts;
+
+	assert_non_null(mkdtemp(dir));
+	map = xasprintf("%s/System.map", dir);
+	/* From the unpatched 6.1.192 kernel's System.map. */
+	assert_int_equal(file_writef(map, "ffffffff8124be40 t e1000_intr\n"
+					  "ffffffff8124c5b8 t e1000_clean\n"
+					  "ffffffff8124d77b t e1000_xmit_frame\n"
+					  "ffffffff8126ac1f t e1000_xmit_frame\n"
+					  "ffffffff8126c15c t e1000_intr\n"
+					  "ffffffff8126c2a2 t e1000_intr_msi\n"
+					  "ffffffff8126dfce t e1000e_poll\n"
+					  "ffffffff8126dfd0 d e1000_intr\n"),
+			 0);
+	traceset_build("netlab:drvprobe_e1000e netlab:drvprobe_e1000", NULL, NULL, NULL, NULL, 0,
+		       &kernel_offsets_default, &ts);
+	assert_int_equal(traceset_drvprobe_resolve(&ts, map), 0);
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_irq")->addr, "ffffffff8126c15c");
+	assert_string_equal(get(&ts, "netlab:drv_e1000_irq")->addr, "ffffffff8124be40");
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_xmit")->addr, "ffffffff8126ac1f");
+	assert_string_equal(get(&ts, "netlab:drv_e1000_xmit")->addr, "ffffffff8124d77b");
+	/* at an address the kernel takes no $argN: the x86_64 argument registers */
+	assert_string_equal(get(&ts, "netlab:drv_e1000e_xmit")->probe,
+			    "p:netlab/drv_e1000e_xmit e1000_xmit_frame skb=%di:x64 len=+104(%di):u32");
+	/* unique names, and names System.map lacks, stay names */
+	assert_null(get(&ts, "netlab:drv_e1000e_irq_msi")->addr);
+	assert_null(get(&ts, "netlab:drv_e1000e_poll")->addr);
+	assert_null(get(&ts, "netlab:drv_e1000e_rx")->addr);
+	assert_int_equal(traceset_drvprobe_resolve(&ts, "/nonexistent/System.map"), -ENOENT);
+	traceset_release(&ts);
+	unlink(map);
+	rmdir(dir);
+	free(map);
+}
+
+/* The guest defines a fallback probe only where the kernel has it: never a setup error. */
+static void test_traceset__fallback_probes_are_defined_conditionally(void **state)
+{
+	struct traceset ts;
+	struct sbuf b;
+	char *s;
+
+	traceset_build("skb:kfree_skb netlab:udp_rcv netlab:drvprobe_e1000e", NULL, NULL, NULL,
+		       NULL, 0, &kernel_offsets_default, &ts);
+	for (size_t i = 0; i < ts.n; i++)
+		if (!strcmp(ts.ev[i].name, "netlab:drv_e1000e_irq"))
+			ts.ev[i].addr = xstrdup("ffffffff8126c15c");
+	sbuf_init(&b);
+	traceset_script_start(&ts, 2048, &b);
+	s = sbuf_detach(&b);
+	assert_non_null(strstr(s, "drvprobe e1000e netlab:drv_e1000e_poll p:netlab/drv_e1000e_poll "
+				  "e1000e_poll '' 'napi=$arg1:x64 budget=$arg2:s32'\n"));
+	assert_non_null(strstr(s, "drvprobe e1000e netlab:drv_e1000e_irq p:netlab/drv_e1000e_irq "
+				  "e1000_intr 'ffffffff8126c15c' 'irq=$arg1:s32'\n"));
+	/* refused: left out, and only those defined are recorded */
+	assert_non_null(strstr(s, "\techo \"$3 $at $6\" >> $KE 2>/dev/null || return 0\n"));
+	assert_non_null(strstr(s, "\tDP=\"$DP -e $2\""));
+	assert_null(strstr(s, "refused kprobe event netlab:drv_"));
+	assert_non_null(strstr(s, "refused kprobe event netlab:udp_rcv"));
+	/* an address is used only when /proc/kallsyms has that function there */
+	assert_non_null(strstr(s, "KS=$(grep -wE 'e1000_intr' /proc/kallsyms)"));
+	assert_non_null(strstr(s, "grep -q \"^$5 [tT] $4\\$\" || return 0"));
+	assert_non_null(strstr(s, "-e skb:kfree_skb -e netlab:udp_rcv $DP -o $O/trace.dat"));
+	assert_null(strstr(s, "-e netlab:drv_"));
+	assert_non_null(strstr(s, "> $O/drvprobe.txt"));
+	assert_null(strstr(s, "printk_formats"));
+	free(s);
+	/* Unknown kernel: leave out the drivers that print netlab_drv lines. */
+	ts.drvprobe_unless_lines = true;
+	sbuf_init(&b);
+	traceset_script_start(&ts, 2048, &b);
+	s = sbuf_detach(&b);
+	assert_non_null(strstr(s, "for d in e1000e e1000 virtio_net; do grep -q \"netlab_drv: $d \" "
+				  "/sys/kernel/tracing/printk_formats"));
+	assert_non_null(strstr(s, "case \" $DPSKIP \" in *\" $1 \"*) return 0;; esac"));
+	free(s);
+	traceset_release(&ts);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +350,9 @@ int main(void)
 		cmocka_unit_test(test_traceset__buffer_is_sized_for_the_set_and_the_guest),
 		cmocka_unit_test(test_traceset__script_defines_probes_then_records),
 		cmocka_unit_test(test_traceset__offsets_come_from_the_cache_file_or_defaults),
+		cmocka_unit_test(test_traceset__drvprobe_expands_to_the_fallback_probes),
+		cmocka_unit_test(test_traceset__ambiguous_functions_get_the_drivers_address),
+		cmocka_unit_test(test_traceset__fallback_probes_are_defined_conditionally),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
