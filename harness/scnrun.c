@@ -290,6 +290,64 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 		sbuf_adds(o, "RC=0\n");
 }
 
+/* A file beside the kernel image ("driver-patches", "System.map"), or NULL. */
+static char *beside_kernel(const char *kernel, const char *name)
+{
+	const char *slash = kernel ? strrchr(kernel, '/') : NULL;
+
+	if (!kernel)
+		return NULL;
+	return slash ? xasprintf("%.*s/%s", (int)(slash - kernel), kernel, name) : xstrdup(name);
+}
+
+/*
+ * The driver lines or, for drivers without them, the fallback probes. Only a
+ * set that holds netlab:drv (the default) is changed. The kernel's manifest
+ * `driver-patches` (kbuild.sh: one patched driver per line) decides on the
+ * host: every driver it does not list gets netlab:drvprobe_DRIVER, and when
+ * it lists none netlab:drv goes (the top-level buffer stays off). A kernel
+ * without a manifest (older caches, KERNEL= images) gets netlab:drvprobe for
+ * all drivers, and the guest leaves out those whose netlab_drv formats are
+ * in tracing/printk_formats. drvring reads lines where a driver has them.
+ */
+static void trace_drv_fallback(const char *kernel, struct traceset *ts,
+			       const struct kernel_offsets *off)
+{
+	char *path = beside_kernel(kernel, "driver-patches"), *text = NULL;
+	unsigned int patched = 0;
+
+	if (!traceset_has_drv_lines(ts)) {
+		/* A set of the scenario's own: its fallback probes, if any, as asked. */
+	} else if (!path || file_read(path, &text, NULL) != 0) {
+		traceset_add_names(ts, TRACESET_DRVPROBE, off);
+		ts->drvprobe_unless_lines = true;
+	} else {
+		for (int d = 0; traceset_drivers[d]; d++) {
+			bool listed = false;
+
+			size_t n = strlen(traceset_drivers[d]);
+
+			for (const char *l = text; l && !listed; l = strchr(l, '\n'), l = l ? l + 1 : l)
+				listed = !strncmp(l, traceset_drivers[d], n) && strchr(" \n", l[n]);
+			if (listed) {
+				patched++;
+			} else {
+				char *name = xasprintf(TRACESET_DRVPROBE "_%s", traceset_drivers[d]);
+
+				traceset_add_names(ts, name, off);
+				free(name);
+			}
+		}
+		if (!patched)
+			traceset_drop_names(ts, "netlab:drv");
+	}
+	free(text);
+	free(path);
+	path = beside_kernel(kernel, "System.map");
+	(void)traceset_drvprobe_resolve(ts, path); /* none: ambiguous names are left out */
+	free(path);
+}
+
 /* The scenario's kprobe events and trace-cmd record, on before the traffic. */
 static void script_trace_start(const struct scenario *s, const struct vm_config *cfg,
 			       unsigned int vm, struct sbuf *o)
@@ -298,6 +356,7 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 	struct kernel_offsets off;
 	struct traceset ts;
 	char *note = NULL;
+	unsigned int kb;
 
 	kernel_offsets_load(kernel, &off, &note);
 	if (note) {
@@ -315,8 +374,10 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 	free(note);
 	traceset_build(s->trace_events, s->trace_add, s->trace_drop, s->trace_probe_names,
 		       s->trace_probe_defs, s->n_trace_probes, &off, &ts);
-	traceset_script_start(&ts, s->trace_buffer_kb ? s->trace_buffer_kb
-				   : traceset_buffer_kb(&ts, cfg->mem_mb, cfg->smp), o);
+	/* Sized for the scenario's set: the fallback stands in for netlab:drv. */
+	kb = s->trace_buffer_kb ? s->trace_buffer_kb : traceset_buffer_kb(&ts, cfg->mem_mb, cfg->smp);
+	trace_drv_fallback(kernel, &ts, &off);
+	traceset_script_start(&ts, kb, o);
 	traceset_release(&ts);
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -16,7 +17,16 @@
 #define FIXTURES "tests/unit/fixtures"
 #endif
 
+static char *script_for_kernel(const char *fixture, const char *topology, unsigned int vm,
+			       const char *kernel);
+
 static char *script_for(const char *fixture, const char *topology, unsigned int vm)
+{
+	return script_for_kernel(fixture, topology, vm, NULL);
+}
+
+static char *script_for_kernel(const char *fixture, const char *topology, unsigned int vm,
+			       const char *kernel)
 {
 	char *path = xasprintf("%s/scenarios/%s", FIXTURES, fixture), *err = NULL;
 	struct scenario *s = NULL;
@@ -28,6 +38,7 @@ static char *script_for(const char *fixture, const char *topology, unsigned int 
 		fail_msg("%s", err);
 	run_opts_init(&o);
 	o.topology = topology ? topology : s->topo->name;
+	o.kernel = kernel;
 	for (int i = 0; i < VM_MAX_NICS; i++)
 		o.nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
 	assert_int_equal(run_config(&o, &cfg, &err), 0);
@@ -119,12 +130,63 @@ static void test_scnrun__rr_uses_client_server_and_its_port(void **state)
 	free(s);
 }
 
+/*
+ * The kernel's driver-patches manifest chooses the driver lines or the
+ * fallback probes per driver; without a manifest the guest decides from
+ * printk_formats.
+ */
+static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
+{
+	char dir[] = "/tmp/netlab-scnrun.XXXXXX", *img, *man, *s;
+
+	assert_non_null(mkdtemp(dir));
+	img = xasprintf("%s/bzImage", dir);
+	man = xasprintf("%s/driver-patches", dir);
+	assert_int_equal(file_writef(img, "not a kernel"), 0);
+	/* All three patched: the lines only, in the top-level buffer. */
+	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\n"), 0);
+	s = script_for_kernel("good-udp.scn", NULL, 0, img);
+	expect_not(s, "drvprobe ");
+	expect(s, "trace-cmd record --file-version 6 -b 30720 -e skb:kfree_skb");
+	free(s);
+	/* e1000e not patched (skipped series): its probes, the others' lines. */
+	assert_int_equal(file_writef(man, "e1000\nvirtio_net\n"), 0);
+	s = script_for_kernel("good-udp.scn", NULL, 0, img);
+	expect(s, "drvprobe e1000e netlab:drv_e1000e_poll ");
+	expect_not(s, "drvprobe e1000 ");
+	expect_not(s, "drvprobe virtio_net ");
+	expect_not(s, "printk_formats");
+	expect(s, "trace-cmd record --file-version 6 -b 30720 -e skb:kfree_skb");
+	expect(s, " $DP -o $O/trace.dat");
+	free(s);
+	/* DRIVER_PATCHES=none (an empty manifest): probes for all, no top buffer. */
+	assert_int_equal(file_write(man, "", 0), 0);
+	s = script_for_kernel("good-udp.scn", NULL, 0, img);
+	expect(s, "drvprobe e1000e netlab:drv_e1000e_poll ");
+	expect(s, "drvprobe e1000 netlab:drv_e1000_poll ");
+	expect(s, "drvprobe virtio_net netlab:drv_virtio_net_poll ");
+	expect(s, "trace-cmd record --file-version 6 -B netlab -b 30720");
+	free(s);
+	/* No manifest (older cache, KERNEL=): all, unless the driver prints lines. */
+	unlink(man);
+	s = script_for_kernel("good-udp.scn", NULL, 0, img);
+	expect(s, "drvprobe virtio_net netlab:drv_virtio_net_poll ");
+	expect(s, "/sys/kernel/tracing/printk_formats");
+	expect(s, "trace-cmd record --file-version 6 -b 30720 -e skb:kfree_skb");
+	free(s);
+	unlink(img);
+	rmdir(dir);
+	free(img);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends),
 		cmocka_unit_test(test_scnrun__pair_splits_sender_and_receiver_with_handshake),
 		cmocka_unit_test(test_scnrun__rr_uses_client_server_and_its_port),
+		cmocka_unit_test(test_scnrun__manifest_chooses_lines_or_fallback_probes),
 	};
 
 	return cmocka_run_group_tests_name("scnrun", tests, NULL, NULL);
