@@ -58,6 +58,12 @@ static void print_rx(const struct drvring *d, FILE *f)
 		if (!q->s.refills && !q->s.rx_handoffs && !q->s.rx_desc)
 			continue;
 		name_q(n, sizeof(n), q->ifname, q->q);
+		if (q->from_probes) {
+			fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s %8s %8llu %8s  (%s)\n", n,
+				q->driver, "-", "-", "-", "-", "-", "-", "-",
+				(unsigned long long)q->s.rx_handoffs, "-", DRVRING_FALLBACK);
+			continue;
+		}
 		if (!l->changes)
 			fprintf(f, "  %-10s %-10s %5s %5s %5s %5s %7s %5s", n, q->driver, "-", "-",
 				"-", "-", "-", "-");
@@ -78,6 +84,13 @@ static void print_rx(const struct drvring *d, FILE *f)
 
 		if (!s->refills && !s->rx_handoffs)
 			continue;
+		if (d->queues[i].from_probes) {
+			fprintf(f, "  %-10s %8llu %8s %8llu %6s %9s %9s %6s %11s\n",
+				name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
+				(unsigned long long)s->refills, "-",
+				(unsigned long long)s->refill_want, "-", "-", "-", "-", "-");
+			continue;
+		}
 		fprintf(f, "  %-10s %8llu %8llu %8llu %6llu %9llu %9llu %6llu %11.3f\n",
 			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
 			(unsigned long long)s->refills, (unsigned long long)s->refill_alloc,
@@ -102,11 +115,12 @@ static void print_napi(const struct drvring *d, FILE *f)
 			continue;
 		snprintf(bh, sizeof(bh), "%llu (%.1f%%)", (unsigned long long)s->budget_exhausted,
 			 pct(s->budget_exhausted, s->poll_ends));
-		fprintf(f, "  %-10s %6llu %6llu %9.2f %14s %6llu %16s %16s %16s\n",
+		fprintf(f, "  %-10s %6llu %6llu %9.2f %14s %6llu %16s %16s %16s%s\n",
 			name_q(n, sizeof(n), d->queues[i].ifname, d->queues[i].q),
 			(unsigned long long)s->irqs, (unsigned long long)s->polls, s->work.mean, bh,
 			(unsigned long long)s->repolls, lat(a, sizeof(a), &s->irq_poll_ns),
-			lat(b, sizeof(b), &s->desc_stack_ns), lat(c, sizeof(c), &s->poll_ns));
+			lat(b, sizeof(b), &s->desc_stack_ns), lat(c, sizeof(c), &s->poll_ns),
+			d->queues[i].from_probes ? "  (kprobe fallback)" : "");
 	}
 }
 
@@ -123,6 +137,12 @@ static void print_tx(const struct drvring *d, FILE *f)
 
 		if (!q->s.xmits && !q->s.tx_done)
 			continue;
+		if (q->from_probes) {
+			fprintf(f, "  %-10s %-10s %5s %5s %7s %8llu %8s %8s  (kprobe fallback)\n",
+				name_q(n, sizeof(n), q->ifname, q->q), q->driver, "-", "-", "-",
+				(unsigned long long)q->s.xmits, "-", "-");
+			continue;
+		}
 		fprintf(f, "  %-10s %-10s %5u %5u %7.2f %8llu %8llu %8llu%s\n",
 			name_q(n, sizeof(n), q->ifname, q->q), q->driver, q->s.tx_ring,
 			q->s.inflight.max, q->s.inflight.mean, (unsigned long long)q->s.xmits,
@@ -255,11 +275,21 @@ void drvring_print(const struct drvring *d, FILE *f)
 	fprintf(f, "Driver rings: %s (", d->path ? d->path : "lines fed");
 	if (d->cpus)
 		fprintf(f, "%d CPU%s, ", d->cpus, d->cpus == 1 ? "" : "s");
-	fprintf(f, "%llu netlab_drv lines, %llu malformed, %llu lost events)\n",
-		(unsigned long long)d->lines, (unsigned long long)d->bad_lines,
-		(unsigned long long)d->lost);
+	fprintf(f, "%llu netlab_drv lines, %llu malformed, ", (unsigned long long)d->lines,
+		(unsigned long long)d->bad_lines);
+	if (d->probe_events)
+		fprintf(f, "%llu fallback probe events, ", (unsigned long long)d->probe_events);
+	fprintf(f, "%llu lost events)\n", (unsigned long long)d->lost);
 	if (d->bad_lines)
 		fprintf(f, "  first malformed line: %s\n", d->bad_example);
+	for (size_t i = 0; i < d->n_nics; i++)
+		if (d->nics[i].from_probes)
+			fprintf(f,
+				"  %s: %s (the driver printed no netlab_drv lines): NAPI polls, work, irq->poll and poll time, irqs, xmits, refills asked for and packets received only\n",
+				d->nics[i].driver, DRVRING_FALLBACK);
+	if (d->probe_events_unused)
+		fprintf(f, "  %llu fallback probe events of drivers that print lines (not used)\n",
+			(unsigned long long)d->probe_events_unused);
 	if (d->unknown_events || d->untracked_lines)
 		fprintf(f,
 			"  %llu lines of unknown events, %llu of queues past the first %d (ignored)\n",
@@ -332,6 +362,30 @@ static struct json_object *json_level(const struct drvring_level *l)
 		json_object_array_add(bins, real(pct(l->bin_ns[b], l->ns), "%.3f"));
 	add(o, "pct_time_per_eighth", bins);
 	return o;
+}
+
+/* The fallback's NIC or queue: what it is, and what it cannot know (set null). */
+static void json_fallback(struct json_object *o)
+{
+	static const char *const rx[] = {
+		"ring",		  "descs",	     "desc_errors",	    "descs_no_handoff",
+		"refill_allocs",  "refill_failures", "refills_low",	    "low_episodes",
+		"empty_episodes", "low_ms",	     "refill_age_at_low_us"
+	};
+	static const char *const tx[] = { "ring", "done", "cleans", "cleaned", "inflight_unit" };
+	struct json_object *x;
+
+	add(o, "source", json_object_new_string(DRVRING_FALLBACK));
+	if (json_object_object_get_ex(o, "rx", &x))
+		for (size_t i = 0; i < ARRAY_SIZE(rx); i++)
+			add(x, rx[i], NULL);
+	if (json_object_object_get_ex(o, "napi", &x)) {
+		add(x, "desc_stack_us", NULL);
+		add(x, "desc_stack_copied", NULL);
+	}
+	if (json_object_object_get_ex(o, "tx", &x))
+		for (size_t i = 0; i < ARRAY_SIZE(tx); i++)
+			add(x, tx[i], NULL);
 }
 
 /* The stats into @o, after its identity keys. */
@@ -435,6 +489,8 @@ static struct json_object *json_queue(const struct drvring *d, const struct drvr
 	add(o, "q", json_object_new_int(q->q));
 	add(o, "fill_estimated", json_object_new_boolean(q->fill_estimated));
 	json_stats(o, &q->s);
+	if (q->from_probes)
+		json_fallback(o);
 	add(ser, "t0", real((double)q->fill.t0 / 1e9, "%.9f"));
 	add(ser, "width_ms", real((double)q->fill.width_ns / 1e6, "%.3f"));
 	add(ser, "rx_fill", json_series(&q->fill));
@@ -464,6 +520,8 @@ static struct json_object *json_nic(const struct drvring_nic *n)
 	add_u(o, "queues", n->queues);
 	add(o, "label", *n->label ? json_object_new_string(n->label) : NULL);
 	json_stats(o, &n->s);
+	if (n->from_probes)
+		json_fallback(o);
 	if (n->counters) {
 		add(c, "rx_no_buffer_count", json_counter(n->rx_no_buffer_count));
 		add(c, "rx_missed_errors", json_counter(n->rx_missed_errors));
@@ -506,6 +564,10 @@ struct json_object *drvring_to_json(const struct drvring *d)
 	add(l, "first_malformed", d->bad_lines ? json_object_new_string(d->bad_example) : NULL);
 	add_u(l, "unknown_events", d->unknown_events);
 	add_u(l, "untracked", d->untracked_lines);
+	if (d->probe_events) {
+		add_u(l, "probe_events", d->probe_events);
+		add_u(l, "probe_events_unused", d->probe_events_unused);
+	}
 	add(o, "lines", l);
 	add_u(op, "low_div", d->low_div);
 	add_u(op, "empty_fill", d->empty_fill);
@@ -543,14 +605,50 @@ static void mdist(struct metrics *m, const char *ifname, const char *what,
 	mset(m, ifname, name, us(x->p99));
 }
 
+static void napi_metrics(struct metrics *m, const char *ifn, const struct drvring_stats *s)
+{
+	if (s->polls || s->poll_ends) {
+		mset(m, ifn, "napi.polls", (double)s->polls);
+		mset(m, ifn, "napi.budget_exhausted", (double)s->budget_exhausted);
+		mset(m, ifn, "napi.budget_exhausted_pct", pct(s->budget_exhausted, s->poll_ends));
+		if (s->work.count)
+			mset(m, ifn, "napi.work_mean", s->work.mean);
+	}
+	mdist(m, ifn, "napi.irq_poll", &s->irq_poll_ns);
+	mdist(m, ifn, "napi.desc_stack", &s->desc_stack_ns);
+	mdist(m, ifn, "napi.poll", &s->poll_ns);
+}
+
+/* The kprobe fallback's NIC (named by its driver): what the probes know. */
+static void fallback_metrics(struct metrics *m, const struct drvring_nic *n)
+{
+	const struct drvring_stats *s = &n->s;
+
+	mset(m, n->ifname, "fallback", 1);
+	napi_metrics(m, n->ifname, s);
+	if (s->rx_handoffs)
+		mset(m, n->ifname, "rx.handoffs", (double)s->rx_handoffs);
+	if (s->refills)
+		mset(m, n->ifname, "rx.refills", (double)s->refills);
+	if (s->xmits)
+		mset(m, n->ifname, "tx.xmits", (double)s->xmits);
+}
+
 void drvring_metrics(const struct drvring *d, struct metrics *m)
 {
 	metrics_set(m, "drv.lines", (double)d->lines);
 	metrics_set(m, "drv.bad_lines", (double)d->bad_lines);
+	if (d->probe_events)
+		metrics_set(m, "drv.probe_events", (double)d->probe_events);
 	for (size_t i = 0; i < d->n_nics; i++) {
 		const struct drvring_nic *n = &d->nics[i];
 		const struct drvring_stats *s = &n->s;
 		const char *ifn = n->ifname;
+
+		if (n->from_probes) {
+			fallback_metrics(m, n);
+			continue;
+		}
 
 		if (s->fill.changes) {
 			mset(m, ifn, "rx.fill.min", s->fill.min);
@@ -572,17 +670,7 @@ void drvring_metrics(const struct drvring *d, struct metrics *m)
 			mset(m, ifn, "rx.empty_episodes", (double)s->empty_episodes);
 			mset(m, ifn, "rx.low_ms", (double)s->low_ns / 1e6);
 		}
-		if (s->polls || s->poll_ends) {
-			mset(m, ifn, "napi.polls", (double)s->polls);
-			mset(m, ifn, "napi.budget_exhausted", (double)s->budget_exhausted);
-			mset(m, ifn, "napi.budget_exhausted_pct",
-			     pct(s->budget_exhausted, s->poll_ends));
-			if (s->work.count)
-				mset(m, ifn, "napi.work_mean", s->work.mean);
-		}
-		mdist(m, ifn, "napi.irq_poll", &s->irq_poll_ns);
-		mdist(m, ifn, "napi.desc_stack", &s->desc_stack_ns);
-		mdist(m, ifn, "napi.poll", &s->poll_ns);
+		napi_metrics(m, ifn, s);
 		if (s->xmits || s->tx_done) {
 			if (s->tx_ring)
 				mset(m, ifn, "tx.ring", s->tx_ring);

@@ -25,7 +25,7 @@
 #include "util.h"
 
 #define NO_DRV_LINES                                                                               \
-	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer"
+	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer; without patches, add netlab:drvprobe to the set ([trace] add)"
 #define RECORD_AGAIN "record it again with trace-cmd record (the top-level buffer)"
 #define FMT_CACHE 256
 
@@ -318,9 +318,37 @@ struct queue {
 	int64_t skbs;
 };
 
+/* ---- the kprobe fallback --------------------------------------------------------- */
+
+enum prole { P_POLL, P_POLL_RET, P_IRQ, P_IRQ_TX, P_XMIT, P_REFILL, P_RX, P_ROLES };
+
+#define PROBE_DRIVERS 3
+#define PROBE_EVENTS 48
+static const char *const probe_drivers[PROBE_DRIVERS] = { "e1000e", "e1000", "virtio_net" };
+/* The field each role's value comes from (NULL: none). */
+static const char *const role_field[P_ROLES] = {
+	"budget", "work", NULL, NULL, "len", "want", "len"
+};
+
+struct pev {
+	int id, drv;
+	enum prole role;
+	struct tep_format_field *f;
+};
+
+/* The poll entry on a CPU that its return is waiting for. */
+struct ppoll {
+	bool open;
+	uint64_t budget;
+};
+
 struct state {
 	struct drvring_opts o;
 	struct queue q[DRVRING_MAX_QUEUES];
+	uint64_t q_probe_events[DRVRING_MAX_QUEUES];
+	struct ppoll ppoll[PROBE_DRIVERS][DRVRING_MAX_CPUS];
+	struct pev pev[PROBE_EVENTS];
+	size_t n_pev;
 	bool started;
 	/* drvring_read */
 	struct tracefile tf;
@@ -599,6 +627,8 @@ static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line 
 	}
 	/* rx_handoff */
 	s->rx_handoffs++;
+	if (x->pub->from_probes)
+		return;
 	if (x->desc_pending) {
 		hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
 		if (x->desc_skb != l->v[DRVRING_K_SKB])
@@ -643,6 +673,10 @@ static void on_tx(struct queue *x, const struct drvring_line *l, uint64_t ts)
 	bool idx = (l->has & (K(NTU) | K(NTC) | K(RING))) == (K(NTU) | K(NTC) | K(RING)) && ring;
 	bool fr = (l->has & (K(FREE) | K(RING))) == (K(FREE) | K(RING));
 
+	if (x->pub->from_probes) {
+		s->xmits++; /* no completions: nothing in flight to follow */
+		return;
+	}
 	if (l->event == DRVRING_XMIT) {
 		s->xmits++;
 		if (!idx && !fr)
@@ -733,6 +767,109 @@ int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text)
 	return feed_line(d, ts, cpu, &l);
 }
 
+/* "drv_e1000e_poll_ret" -> driver 0, P_POLL_RET; -1 when not a fallback probe. */
+static int probe_parse(const char *event, int *drv, enum prole *role)
+{
+	static const char *const roles[] = { "poll", "poll_ret", "irq", "irq_tx",
+					     "xmit", "refill",	 "rx" };
+	const char *r;
+
+	if (strncmp(event, "drv_", 4))
+		return -1;
+	for (*drv = 0; *drv < PROBE_DRIVERS; (*drv)++) {
+		size_t n = strlen(probe_drivers[*drv]);
+
+		if (!strncmp(event + 4, probe_drivers[*drv], n) && event[4 + n] == '_')
+			break;
+	}
+	if (*drv == PROBE_DRIVERS)
+		return -1;
+	r = event + 5 + strlen(probe_drivers[*drv]);
+	/* irq, irq_msi, irq_msix: receive interrupts; irq_tx, irq_tx_msix: transmit */
+	if (!strncmp(r, "irq_tx", 6) && (!r[6] || r[6] == '_'))
+		*role = P_IRQ_TX;
+	else if (!strncmp(r, "irq", 3) && (!r[3] || r[3] == '_'))
+		*role = P_IRQ;
+	else {
+		for (size_t i = 0; i < ARRAY_SIZE(roles); i++)
+			if (!strcmp(r, roles[i])) {
+				*role = (enum prole)i;
+				return 0;
+			}
+		return -1;
+	}
+	return 0;
+}
+
+static int feed_probe(struct drvring *d, uint64_t ts, int cpu, int drv, enum prole role, uint64_t v)
+{
+	struct state *st = d->priv;
+	struct drvring_line l = { .event = DRVRING_UNKNOWN };
+	struct ppoll *pp = cpu >= 0 && cpu < DRVRING_MAX_CPUS ? &st->ppoll[drv][cpu] : NULL;
+	struct queue *x;
+
+	clock_at(d, ts);
+	d->probe_events++;
+	snprintf(l.driver, sizeof(l.driver), "%s", probe_drivers[drv]);
+	snprintf(l.ifname, sizeof(l.ifname), "%s", probe_drivers[drv]);
+	x = queue_get(d, &l);
+	if (!x) {
+		d->untracked_lines++;
+		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
+	}
+	x->pub->from_probes = true;
+	st->q_probe_events[x - st->q]++;
+	switch (role) {
+	case P_POLL:
+		l.event = DRVRING_POLL_START;
+		l.v[DRVRING_K_BUDGET] = v;
+		if (pp)
+			*pp = (struct ppoll){ .open = true, .budget = v };
+		break;
+	case P_POLL_RET:
+		/* A return without its entry (the trace began inside the poll): skipped. */
+		if (!pp || !pp->open)
+			return 0;
+		l.event = DRVRING_POLL_END;
+		l.v[DRVRING_K_WORK] = v;
+		l.v[DRVRING_K_BUDGET] = pp->budget;
+		l.v[DRVRING_K_REPOLL] = v >= pp->budget;
+		if (v > pp->budget)
+			l.v[DRVRING_K_WORK] = pp->budget;
+		pp->open = false;
+		break;
+	case P_IRQ:
+	case P_IRQ_TX:
+		l.event = DRVRING_IRQ;
+		l.has = K(DIR);
+		l.v[DRVRING_K_DIR] = role == P_IRQ_TX;
+		break;
+	case P_XMIT:
+		l.event = DRVRING_XMIT;
+		l.v[DRVRING_K_LEN] = v;
+		break;
+	case P_RX:
+		l.event = DRVRING_RX_HANDOFF;
+		l.v[DRVRING_K_LEN] = v;
+		break;
+	default: /* P_REFILL: how many buffers it was asked for; not what it did */
+		x->pub->s.refills++;
+		x->pub->s.refill_want += v;
+		return 0;
+	}
+	return feed_line(d, ts, cpu, &l);
+}
+
+int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *event, uint64_t value)
+{
+	enum prole role;
+	int drv;
+
+	if (probe_parse(event, &drv, &role))
+		return -ENOENT;
+	return feed_probe(d, ts, cpu, drv, role, value);
+}
+
 void drvring_lost(struct drvring *d, uint64_t ts)
 {
 	struct state *st = d->priv;
@@ -753,6 +890,7 @@ void drvring_lost(struct drvring *d, uint64_t ts)
 		x->skbs = 0;
 		memset(x->irq_pending, 0, sizeof(x->irq_pending));
 	}
+	memset(st->ppoll, 0, sizeof(st->ppoll));
 }
 
 /* ---- results ----------------------------------------------------------------------- */
@@ -911,12 +1049,46 @@ static int cmp_worst(const void *a, const void *b, void *end)
 	return worse(y, x, *(uint64_t *)end);
 }
 
+/* Drop the fallback queues of drivers that have lines: the lines say more. */
+static void probe_queues_unused(struct drvring *d)
+{
+	struct state *st = d->priv;
+
+	for (size_t i = 0; i < d->n_queues;) {
+		bool lines = false;
+
+		for (size_t j = 0; j < d->n_queues && d->queues[i].from_probes; j++)
+			lines |= !d->queues[j].from_probes &&
+				 !strcmp(d->queues[j].driver, d->queues[i].driver);
+		if (!lines) {
+			i++;
+			continue;
+		}
+		d->probe_events_unused += st->q_probe_events[i];
+		free(d->queues[i].first);
+		free(d->queues[i].worst);
+		acc_release(&st->q[i].a);
+		d->n_queues--;
+		memmove(&d->queues[i], &d->queues[i + 1], (d->n_queues - i) * sizeof(*d->queues));
+		memmove(&st->q[i], &st->q[i + 1], (d->n_queues - i) * sizeof(*st->q));
+		memmove(&st->q_probe_events[i], &st->q_probe_events[i + 1],
+			(d->n_queues - i) * sizeof(*st->q_probe_events));
+		memset(&st->q[d->n_queues], 0, sizeof(*st->q));
+		for (size_t j = 0; j < d->n_queues; j++) {
+			st->q[j].pub = &d->queues[j];
+			st->q[j].fill.series = &d->queues[j].fill;
+			st->q[j].infl.series = &d->queues[j].inflight;
+		}
+	}
+}
+
 int drvring_finish(struct drvring *d)
 {
 	struct state *st = d->priv;
 	struct acc nacc;
 	int ret = 0;
 
+	probe_queues_unused(d);
 	d->nics = calloc(d->n_queues + 1, sizeof(*d->nics));
 	if (!d->nics)
 		return -ENOMEM;
@@ -947,6 +1119,7 @@ int drvring_finish(struct drvring *d)
 		n = &d->nics[d->n_nics++];
 		memcpy(n->driver, q->driver, sizeof(n->driver));
 		memcpy(n->ifname, q->ifname, sizeof(n->ifname));
+		n->from_probes = q->from_probes;
 		memset(&nacc, 0, sizeof(nacc));
 		ret = acc_init(&nacc);
 		for (size_t j = i; j < d->n_queues && !ret; j++) {
@@ -1031,6 +1204,13 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 	if (rec->size < 2)
 		return 0;
 	type = tep_data_type(st->tep, rec);
+	for (size_t i = 0; i < st->n_pev && type >= 0; i++)
+		if (st->pev[i].id == type)
+			return feed_probe(d, rec->ts, rec->cpu, st->pev[i].drv, st->pev[i].role,
+					  st->pev[i].f ? tracefile_u64(&st->tf, rec, st->pev[i].f)
+						       : 0) == -ENOMEM
+				       ? -ENOMEM
+				       : 0;
 	if (type < 0 || (type != st->bprint_id && type != st->print_id))
 		return 0;
 	if (type == st->bprint_id && st->fmt) {
@@ -1060,6 +1240,23 @@ static int event_id(struct tracefile *tf, const char *name)
 	return ev ? ev->id : -1;
 }
 
+/* The fallback probe events the trace defines (netlab:drv_DRIVER_ROLE). */
+static void probe_events_find(struct state *st)
+{
+	struct tep_event **evs = tep_list_events(st->tep, TEP_EVENT_SORT_ID);
+
+	for (size_t i = 0; evs && evs[i] && st->n_pev < PROBE_EVENTS; i++) {
+		struct pev *p = &st->pev[st->n_pev];
+
+		if (!evs[i]->system || strcmp(evs[i]->system, "netlab") ||
+		    probe_parse(evs[i]->name, &p->drv, &p->role))
+			continue;
+		p->id = evs[i]->id;
+		p->f = role_field[p->role] ? tep_find_field(evs[i], role_field[p->role]) : NULL;
+		st->n_pev++;
+	}
+}
+
 int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
 {
 	struct drvring *d;
@@ -1086,12 +1283,13 @@ int drvring_read(const char *path, const struct drvring_opts *o, struct drvring 
 	st->print_id = event_id(&st->tf, "print");
 	if (st->bprint_id >= 0)
 		st->fmt = tep_find_field(tracefile_event(&st->tf, "ftrace", "bprint"), "fmt");
+	probe_events_find(st);
 	ret = tracefile_iterate(&st->tf, on_record, d, err);
 	if (!ret)
 		ret = drvring_finish(d);
-	if (!ret && !d->lines) {
+	if (!ret && !d->lines && !d->probe_events) {
 		err_set(err,
-			"cannot read trace '%s': it holds no netlab_drv lines\nhint: " NO_DRV_LINES,
+			"cannot read trace '%s': it holds no netlab_drv lines and no fallback probe events (netlab:drv_*)\nhint: " NO_DRV_LINES,
 			path);
 		ret = -ENODATA;
 	}
@@ -1126,4 +1324,3 @@ void drvring_free(struct drvring *d)
 	free(d->path);
 	free(d);
 }
-

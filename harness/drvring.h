@@ -38,6 +38,23 @@
  *	hand-off before the next one or the poll's end counts in
  *	rx_desc_no_handoff).
  *
+ * Kprobe fallback (issue 5): a driver that prints no netlab_drv lines (not
+ * patched in this kernel) may have the fallback probes of traceset.h,
+ * netlab:drv_DRIVER_{poll,poll_ret,irq*,xmit,refill,rx}. From them, one
+ * queue per driver, named by the driver (its ifname is the driver name: the
+ * probes see no net_device name; q 0; all NICs of the driver together):
+ * polls (poll), work per poll and budget exhausted (poll_ret's return value
+ * against the budget of the poll entry on the same CPU; a poll that returns
+ * its budget stays scheduled, so repolls == budget_exhausted), poll
+ * duration (entry -> return), interrupt -> poll (irq probe -> the next poll
+ * entry on that CPU), irqs (irq_tx*: irqs_tx), xmits, refills and the
+ * buffers they were asked for (refill_want), packets received (rx: e1000e
+ * e1000_receive_skb, virtio_net receive_buf, as rx_handoffs). There is no
+ * ring fill, no descriptor, no completion: such a queue is from_probes and
+ * its unknowns are left out of the output. A driver that has lines in the
+ * trace is read from them; its probe events are counted in
+ * probe_events_unused.
+ *
  * A NIC (driver, ifname) sums its queues. Its NIC counters (ethtool -S
  * deltas) come from the caller's metrics (drvring_opts.counters): for ifname
  * "eth<LABEL>" (netlab's names), nic.<LABEL>.{rx_no_buffer_count,
@@ -218,15 +235,20 @@ struct drvring_queue {
 	char driver[16], ifname[16];
 	int q;
 	bool fill_estimated; /* virtio_net: lowered per hand-off */
+	bool from_probes; /* the kprobe fallback: no ring fill */
 	struct drvring_stats s;
 	struct drvring_series fill, inflight;
 	struct drvring_episode *first, *worst; /* worst: lowest fill first */
 	size_t n_first, n_worst;
 };
 
+/* How the output marks a NIC or queue of the kprobe fallback. */
+#define DRVRING_FALLBACK "from kprobe fallback: no ring fill"
+
 struct drvring_nic {
 	char driver[16], ifname[16];
 	unsigned int queues;
+	bool from_probes; /* the kprobe fallback: no ring fill */
 	struct drvring_stats s; /* all its queues together */
 	char label[16]; /* "B" for ethB; "" when the name is not netlab's */
 	bool counters; /* any of the values below; each -1 when absent */
@@ -243,6 +265,8 @@ struct drvring {
 	uint64_t unknown_events; /* of a newer event */
 	uint64_t untracked_lines; /* of queues past DRVRING_MAX_QUEUES */
 	char bad_example[192]; /* the first malformed line */
+	uint64_t probe_events; /* of the kprobe fallback */
+	uint64_t probe_events_unused; /* of those, of drivers that have lines */
 	unsigned int low_div, empty_fill, episodes;
 	struct drvring_queue *queues; /* in order of appearance */
 	size_t n_queues;
@@ -260,8 +284,8 @@ struct drvring {
  *	 caller frees it
  *
  * Return: 0; -errno from opening the file; -EINVAL for a file that is not a
- * trace.dat or is truncated or corrupted; -ENODATA for a trace without
- * netlab_drv lines; -ENOMEM.
+ * trace.dat or is truncated or corrupted; -ENODATA for a trace with neither
+ * netlab_drv lines nor fallback probe events; -ENOMEM.
  */
 int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err);
 
@@ -276,6 +300,14 @@ int drvring_read(const char *path, const struct drvring_opts *o, struct drvring 
 struct drvring *drvring_new(const struct drvring_opts *o);
 int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text);
 void drvring_lost(struct drvring *d, uint64_t ts);
+
+/*
+ * A fallback probe event @event ("drv_e1000e_poll", its name in the netlab
+ * group) with @value: the budget of poll, the work of poll_ret, the want of
+ * refill, the len of xmit and rx, nothing for irq. Returns 0, or -ENOENT
+ * when @event is no fallback probe (ignored).
+ */
+int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *event, uint64_t value);
 int drvring_finish(struct drvring *d);
 
 void drvring_free(struct drvring *d);
@@ -286,11 +318,14 @@ void drvring_print(const struct drvring *d, FILE *f);
 /**
  * drvring_to_json() - the result as one JSON object
  *
- * Keys: "trace", "lines", "options", "nics" (per NIC: rx, napi, tx as in
- * drvring_stats, latencies in us, and "counters"), "queues" (the same per
- * queue, with "series" {t0, width_ms, rx_fill and tx_inflight: {min, mean,
- * max} arrays, null for buckets without a level} and "episodes" {first,
- * worst}).
+ * Keys: "trace", "lines" (+ "probe_events", "probe_events_unused" when the
+ * trace has fallback probe events), "options", "nics" (per NIC: rx, napi, tx
+ * as in drvring_stats, latencies in us, and "counters"), "queues" (the same
+ * per queue, with "series" {t0, width_ms, rx_fill and tx_inflight: {min,
+ * mean, max} arrays, null for buckets without a level} and "episodes"
+ * {first, worst}). A NIC or queue of the kprobe fallback has
+ * "source": DRVRING_FALLBACK and null for what the probes
+ * cannot know (fill, descriptors, refill results, completions, in flight).
  * Return: a new object (json_object_put() it), or NULL on ENOMEM.
  */
 struct json_object *drvring_to_json(const struct drvring *d);
@@ -305,6 +340,11 @@ struct json_object *drvring_to_json(const struct drvring *d);
  *   drv.IFNAME.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}
  *   drv.IFNAME.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}
  *   drv.IFNAME.tx.{ring,xmits,done}, drv.IFNAME.tx.inflight.{max,mean}
+ * From the kprobe fallback, IFNAME is the driver ("drv.e1000e.napi.polls"),
+ * and only: drv.probe_events, drv.DRIVER.napi.{polls,budget_exhausted,
+ * budget_exhausted_pct,work_mean}, drv.DRIVER.napi.{irq_poll,poll}.{p50_us,
+ * p99_us}, drv.DRIVER.rx.{handoffs,refills}, drv.DRIVER.tx.xmits,
+ * drv.DRIVER.fallback (1).
  * (ring.<LABEL>.* is ethtool's ring size, metrics.c; drv.* never collides.)
  */
 void drvring_metrics(const struct drvring *d, struct metrics *m);

@@ -591,6 +591,158 @@ static void test_drvring__trace_without_driver_lines_is_enodata(void **state)
 		"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer");
 }
 
+/* ---- the kprobe fallback (fixtures/runs/drvprobe-e1000e-rx) ------------------------------ */
+
+/*
+ * Recorded on the kernel without driver patches, with netlab:drvprobe. Counted with
+ *	trace-cmd report -i FILE | grep -c ' drv_e1000e_poll:'   (and so on)
+ * poll 912, poll_ret 912 (6 with work=64, work summing to 1756), irq_msix 889,
+ * irq_tx_msix 1, rx 1756, refill 920 (want summing to 1756), xmit 1; virtio_net
+ * A: xmit 1858, irq_tx 861, poll/poll_ret/irq/rx 1 each; 8114 in all, and no
+ * netlab_drv line.
+ */
+static void test_drvring__fallback_counts_match_trace_cmd_report(void **state)
+{
+	struct drvring *d = read_run("drvprobe-e1000e-rx", NULL);
+	const struct drvring_queue *q = queue(d, "e1000e", 0), *v = queue(d, "virtio_net", 0);
+
+	assert_int_equal(d->lines, 0);
+	assert_int_equal(d->probe_events, 8114);
+	assert_int_equal(d->probe_events_unused, 0);
+	assert_int_equal(d->n_queues, 2);
+	assert_true(q->from_probes);
+	assert_string_equal(q->driver, "e1000e");
+	assert_int_equal(q->s.polls, 912);
+	assert_int_equal(q->s.poll_ends, 912);
+	assert_int_equal(q->s.budget_exhausted, 6);
+	assert_int_equal(q->s.repolls, 6);
+	assert_int_equal(q->s.work.count, 912);
+	assert_int_equal(q->s.work.max, 64);
+	assert_true(q->s.work.mean * 912 > 1755.5 && q->s.work.mean * 912 < 1756.5);
+	assert_int_equal(q->s.irqs, 889);
+	assert_int_equal(q->s.irqs_tx, 1);
+	assert_int_equal(q->s.irq_poll_ns.count, 889); /* one CPU: each irq's poll follows */
+	assert_int_equal(q->s.poll_ns.count, 912);
+	assert_int_equal(q->s.rx_handoffs, 1756);
+	assert_int_equal(q->s.refills, 920);
+	assert_int_equal(q->s.refill_want, 1756);
+	assert_int_equal(q->s.xmits, 1);
+	/* what the probes cannot know */
+	assert_int_equal(q->s.fill.changes, 0);
+	assert_int_equal(q->s.inflight.changes, 0);
+	assert_int_equal(q->s.desc_stack_ns.count, 0);
+	assert_false(q->fill_estimated);
+	assert_true(v->from_probes);
+	assert_int_equal(v->s.xmits, 1858);
+	assert_int_equal(v->s.irqs_tx, 861);
+	assert_int_equal(v->s.polls, 1);
+	assert_true(nic(d, "e1000e")->from_probes);
+	drvring_free(d);
+}
+
+static void test_drvring__fallback_matches_golden_json(void **state)
+{
+	golden("drvprobe-e1000e-rx");
+}
+
+/* Text, JSON and metrics say where the figures come from and leave out the ring. */
+static void test_drvring__fallback_output_and_metrics(void **state)
+{
+	struct drvring *d = read_run("drvprobe-e1000e-rx", NULL);
+	struct metrics *m = metrics_new();
+	struct json_object *j = drvring_to_json(d), *n, *x;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	double v;
+
+	drvring_print(d, f);
+	fclose(f);
+	assert_non_null(strstr(text, "8114 fallback probe events"));
+	assert_non_null(strstr(text, "e1000e: from kprobe fallback: no ring fill"));
+	free(text);
+	n = json_object_array_get_idx(json_object_object_get(j, "nics"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(n, "source")),
+			    "from kprobe fallback: no ring fill");
+	x = json_object_object_get(n, "rx");
+	assert_true(json_object_object_get_ex(x, "fill", NULL));
+	assert_null(json_object_object_get(x, "fill"));
+	assert_null(json_object_object_get(x, "low_episodes"));
+	assert_int_equal(json_object_get_int(json_object_object_get(x, "handoffs")), 1756);
+	json_object_put(j);
+	drvring_metrics(d, m);
+	assert_true(metrics_get(m, "drv.lines", &v) && v == 0);
+	assert_true(metrics_get(m, "drv.probe_events", &v) && v == 8114);
+	assert_true(metrics_get(m, "drv.e1000e.fallback", &v) && v == 1);
+	assert_true(metrics_get(m, "drv.e1000e.napi.polls", &v) && v == 912);
+	assert_true(metrics_get(m, "drv.e1000e.napi.budget_exhausted", &v) && v == 6);
+	assert_true(metrics_get(m, "drv.e1000e.napi.work_mean", &v) && v > 1.9 && v < 1.93);
+	assert_true(metrics_get(m, "drv.e1000e.napi.irq_poll.p50_us", &v) && v > 0);
+	assert_true(metrics_get(m, "drv.e1000e.napi.poll.p99_us", &v) && v > 0);
+	assert_true(metrics_get(m, "drv.e1000e.rx.handoffs", &v) && v == 1756);
+	assert_true(metrics_get(m, "drv.e1000e.rx.refills", &v) && v == 920);
+	assert_true(metrics_get(m, "drv.virtio_net.tx.xmits", &v) && v == 1858);
+	assert_false(metrics_get(m, "drv.e1000e.rx.fill.min", &v));
+	assert_false(metrics_get(m, "drv.e1000e.rx.low_episodes", &v));
+	assert_false(metrics_get(m, "drv.e1000e.napi.desc_stack.p50_us", &v));
+	assert_false(metrics_get(m, "drv.e1000e.tx.done", &v));
+	metrics_free(m);
+	drvring_free(d);
+}
+
+/*
+ * Probe events fed one by one: irq -> poll on the same CPU, the budget from
+ * the entry, a return without its entry skipped; a driver that also prints
+ * lines is read from the lines.
+ */
+static void test_drvring__fallback_events_fed(void **state)
+{
+	struct drvring *d = drvring_new(NULL);
+	const struct drvring_queue *q;
+
+	assert_non_null(d);
+	assert_int_equal(drvring_feed_probe(d, 1000, 0, "drv_e1000_poll_ret", 3), 0); /* no entry */
+	assert_int_equal(drvring_feed_probe(d, 2000, 0, "drv_e1000_irq", 0), 0);
+	assert_int_equal(drvring_feed_probe(d, 9000, 0, "drv_e1000_poll", 64), 0);
+	assert_int_equal(drvring_feed_probe(d, 9500, 1, "drv_e1000_poll_ret", 64),
+			 0); /* other CPU */
+	assert_int_equal(drvring_feed_probe(d, 12000, 0, "drv_e1000_poll_ret", 64), 0);
+	assert_int_equal(drvring_feed_probe(d, 13000, 0, "drv_e1000_poll", 64), 0);
+	assert_int_equal(drvring_feed_probe(d, 14000, 0, "drv_e1000_poll_ret", 5), 0);
+	assert_int_equal(drvring_feed_probe(d, 15000, 0, "drv_e1000_refill", 5), 0);
+	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_e1000_xmit", 42), 0);
+	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_igb_poll", 64), -ENOENT);
+	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_e1000_nothing", 64), -ENOENT);
+	/* virtio_net prints lines too: its probe events are not used */
+	assert_int_equal(drvring_feed_probe(d, 17000, 0, "drv_virtio_net_irq", 0), 0);
+	assert_int_equal(
+		drvring_feed(d, 17500, 0,
+			     "netlab_drv: virtio_net ethB irq kind=vring vec=0 q=0 dir=rx"),
+		0);
+	assert_int_equal(drvring_finish(d), 0);
+	assert_int_equal(d->probe_events, 10);
+	assert_int_equal(d->probe_events_unused, 1);
+	assert_int_equal(d->n_queues, 2);
+	q = queue(d, "e1000", 0);
+	assert_true(q->from_probes);
+	assert_int_equal(q->s.polls, 2);
+	assert_int_equal(q->s.poll_ends, 2);
+	assert_int_equal(q->s.budget_exhausted, 1);
+	assert_int_equal(q->s.work.max, 64);
+	assert_int_equal(q->s.irqs, 1);
+	assert_int_equal(q->s.irq_poll_ns.count, 1);
+	assert_int_equal(q->s.irq_poll_ns.max, 7000);
+	assert_int_equal(q->s.poll_ns.count, 2);
+	assert_int_equal(q->s.poll_ns.max, 3000);
+	assert_int_equal(q->s.refills, 1);
+	assert_int_equal(q->s.refill_want, 5);
+	assert_int_equal(q->s.xmits, 1);
+	assert_false(queue(d, "ethB", 0)->from_probes);
+	assert_int_equal(queue(d, "ethB", 0)->s.irqs, 1);
+	assert_int_equal(d->n_nics, 2);
+	drvring_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +758,10 @@ int main(void)
 		cmocka_unit_test(test_drvring__malformed_lines_and_lost_events),
 		cmocka_unit_test(test_drvring__bad_files_give_errors),
 		cmocka_unit_test(test_drvring__trace_without_driver_lines_is_enodata),
+		cmocka_unit_test(test_drvring__fallback_counts_match_trace_cmd_report),
+		cmocka_unit_test(test_drvring__fallback_matches_golden_json),
+		cmocka_unit_test(test_drvring__fallback_output_and_metrics),
+		cmocka_unit_test(test_drvring__fallback_events_fed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
