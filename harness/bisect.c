@@ -450,14 +450,23 @@ int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char
 
 int bisect_lock(const struct bisect_config *c, char **err)
 {
-	char *p = xasprintf("%s.lock", c->worktree);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	char *p = xasprintf("%s.lock", c->worktree), *parent = xstrdup(c->worktree);
+	int fd;
 
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB)) {
+	if (strrchr(parent, '/'))
+		*strrchr(parent, '/') = '\0';
+	mkdir_p(parent, 0755);
+	free(parent);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err_set(err, "cannot create the lock '%s': %s", p, strerror(errno));
+		free(p);
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err_set(err, "another netlab bisect of '%s' is running (lock '%s' is held)\n"
 			"hint: wait for it, or stop it first", c->ksrc, p);
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		free(p);
 		return -EBUSY;
 	}
