@@ -16,6 +16,7 @@ int cmd_pcap(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
+int cmd_gdb(int argc, char **argv);
 
 /* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
 struct run_cmd {

@@ -14,7 +14,8 @@ static const struct cmd commands[] = {
 	{ "regress", cmd_regress, "run the regression suite: scenarios, checks, baselines" },
 	{ "pcap", cmd_pcap, "count the packets of a capture (libpcap), optionally by BPF filter" },
 	{ "bisect", cmd_bisect, "find the kernel commit that breaks a scenario's checks (git bisect run)" },
-	{ "report", cmd_report, "where a traced run dropped packets (trace.dat: skb:kfree_skb by location, reason)" },
+	{ "report", cmd_report, "what a traced run's trace says: drops, stage latency, flows, NET_RX, rings, wire" },
+	{ "gdb", cmd_gdb, "debug a scenario's guest kernel in gdb (gdbstub), interactively or in batch" },
 };
 
 static void usage(FILE *f)
