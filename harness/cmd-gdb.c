@@ -1,11 +1,615 @@
 // SPDX-License-Identifier: GPL-2.0
-/* netlab gdb (issue 7): being written; until then it says so. */
+/*
+ * netlab gdb SCENARIO|RUN_DIR: a scenario's guest kernel under gdb (QEMU's
+ * gdbstub on a unix socket in the run directory), interactively or with a
+ * --batch script; or the replay of a recorded run (--replay RUN_DIR).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "gdb.h"
+#include "scenario.h"
+#include "scnrun.h"
+#include "vm.h"
+
+static const char gdb_usage[] =
+	"usage: netlab gdb [options] SCENARIO.scn\n"
+	"       netlab gdb [options] --replay RUN_DIR\n"
+	"  -b, --break FUNC      hardware breakpoint (hbreak) before the kernel runs; repeatable\n"
+	"      --batch FILE      run gdb commands FILE (.gdb, or .py) with nobody at the terminal;\n"
+	"                        gdb's output goes to RUN_DIR/gdb.log\n"
+	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb\n"
+	"                        (reverse-continue, reverse-stepi); output in VM_DIR/replay-N/\n"
+	"      --record          record the session's run too (replay.bin, replay.argv)\n"
+	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
+	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
+	"      --timeout S       stop the run after S seconds (default: the scenario's; 1 day\n"
+	"                        for an interactive session; 600 for a replay)\n"
+	"      --kernel FILE     bzImage; its vmlinux and gdb scripts must be beside it\n"
+	"      --initrd FILE     base initramfs\n"
+	"      --qemu PATH       QEMU binary\n"
+	"exit status: the run's (0 ok, 1 failed, panic or timeout), 1 when gdb failed,\n"
+	"2 on bad input (no vmlinux with debug info, no gdb, no recording), 125 when\n"
+	"the guest could not run or a replay did not finish.\n";
+
+struct gdb_cmd {
+	const char *target;
+	const char **breaks;
+	size_t n_breaks;
+	const char *batch, *out, *kernel, *initrd, *qemu;
+	int vm;				/* -1: default */
+	unsigned int timeout_s;		/* 0: default */
+	bool replay, record, help;
+	char *own[3];
+};
+
+enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
+       OPT_QEMU };
+
+static const struct option gdb_longopts[] = {
+	{ "break", required_argument, NULL, 'b' },
+	{ "batch", required_argument, NULL, OPT_BATCH },
+	{ "replay", no_argument, NULL, OPT_REPLAY },
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "vm", required_argument, NULL, OPT_VM },
+	{ "out", required_argument, NULL, 'o' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "qemu", required_argument, NULL, OPT_QEMU },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'b':
+		gc->breaks = realloc(gc->breaks, (gc->n_breaks + 1) * sizeof(*gc->breaks));
+		gc->breaks[gc->n_breaks++] = arg;
+		return 0;
+	case OPT_BATCH: gc->batch = arg; return 0;
+	case OPT_REPLAY: gc->replay = true; return 0;
+	case OPT_RECORD: gc->record = true; return 0;
+	case 'o': gc->out = arg; return 0;
+	case OPT_KERNEL: gc->kernel = arg; return 0;
+	case OPT_INITRD: gc->initrd = arg; return 0;
+	case OPT_QEMU: gc->qemu = arg; return 0;
+	case 'h': gc->help = true; return 0;
+	case OPT_VM:
+		if ((arg[0] == 'a' || arg[0] == 'b') && !arg[1]) {
+			gc->vm = arg[0] - 'a';
+			return 0;
+		}
+		err_set(err, "--vm '%s': expected a or b", arg);
+		return -EINVAL;
+	case OPT_TIMEOUT:
+		if (parse_uint(arg, 1, 86400 * 7, &v) == 0) {
+			gc->timeout_s = (unsigned int)v;
+			return 0;
+		}
+		err_set(err, "--timeout '%s': expected seconds, 1 or more", arg);
+		return -EINVAL;
+	default:
+		err_set(err, "bad option (see 'netlab gdb --help')");
+		return -EINVAL;
+	}
+}
+
+static int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
+{
+	int c;
+
+	memset(gc, 0, sizeof(*gc));
+	gc->vm = -1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+b:o:h", gdb_longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			err_set(err, "bad option '%s' (see 'netlab gdb --help')", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_one(c, optarg, gc, err))
+			return -EINVAL;
+	}
+	if (gc->help)
+		return 0;
+	if (optind != argc - 1) {
+		err_set(err, "expected one SCENARIO.scn or RUN_DIR (see 'netlab gdb --help')");
+		return -EINVAL;
+	}
+	gc->target = argv[optind];
+	if (gc->batch && access(gc->batch, R_OK)) {
+		err_set(err, "cannot read --batch file '%s': %s", gc->batch, strerror(errno));
+		return -EINVAL;
+	}
+	if (!gc->kernel)
+		gc->kernel = gc->own[0] = cmd_default_kernel();
+	if (!gc->initrd)
+		gc->initrd = gc->own[1] = cmd_default_initrd();
+	return 0;
+}
+
+static void gdb_cmd_release(struct gdb_cmd *gc)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(gc->own); i++)
+		free(gc->own[i]);
+	free(gc->breaks);
+}
+
+/* ---- the gdb process ---------------------------------------------------- */
+
+/* gdb beside a running QEMU: who it is, where it logs, whether it ended. */
+struct session {
+	const struct gdb_cmd *gc;
+	struct gdb_kernel k;
+	char *gdb;			/* the binary */
+	char *data_dir;
+	char *dir;			/* where gdb.sock, gdb-init.gdb, gdb.log go */
+	char *qmp;			/* the VM's QMP socket */
+	pid_t pid;
+	int status;
+	bool exited, resumed;
+	char *err;
+};
+
+static void spawn_gdb(struct session *s)
+{
+	char *init = xasprintf("%s/gdb-init.gdb", s->dir), *sock = xasprintf("%s/gdb.sock", s->dir);
+	char *log = xasprintf("%s/gdb.log", s->dir);
+	struct gdb_session gs = {
+		.socket = sock, .data_dir = s->data_dir, .breaks = s->gc->breaks,
+		.n_breaks = s->gc->n_breaks, .log = log, .batch = s->gc->batch != NULL,
+		.replay = s->gc->replay,
+	};
+	struct argv a;
+	struct sbuf text;
+
+	sbuf_init(&text);
+	gdb_init_script(&s->k, &gs, &text);
+	file_write(init, text.s, text.len);
+	sbuf_release(&text);
+	/* QEMU creates the socket as it starts (server=on,wait=off). */
+	for (int i = 0; i < 200 && access(sock, F_OK); i++)
+		usleep(50000);
+	argv_init(&a);
+	gdb_build_argv(s->gdb, &s->k, init, s->gc->batch, s->gc->batch != NULL, &a);
+	fflush(NULL);
+	s->pid = fork();
+	if (s->pid == 0) {
+		int fd = s->gc->batch ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+
+		signal(SIGINT, SIG_DFL);
+		if (fd >= 0) {
+			int null = open("/dev/null", O_RDONLY);
+
+			dup2(null, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv(a.v[0], a.v);
+		_exit(127);
+	}
+	if (s->pid < 0)
+		s->exited = true;
+	argv_release(&a);
+	free(init);
+	free(sock);
+	free(log);
+}
+
+/* gdb quit while the VM may still be stopped (-S, or a breakpoint): resume. */
+static void tick(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (!s->exited && s->pid > 0 && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
+		s->exited = true;
+	if (s->exited && !s->resumed) {
+		s->resumed = true;
+		gdb_qmp_cont(s->qmp, NULL);
+	}
+}
+
+static void on_spawned(void *ctx)
+{
+	spawn_gdb(ctx);
+}
+
+/* After the guest ended: gdb sees the connection close; a batch gdb gets 30 s. */
+static void wait_gdb(struct session *s)
+{
+	for (int i = 0; !s->exited && s->gc->batch && i < 300; i++)
+		tick(s), usleep(100000);
+	if (!s->exited && s->gc->batch)
+		kill(s->pid, SIGTERM);
+	if (!s->exited && s->pid > 0 && waitpid(s->pid, &s->status, 0) == s->pid)
+		s->exited = true;
+}
+
+static int gdb_status(const struct session *s)
+{
+	if (!WIFEXITED(s->status))
+		return 128 + (WIFSIGNALED(s->status) ? WTERMSIG(s->status) : 0);
+	return WEXITSTATUS(s->status);
+}
+
+static int session_init(struct session *s, const struct gdb_cmd *gc, char **err)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->gc = gc;
+	ret = gdb_find_binary(NULL, &s->gdb, err);
+	if (!ret)
+		ret = gdb_kernel_find(gc->kernel, &s->k, err);
+	s->data_dir = gdb_data_dir();
+	return ret ? -EINVAL : 0;
+}
+
+static void session_release(struct session *s)
+{
+	gdb_kernel_release(&s->k);
+	free(s->gdb);
+	free(s->data_dir);
+	free(s->dir);
+	free(s->qmp);
+	free(s->err);
+}
+
+/* The run directory, absolute, and short enough for a unix socket path. */
+static int session_dir(struct session *s, const char *out, char **err)
+{
+	int ret = mkdir_p(out, 0755);
+
+	if (ret) {
+		err_set(err, "cannot create '%s': %s", out, strerror(-ret));
+		return -EINVAL;
+	}
+	s->dir = realpath(out, NULL);
+	if (!s->dir || strlen(s->dir) + sizeof("/gdb.sock") > sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		err_set(err, "run directory '%s' is unusable or too deep for a unix socket path (108 bytes)\nhint: pass a shorter --out DIR",
+			out);
+		return -EINVAL;
+	}
+	s->qmp = xasprintf("%s/qmp.sock", s->dir);
+	return 0;
+}
+
+/* ---- a scenario under gdb ----------------------------------------------- */
+
+struct scn_session {
+	struct scenario *scn;
+	struct vm_config cfg;
+	char *script[VM_MAX_VMS];
+	char **job_lines;
+	char *append;
+	char *sock;
+};
+
+static int load_scenario(const struct gdb_cmd *gc, struct scn_session *ss, struct run_opts *ro,
+			 char **err)
+{
+	struct scenario *s;
+	int ret = scn_parse(gc->target, &ss->scn, err);
+
+	if (ret)
+		return -EINVAL;
+	s = ss->scn;
+	ss->append = scn_kernel_append(s);
+	ss->job_lines = xzalloc((s->n_sysctl + 1) * sizeof(char *));
+	for (size_t i = 0; i < s->n_sysctl; i++)
+		ss->job_lines[i] = xasprintf("sysctl.%s=%s", s->sysctl[i].key, s->sysctl[i].value);
+	ro->topology = s->topo->name;
+	for (int i = 0; i < VM_MAX_NICS; i++)
+		ro->nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
+	ro->append = ss->append;
+	ro->timeout_s = gc->timeout_s ? gc->timeout_s : gc->batch ? s->timeout_s + 120 : 86400;
+	if (s->mem_mb)
+		ro->mem_mb = s->mem_mb;
+	ro->icount_shift = s->deterministic ? 3 : -1;
+	ro->job_lines = (const char *const *)ss->job_lines;
+	ro->n_job_lines = s->n_sysctl;
+	ro->acpi = (const char *const *)s->acpi;
+	ro->n_acpi = s->n_acpi;
+	if (run_config(ro, &ss->cfg, err))
+		return -EINVAL;
+	for (unsigned int vm = 0; vm < ss->cfg.topo->n_vms; vm++) {
+		struct sbuf b;
+
+		sbuf_init(&b);
+		ret = scnrun_script(s, &ss->cfg, vm, &b, err);
+		ss->script[vm] = sbuf_detach(&b);
+		if (ret)
+			return -EINVAL;
+	}
+	ro->exec = ss->script[0];
+	ro->peer_exec = ss->script[1];
+	return 0;
+}
+
+static void scn_session_release(struct scn_session *ss)
+{
+	for (size_t i = 0; ss->scn && i < ss->scn->n_sysctl; i++)
+		free(ss->job_lines[i]);
+	free(ss->job_lines);
+	for (int i = 0; i < VM_MAX_VMS; i++)
+		free(ss->script[i]);
+	free(ss->append);
+	free(ss->sock);
+	scn_free(ss->scn);
+}
+
+/* The VM to debug: --vm, else the one with an e1000e NIC, else VM a. */
+static unsigned int pick_vm(const struct gdb_cmd *gc, const struct vm_config *cfg)
+{
+	if (gc->vm >= 0)
+		return (unsigned int)gc->vm;
+	for (unsigned int i = 0; i < cfg->n_nics; i++)
+		if (!strcmp(cfg->nics[i].model->name, "e1000e"))
+			return cfg->nics[i].vm;
+	return 0;
+}
+
+static int run_scenario(const struct gdb_cmd *gc, struct session *s, struct run_result *res,
+			char **err)
+{
+	struct scn_session ss = { 0 };
+	struct run_opts ro;
+	unsigned int vm;
+	int ret;
+
+	run_opts_init(&ro);
+	ro.kernel = gc->kernel;
+	ro.initrd = gc->initrd;
+	if (gc->qemu)
+		ro.qemu = gc->qemu;
+	ret = load_scenario(gc, &ss, &ro, err);
+	if (ret)
+		goto out;
+	vm = pick_vm(gc, &ss.cfg);
+	if (vm >= ss.cfg.topo->n_vms) {
+		err_set(err, "--vm %c: topology '%s' has one VM", 'a' + vm, ss.cfg.topo->name);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = session_dir(s, gc->out, err);
+	if (ret)
+		goto out;
+	ro.out = s->dir;
+	if (ss.cfg.topo->n_vms > 1) {
+		free(s->qmp);
+		s->qmp = xasprintf("%s/%s/qmp.sock", s->dir, run_vm_name(vm));
+	}
+	ss.sock = xasprintf("%s/gdb.sock", s->dir);
+	ro.debug.gdb_socket = ss.sock;
+	ro.debug.gdb_vm = vm;
+	ro.debug.paused = true;
+	ro.debug.rr = gc->record ? VM_RR_RECORD : VM_RR_OFF;
+	ro.debug.rr_vm = -1;
+	ro.on_spawned = on_spawned;
+	ro.on_tick = tick;
+	ro.ctx = s;
+	ret = run_execute(&ro, NULL, res, err);
+out:
+	scn_session_release(&ss);
+	return ret;
+}
+
+/* ---- replay ----------------------------------------------------------------- */
+
+/* RUN_DIR itself (one VM) or RUN_DIR/vm-X: the one with a recording. */
+static char *replay_vm_dir(const struct gdb_cmd *gc)
+{
+	char *p;
+
+	if (gc->vm >= 0)
+		return xasprintf("%s/%s", gc->target, run_vm_name((unsigned int)gc->vm));
+	p = xasprintf("%s/replay.argv", gc->target);
+	if (!access(p, F_OK)) {
+		free(p);
+		return xstrdup(gc->target);
+	}
+	free(p);
+	for (unsigned int vm = VM_MAX_VMS; vm-- > 0;) {
+		p = xasprintf("%s/%s/replay.argv", gc->target, run_vm_name(vm));
+		if (!access(p, F_OK)) {
+			free(p);
+			return xasprintf("%s/%s", gc->target, run_vm_name(vm));
+		}
+		free(p);
+	}
+	return xstrdup(gc->target);
+}
+
+static char *replay_out(const char *vmdir)
+{
+	for (unsigned int n = 1;; n++) {
+		char *p = xasprintf("%s/replay-%u", vmdir, n);
+
+		if (access(p, F_OK))
+			return p;
+		free(p);
+	}
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	char *x = NULL, *y = NULL;
+	size_t nx = 0, ny = 0;
+	bool same = !file_read(a, &x, &nx) && !file_read(b, &y, &ny) && nx == ny &&
+		    !memcmp(x, y, nx);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/* QEMU replays the log; gdb rides on it. 0, or -ETIMEDOUT when it hung. */
+static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
+{
+	char *vmdir = replay_vm_dir(gc), *out = gc->out ? xstrdup(gc->out) : replay_out(vmdir);
+	char sockdir[] = "/tmp/netlab-replay-XXXXXX", *sock = NULL, *path;
+	unsigned int timeout = gc->timeout_s ? gc->timeout_s : 600;
+	struct vm_proc p;
+	struct argv a;
+	double t0;
+	int ret;
+
+	argv_init(&a);
+	ret = gdb_replay_argv(vmdir, "@OUT@", "@SOCK@", NULL, false, &a, err);
+	argv_release(&a);
+	if (!ret)
+		ret = session_dir(s, out, err);
+	if (ret)
+		goto out;
+	if (!mkdtemp(sockdir)) {
+		ret = -errno;
+		err_set(err, "cannot create '%s': %s", sockdir, strerror(errno));
+		goto out;
+	}
+	sock = xasprintf("%s/gdb.sock", s->dir);
+	argv_init(&a);
+	gdb_replay_argv(vmdir, s->dir, sockdir, sock, true, &a, err);
+	path = xasprintf("%s/cmdline", s->dir);
+	{
+		char *line = argv_to_shell(&a);
+
+		file_writef(path, "%s\n", line);
+		free(line);
+	}
+	free(path);
+	path = xasprintf("%s/qemu.log", s->dir);
+	t0 = now_s();
+	ret = vm_spawn(&p, &a, path, err);
+	free(path);
+	argv_release(&a);
+	if (ret)
+		goto rm;
+	spawn_gdb(s);
+	while (!vm_wait(&p, 100) && now_s() - t0 < timeout)
+		tick(s);
+	if (!p.exited) {
+		vm_kill(&p, 2000);
+		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: QEMU 7.2 replays a VM whose packets come from outside it (pair topology); a VM that sends to itself (loop topology) hangs in replay, see README 'netlab gdb'",
+			vmdir, timeout, s->dir);
+		ret = -ETIMEDOUT;
+	}
+	vm_release(&p);
+	wait_gdb(s);
+	path = xasprintf("%s/console.log", vmdir);
+	{
+		char *rc = xasprintf("%s/console.log", s->dir);
+
+		fprintf(stderr, "netlab gdb: replay %s in %.1f s; console %s the recording's\n",
+			ret ? "stopped" : "finished", now_s() - t0,
+			same_file(path, rc) ? "identical to" : "differs from");
+		free(rc);
+	}
+	free(path);
+rm:
+	rmdir(sockdir);
+out:
+	free(sock);
+	free(vmdir);
+	free(out);
+	return ret;
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+static int finish(const struct session *s, int run_code)
+{
+	int g = s->exited ? gdb_status(s) : 0;
+
+	fprintf(stderr, "netlab gdb: gdb exited with status %d; log: %s/gdb.log\n", g, s->dir);
+	if (run_code)
+		return run_code;
+	return g && s->gc->batch ? NL_EXIT_FAIL : NL_EXIT_OK;
+}
+
+static int __cmd_gdb(struct gdb_cmd *gc)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	struct run_result res = { 0 };
+	struct session s;
+	char *err = NULL;
+	int ret, code;
+	bool scn = !gc->replay && strlen(gc->target) > 4 &&
+		   !strcmp(gc->target + strlen(gc->target) - 4, ".scn");
+
+	if (!scn && !gc->replay) {
+		/* A run directory: replay it if it holds a recording. */
+		struct stat st;
+
+		if (stat(gc->target, &st) || !S_ISDIR(st.st_mode)) {
+			err_set(&err, "'%s' is neither a scenario (.scn) nor a run directory", gc->target);
+			cmd_error("gdb", err);
+			free(err);
+			return NL_EXIT_USAGE;
+		}
+		gc->replay = true;
+	}
+	if (scn && !gc->out)
+		gc->out = gc->own[2] = cmd_default_out("gdb");
+	ret = session_init(&s, gc, &err);
+	/* ^C belongs to gdb (it stops the guest), not to us. */
+	if (!gc->batch)
+		sigaction(SIGINT, &ign, &old);
+	if (!ret)
+		ret = gc->replay ? run_replay(gc, &s, &err) : run_scenario(gc, &s, &res, &err);
+	if (!ret && !gc->replay)
+		wait_gdb(&s);
+	if (!gc->batch)
+		sigaction(SIGINT, &old, NULL);
+	if (ret) {
+		cmd_error("gdb", err);
+		code = ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST;
+		if (ret == -ETIMEDOUT)
+			finish(&s, 0);
+	} else if (gc->replay) {
+		code = finish(&s, 0);
+	} else {
+		fprintf(stderr, "netlab gdb: %s: %s\nnetlab gdb: run directory: %s\n",
+			run_verdict_name(res.verdict), res.reason ? res.reason : "", s.dir);
+		code = finish(&s, run_result_exit_code(&res));
+	}
+	run_result_release(&res);
+	session_release(&s);
+	free(err);
+	return code;
+}
 
 int cmd_gdb(int argc, char **argv)
 {
-	fprintf(stderr, "netlab gdb: not available in this build yet\n");
-	return NL_EXIT_USAGE;
+	struct gdb_cmd gc;
+	char *err = NULL;
+	int ret;
+
+	if (gdb_cmd_parse(argc, argv, &gc, &err)) {
+		cmd_error("gdb", err);
+		free(err);
+		gdb_cmd_release(&gc);
+		return NL_EXIT_USAGE;
+	}
+	if (gc.help) {
+		fputs(gdb_usage, stdout);
+		gdb_cmd_release(&gc);
+		return NL_EXIT_OK;
+	}
+	ret = __cmd_gdb(&gc);
+	gdb_cmd_release(&gc);
+	return ret;
 }

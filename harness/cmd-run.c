@@ -35,6 +35,8 @@ static const char run_usage[] =
 	"                        (compiled with iasl) or .aml; repeatable (see RUN_DIR/acpi.json)\n"
 	"      --icount SHIFT    deterministic TCG: virtual time follows instruction count\n"
 	"                        (QEMU -icount shift=SHIFT,sleep=off; 3 is a good start)\n"
+	"      --record[=VM]     record the run with QEMU record/replay (TCG): every VM, or VM a\n"
+	"                        or b; replay it with 'netlab gdb --replay RUN_DIR'\n"
 	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
 	"  -v, --verbose         stream the guest console to stderr\n"
 	"  -q, --quiet           do not stream the command's output\n"
@@ -44,7 +46,7 @@ static const char run_usage[] =
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
-	OPT_ACPI,
+	OPT_ACPI, OPT_RECORD,
 };
 
 static const struct option run_longopts[] = {
@@ -65,6 +67,7 @@ static const struct option run_longopts[] = {
 	{ "peer-exec", required_argument, NULL, OPT_PEER_EXEC },
 	{ "peer-kernel", required_argument, NULL, OPT_PEER_KERNEL },
 	{ "acpi", required_argument, NULL, OPT_ACPI },
+	{ "record", optional_argument, NULL, OPT_RECORD },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -166,6 +169,17 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 		o->icount_shift = (int)shift;
 		return 0;
 	}
+	case OPT_RECORD:
+		o->debug.rr = VM_RR_RECORD;
+		o->debug.rr_vm = -1;
+		if (!arg)
+			return 0;
+		if ((arg[0] == 'a' || arg[0] == 'b') && !arg[1]) {
+			o->debug.rr_vm = arg[0] - 'a';
+			return 0;
+		}
+		err_set(err, "--record='%s': expected a VM, a or b", arg);
+		return -EINVAL;
 	case OPT_ACCEL:
 		if (vm_accel_parse(arg, &o->accel) == 0)
 			return 0;

@@ -1,3 +1,619 @@
 // SPDX-License-Identifier: GPL-2.0
-/* gdb on a guest kernel (issue 7): being written. */
+/*
+ * gdb on a guest kernel: the kernel's debug files, gdb's command line and
+ * first commands, QMP "cont", the replay command line, and oops decoding.
+ */
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "gdb.h"
+
+extern char **environ;
+
+/* ---- ELF: .debug_info and the symbol table ------------------------------ */
+
+struct elf_map {
+	const unsigned char *base;
+	size_t size;
+	const Elf64_Shdr *sh;
+	unsigned int shnum;
+	const char *shstr;
+};
+
+static int elf_open(const char *path, struct elf_map *m, char **err)
+{
+	const Elf64_Ehdr *eh;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(m, 0, sizeof(*m));
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int e = errno;
+
+		err_set(err, "cannot read '%s': %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	m->size = (size_t)st.st_size;
+	m->base = m->size >= sizeof(*eh) ? mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0)
+					 : MAP_FAILED;
+	close(fd);
+	eh = (const Elf64_Ehdr *)m->base;
+	if (m->base == MAP_FAILED || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shoff + (size_t)eh->e_shnum *
+	    sizeof(Elf64_Shdr) > m->size || eh->e_shstrndx >= eh->e_shnum) {
+		if (m->base != MAP_FAILED)
+			munmap((void *)m->base, m->size);
+		m->base = NULL;
+		err_set(err, "'%s' is not a 64-bit ELF file", path);
+		return -EINVAL;
+	}
+	m->sh = (const Elf64_Shdr *)(m->base + eh->e_shoff);
+	m->shnum = eh->e_shnum;
+	m->shstr = (const char *)m->base + m->sh[eh->e_shstrndx].sh_offset;
+	return 0;
+}
+
+static void elf_close(struct elf_map *m)
+{
+	if (m->base)
+		munmap((void *)m->base, m->size);
+	m->base = NULL;
+}
+
+static const Elf64_Shdr *elf_section(const struct elf_map *m, const char *name)
+{
+	for (unsigned int i = 0; i < m->shnum; i++)
+		if (!strcmp(m->shstr + m->sh[i].sh_name, name))
+			return &m->sh[i];
+	return NULL;
+}
+
+/* Addresses of the functions called `name` whose size is `size` (0: any). */
+static size_t elf_func_addrs(const struct elf_map *m, const char *name, unsigned long size,
+			     unsigned long *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < m->shnum; i++) {
+		const Elf64_Shdr *s = &m->sh[i], *str;
+		const Elf64_Sym *sym;
+
+		if (s->sh_type != SHT_SYMTAB || s->sh_link >= m->shnum)
+			continue;
+		str = &m->sh[s->sh_link];
+		sym = (const Elf64_Sym *)(m->base + s->sh_offset);
+		for (size_t k = 0; k < s->sh_size / sizeof(*sym) && n < max; k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_name >= str->sh_size)
+				continue;
+			if (strcmp((const char *)m->base + str->sh_offset + sym[k].st_name, name))
+				continue;
+			if (!size || sym[k].st_size == size)
+				out[n++] = sym[k].st_value;
+		}
+	}
+	return n;
+}
+
+/* ---- the kernel's debug files ------------------------------------------- */
+
+static char *path_if(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	if (!access(p, R_OK))
+		return p;
+	free(p);
+	return NULL;
+}
+
+int gdb_kernel_find(const char *bzimage, struct gdb_kernel *k, char **err)
+{
+	char *real = realpath(bzimage, NULL);
+	struct elf_map m;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	if (!real) {
+		err_set(err, "cannot find kernel '%s': %s\nhint: run 'make kernel', or pass --kernel BZIMAGE",
+			bzimage, strerror(errno));
+		return -EINVAL;
+	}
+	k->dir = xstrdup(dirname(real));
+	free(real);
+	k->vmlinux = xasprintf("%s/vmlinux", k->dir);
+	ret = elf_open(k->vmlinux, &m, err);
+	if (!ret && !elf_section(&m, ".debug_info")) {
+		err_set(err, "'%s' has no debug information (.debug_info)\nhint: build the kernel with CONFIG_DEBUG_INFO_DWARF5=y (kconfigs/base.config), 'make kernel'",
+			k->vmlinux);
+		ret = -EINVAL;
+	}
+	elf_close(&m);
+	if (ret) {
+		if (err && *err && !strstr(*err, "hint:")) {
+			char *e = *err;
+
+			*err = xasprintf("%s\nhint: netlab gdb needs the vmlinux beside the bzImage ('make kernel' keeps it)",
+					 e);
+			free(e);
+		}
+		gdb_kernel_release(k);
+		return -EINVAL;
+	}
+	k->scripts = path_if(k->dir, "gdb/linux/utils.py") ? xasprintf("%s/gdb", k->dir) : NULL;
+	free(path_if(k->dir, "gdb/linux/utils.py"));
+	k->loader = path_if(k->dir, "vmlinux-gdb.py");
+	return 0;
+}
+
+void gdb_kernel_release(struct gdb_kernel *k)
+{
+	free(k->dir);
+	free(k->vmlinux);
+	free(k->scripts);
+	free(k->loader);
+	memset(k, 0, sizeof(*k));
+}
+
+int gdb_find_binary(const char *name, char **path, char **err)
+{
+	const char *env = getenv("PATH");
+	char *copy, *save = NULL;
+
+	if (!name)
+		name = getenv("NETLAB_GDB") ? getenv("NETLAB_GDB") : "gdb";
+	*path = NULL;
+	if (strchr(name, '/')) {
+		if (!access(name, X_OK))
+			*path = xstrdup(name);
+	} else {
+		copy = xstrdup(env ? env : "/usr/bin:/bin");
+		for (char *d = strtok_r(copy, ":", &save); d && !*path; d = strtok_r(NULL, ":", &save)) {
+			char *p = xasprintf("%s/%s", *d ? d : ".", name);
+
+			if (!access(p, X_OK))
+				*path = p;
+			else
+				free(p);
+		}
+		free(copy);
+	}
+	if (*path)
+		return 0;
+	err_set(err, "cannot find gdb ('%s') in PATH\nhint: install gdb (Debian: apt-get install gdb), or set NETLAB_GDB=/path/to/gdb",
+		name);
+	return -ENOENT;
+}
+
+char *gdb_data_dir(void)
+{
+	char *exe, *p;
+
+	if (getenv("NETLAB_GDB_DIR"))
+		return xstrdup(getenv("NETLAB_GDB_DIR"));
+	exe = exe_dir();
+	if (!exe)
+		return NULL;
+	/* build/netlab -> harness/gdb of the same tree. */
+	p = xasprintf("%s/../harness/gdb", exe);
+	free(exe);
+	if (!access(p, R_OK))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* ---- gdb's first commands and command line ------------------------------ */
+
+void gdb_init_script(const struct gdb_kernel *k, const struct gdb_session *s, struct sbuf *o)
+{
+	sbuf_adds(o, "# netlab gdb: written by netlab, read by gdb -x\n"
+		     "set pagination off\nset confirm off\nset width 0\nset height 0\n");
+	if (!s->batch && s->log)
+		sbuf_addf(o, "set logging file %s\nset logging overwrite on\nset logging enabled on\n",
+			  s->log);
+	sbuf_addf(o, "add-auto-load-safe-path %s\n", k->dir);
+	/* vmlinux-gdb.py looks for scripts/gdb; the cache keeps them in gdb/. */
+	if (k->scripts && k->loader)
+		sbuf_addf(o, "python import sys; sys.path.insert(0, \"%s\")\nsource %s\n", k->scripts,
+			  k->loader);
+	else
+		sbuf_adds(o, "echo netlab: this kernel has no gdb scripts (CONFIG_GDB_SCRIPTS): no lx-* commands\\n\n");
+	sbuf_addf(o, "target remote %s\n", s->socket);
+	if (s->data_dir)
+		sbuf_addf(o, "source %s/e1000e.gdb\n", s->data_dir);
+	/* Before the kernel runs, only hardware breakpoints are reliable: the
+	 * kernel rewrites its text (alternatives, static keys) as it boots. */
+	for (size_t i = 0; i < s->n_breaks; i++)
+		sbuf_addf(o, "hbreak %s\n", s->breaks[i]);
+	if (!s->batch)
+		sbuf_addf(o, "echo \\nnetlab: the kernel is stopped before its first instruction%s.\\n"
+			     "netlab: 'continue' boots it and the scenario runs; 'nl-help' lists netlab's commands.\\n\\n\n",
+			  s->replay ? " of the replay (reverse-continue, reverse-stepi work)" : "");
+}
+
+void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *init,
+		    const char *user, bool batch, struct argv *a)
+{
+	argv_add(a, gdb);
+	argv_add(a, "-q");
+	if (batch) {
+		argv_add(a, "-batch");
+		argv_add(a, "-nx");
+	}
+	/* The kernel's scripts must be on sys.path before vmlinux auto-loads. */
+	if (k->scripts) {
+		argv_add(a, "-iex");
+		argv_addf(a, "python import sys; sys.path.insert(0, \"%s\")", k->scripts);
+	}
+	argv_add(a, "-iex");
+	argv_addf(a, "add-auto-load-safe-path %s", k->dir);
+	argv_add(a, "-x");
+	argv_add(a, init);
+	if (user) {
+		argv_add(a, "-x");
+		argv_add(a, user);
+	}
+	argv_add(a, k->vmlinux);
+}
+
+/* ---- QMP ----------------------------------------------------------------- */
+
+/* Read until a line holding `want` (QMP answers one JSON object a line). */
+static int qmp_expect(FILE *f, const char *want)
+{
+	char line[4096];
+
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, want))
+			return 0;
+	return -EIO;
+}
+
+int gdb_qmp_cont(const char *qmp_socket, char **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 5 };
+	int fd, ret = 0;
+	FILE *f;
+
+	if (strlen(qmp_socket) >= sizeof(sa.sun_path)) {
+		err_set(err, "QMP socket path '%s' is too long", qmp_socket);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, qmp_socket);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		err_set(err, "cannot connect to QMP '%s': %s", qmp_socket, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	f = fdopen(fd, "r+");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (qmp_expect(f, "\"QMP\"") ||
+	    (fputs("{\"execute\":\"qmp_capabilities\"}\n", f), fflush(f), qmp_expect(f, "\"return\"")) ||
+	    (fputs("{\"execute\":\"cont\"}\n", f), fflush(f), qmp_expect(f, "\"return\""))) {
+		err_set(err, "QMP '%s' did not answer 'cont'", qmp_socket);
+		ret = -EIO;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* ---- replay --------------------------------------------------------------- */
+
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+	struct sbuf b;
+	const char *p;
+
+	sbuf_init(&b);
+	while ((p = strstr(s, from))) {
+		sbuf_add(&b, s, (size_t)(p - s));
+		sbuf_adds(&b, to);
+		s = p + strlen(from);
+	}
+	sbuf_adds(&b, s);
+	return sbuf_detach(&b);
+}
+
+int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, const char *socket,
+		    bool paused, struct argv *a, char **err)
+{
+	static const char *const need[] = { "replay.argv", "replay.bin", "replay.qcow2" };
+	char *text = NULL, *path, *save = NULL;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(need); i++) {
+		path = xasprintf("%s/%s", vm_dir, need[i]);
+		ret = access(path, R_OK) ? -errno : 0;
+		if (ret) {
+			err_set(err, "'%s' holds no recording: '%s': %s\nhint: record one with 'netlab run --record' (or 'netlab gdb --record')",
+				vm_dir, path, strerror(-ret));
+			free(path);
+			return -EINVAL;
+		}
+		free(path);
+	}
+	path = xasprintf("%s/replay.argv", vm_dir);
+	ret = file_read(path, &text, NULL);
+	free(path);
+	if (ret) {
+		err_set(err, "cannot read '%s/replay.argv': %s", vm_dir, strerror(-ret));
+		return -EINVAL;
+	}
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *x = replace_all(l, "@OUT@", out), *y = replace_all(x, "@SOCK@", sock_dir);
+
+		argv_add(a, y);
+		free(x);
+		free(y);
+	}
+	free(text);
+	if (a->n < 2) {
+		err_set(err, "'%s/replay.argv' is empty", vm_dir);
+		return -EINVAL;
+	}
+	if (socket) {
+		argv_add(a, "-chardev");
+		argv_addf(a, "socket,path=%s,server=on,wait=off,id=gdb0", socket);
+		argv_add(a, "-gdb");
+		argv_add(a, "chardev:gdb0");
+	}
+	if (paused)
+		argv_add(a, "-S");
+	return 0;
+}
+
+/* ---- oops decoding -------------------------------------------------------- */
+
+static bool is_sym_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '$';
+}
+
+bool oops_parse_frame(const char *line, struct oops_frame *f)
+{
+	for (const char *plus = strstr(line, "+0x"); plus; plus = strstr(plus + 1, "+0x")) {
+		const char *start = plus, *p;
+		char *end;
+		size_t n;
+
+		while (start > line && is_sym_char(start[-1]))
+			start--;
+		n = (size_t)(plus - start);
+		if (!n || n >= sizeof(f->func))
+			continue;
+		/* The name starts a word: after a space, ':' (RIP: 0010:), or '?'. */
+		if (start > line && !strchr(" :\t", start[-1]))
+			continue;
+		f->off = strtoul(plus + 1, &end, 16);
+		if (end == plus + 3 || strncmp(end, "/0x", 3))
+			continue;
+		p = end + 1;
+		f->len = strtoul(p, &end, 16);
+		if (end == p + 2)
+			continue;
+		memcpy(f->func, start, n);
+		f->func[n] = '\0';
+		f->module[0] = '\0';
+		if (end[0] == ' ' && end[1] == '[') {
+			const char *close = strchr(end + 2, ']');
+
+			if (close && (size_t)(close - end - 2) < sizeof(f->module)) {
+				memcpy(f->module, end + 2, (size_t)(close - end - 2));
+				f->module[close - end - 2] = '\0';
+			}
+		}
+		return true;
+	}
+	return false;
+}
+
+#define OOPS_MAX_ADDRS 4	/* same name and size: rare, never many */
+
+struct oops_query {
+	struct oops_frame f;
+	unsigned long addr[OOPS_MAX_ADDRS];
+	size_t n_addr;
+};
+
+/* Run addr2line -fi on `addrs`; its output (function, file:line pairs;
+ * "??" for none, inline chains separated by our own sentinel) to *out. */
+static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **out, char **err)
+{
+	char tmpl[] = "/tmp/netlab-a2l-XXXXXX";
+	posix_spawn_file_actions_t fa;
+	struct argv a;
+	int fd = mkstemp(tmpl), status = -1, ret = 0;
+	pid_t pid;
+
+	if (fd < 0)
+		return -errno;
+	argv_init(&a);
+	argv_add(&a, "addr2line");
+	argv_add(&a, "-fie");
+	argv_add(&a, vmlinux);
+	for (size_t i = 0; i < addrs->n; i++)
+		argv_add(&a, addrs->v[i]);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	if (posix_spawnp(&pid, "addr2line", &fa, NULL, a.v, environ) == 0)
+		waitpid(pid, &status, 0);
+	else
+		ret = -ENOENT;
+	posix_spawn_file_actions_destroy(&fa);
+	argv_release(&a);
+	close(fd);
+	if (!ret && status != 0)
+		ret = -EIO;
+	if (!ret)
+		ret = file_read(tmpl, out, NULL);
+	unlink(tmpl);
+	if (ret)
+		err_set(err, "addr2line on '%s' failed%s\nhint: install binutils", vmlinux,
+			ret == -ENOENT ? " (not found in PATH)" : "");
+	return ret;
+}
+
+/* "/build/src/drivers/x.c:12" -> "drivers/x.c:12" when it starts with `prefix`. */
+static const char *rel(const char *path, const char *prefix)
+{
+	size_t n = prefix ? strlen(prefix) : 0;
+
+	return n && !strncmp(path, prefix, n) ? path + n : path;
+}
+
+/*
+ * addr2line -fi prints, per address, one or more "function\nfile:line"
+ * pairs (inline chain, innermost first). We ask for each address followed
+ * by a marker address (0) whose "??\n??:0" ends the chain.
+ */
+static void print_chain(char ***lines, const char *prefix, struct sbuf *out)
+{
+	bool first = true;
+
+	while ((*lines)[0] && (*lines)[1] && strcmp((*lines)[0], "??")) {
+		sbuf_addf(out, "%s%s at %s\n", first ? "" : " (inlined by) ", (*lines)[0],
+			  rel((*lines)[1], prefix));
+		first = false;
+		*lines += 2;
+	}
+	if (first)
+		sbuf_adds(out, "?? at ??:0\n");
+	/* Skip the marker's pair (and a missing chain's "??" pair). */
+	for (int k = 0; k < 2 && (*lines)[0]; k++)
+		(*lines)++;
+	if (first && (*lines)[0] && !strcmp((*lines)[0], "??"))
+		*lines += 2;
+}
+
+static char **split_lines(char *text, size_t *n)
+{
+	char **v = NULL, *save = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		grow_array(&v, &cap, *n + 2, sizeof(*v));
+		v[(*n)++] = l;
+	}
+	grow_array(&v, &cap, *n + 1, sizeof(*v));
+	v[*n] = NULL;
+	return v;
+}
+
+/* The source tree prefix: start_kernel is in init/main.c in every kernel. */
+static char *source_prefix(const char *a2l_path)
+{
+	const char *p = strstr(a2l_path, "init/main.c");
+
+	return p ? xasprintf("%.*s", (int)(p - a2l_path), a2l_path) : NULL;
+}
+
+static size_t collect_frames(const struct elf_map *m, const char *oops, struct oops_query **qs)
+{
+	char *copy = xstrdup(oops), *save = NULL;
+	size_t n = 0, cap = 0;
+
+	*qs = NULL;
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		struct oops_query q = { 0 };
+
+		if (!oops_parse_frame(l, &q.f))
+			continue;
+		if (!q.f.module[0])
+			q.n_addr = elf_func_addrs(m, q.f.func, q.f.len, q.addr, OOPS_MAX_ADDRS);
+		grow_array(qs, &cap, n + 1, sizeof(**qs));
+		(*qs)[n++] = q;
+	}
+	free(copy);
+	return n;
+}
+
+int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **err)
+{
+	struct oops_query *qs;
+	struct elf_map m;
+	struct argv addrs;
+	unsigned long sk = 0;
+	char *text = NULL, **lines, **cur, *prefix = NULL;
+	size_t n, n_lines;
+	int ret = elf_open(vmlinux, &m, err), resolved = 0;
+
+	if (ret)
+		return ret;
+	n = collect_frames(&m, oops, &qs);
+	argv_init(&addrs);
+	if (elf_func_addrs(&m, "start_kernel", 0, &sk, 1)) {
+		argv_addf(&addrs, "0x%lx", sk);
+		argv_add(&addrs, "0");
+	}
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < qs[i].n_addr; k++) {
+			argv_addf(&addrs, "0x%lx", qs[i].addr[k] + qs[i].f.off);
+			argv_add(&addrs, "0");
+		}
+	}
+	ret = addrs.n ? run_addr2line(vmlinux, &addrs, &text, err) : 0;
+	if (ret)
+		goto out;
+	lines = split_lines(text ? text : (char *)"", &n_lines);
+	cur = lines;
+	if (sk && cur[0] && cur[1]) {
+		struct sbuf skip;
+
+		prefix = source_prefix(cur[1]);
+		sbuf_init(&skip);
+		print_chain(&cur, NULL, &skip);
+		sbuf_release(&skip);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct oops_frame *f = &qs[i].f;
+
+		if (f->module[0]) {
+			sbuf_addf(out, "%s+0x%lx/0x%lx [%s]: in module %s, not in vmlinux\n", f->func,
+				  f->off, f->len, f->module, f->module);
+			continue;
+		}
+		if (!qs[i].n_addr) {
+			sbuf_addf(out, "%s+0x%lx/0x%lx: no function of that name and size in vmlinux (another kernel?)\n",
+				  f->func, f->off, f->len);
+			continue;
+		}
+		sbuf_addf(out, "%s+0x%lx/0x%lx:\n", f->func, f->off, f->len);
+		for (size_t k = 0; k < qs[i].n_addr; k++)
+			print_chain(&cur, prefix, out);
+		resolved++;
+	}
+	free(lines);
+	ret = resolved;
+out:
+	free(prefix);
+	free(text);
+	free(qs);
+	argv_release(&addrs);
+	elf_close(&m);
+	return ret;
+}

@@ -3,6 +3,7 @@
  * QEMU command line and guest job, derived from a struct vm_config.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "vmcfg.h"
@@ -41,6 +42,10 @@ static int check_config(const struct vm_config *cfg, char **err)
 		err_set(err, "-icount needs TCG, not %s", vm_accel_name(cfg->accel));
 		return -EINVAL;
 	}
+	if (cfg->debug.rr != VM_RR_OFF && cfg->accel != VM_ACCEL_TCG) {
+		err_set(err, "record/replay needs TCG, not %s", vm_accel_name(cfg->accel));
+		return -EINVAL;
+	}
 	if (cfg->mem_mb < 64 || cfg->smp < 1) {
 		err_set(err, "memory %u MiB / %u CPUs is too small", cfg->mem_mb, cfg->smp);
 		return -EINVAL;
@@ -72,6 +77,76 @@ static void add_ports(const char *dir, struct argv *a)
 	}
 }
 
+/* Whether VM `vm` is recorded or replayed. */
+static bool rr_on(const struct vm_config *cfg, unsigned int vm)
+{
+	return cfg->debug.rr != VM_RR_OFF && (cfg->debug.rr_vm < 0 || cfg->debug.rr_vm == (int)vm);
+}
+
+/*
+ * QEMU record/replay: icount driven by the log, an initial snapshot
+ * ("init", in an empty qcow2) for reverse debugging, and every packet that
+ * reaches a NIC recorded (filter-replay on each netdev of the VM).
+ */
+static void add_rr(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+{
+	const char *dir = vm_dir(cfg, vm);
+
+	argv_add(a, "-icount");
+	if (cfg->debug.rr_file)
+		argv_addf(a, "shift=auto,rr=%s,rrfile=%s,rrsnapshot=init",
+			  cfg->debug.rr == VM_RR_RECORD ? "record" : "replay", cfg->debug.rr_file);
+	else
+		argv_addf(a, "shift=auto,rr=%s,rrfile=%s/replay.bin,rrsnapshot=init",
+			  cfg->debug.rr == VM_RR_RECORD ? "record" : "replay", dir);
+	argv_add(a, "-drive");
+	if (cfg->debug.rr_disk)
+		argv_addf(a, "file=%s,if=none,id=rrdisk,format=qcow2", cfg->debug.rr_disk);
+	else
+		argv_addf(a, "file=%s/replay.qcow2,if=none,id=rrdisk,format=qcow2", dir);
+}
+
+static void add_rr_filters(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+{
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		if (cfg->nics[i].vm != vm)
+			continue;
+		argv_add(a, "-object");
+		argv_addf(a, "filter-replay,id=replay%c,netdev=net%c", cfg->nics[i].label,
+			  cfg->nics[i].label);
+	}
+}
+
+/* gdbstub on a unix socket (never a TCP port); -S: wait for gdb's continue. */
+static void add_gdb(const struct vm_config *cfg, struct argv *a)
+{
+	if (cfg->debug.gdb_socket) {
+		argv_add(a, "-chardev");
+		argv_addf(a, "socket,path=%s,server=on,wait=off,id=gdb0", cfg->debug.gdb_socket);
+		argv_add(a, "-gdb");
+		argv_add(a, "chardev:gdb0");
+	}
+	if (cfg->debug.paused)
+		argv_add(a, "-S");
+}
+
+static void add_append(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+{
+	/* Breakpoints and a replay need the addresses of vmlinux. */
+	bool nokaslr = (cfg->debug.gdb_socket && vm == cfg->debug.gdb_vm) || rr_on(cfg, vm);
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, KERNEL_BASE_APPEND);
+	if (nokaslr)
+		sbuf_adds(&b, " nokaslr");
+	if (cfg->append && *cfg->append)
+		sbuf_addf(&b, " %s", cfg->append);
+	argv_add(a, "-append");
+	argv_add(a, b.s);
+	sbuf_release(&b);
+}
+
 int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a, char **err)
 {
 	const char *dir = vm_dir(cfg, vm);
@@ -95,7 +170,9 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	argv_add(a, "-no-reboot");
 	argv_add(a, "-accel");
 	argv_add(a, vm_accel_name(cfg->accel));
-	if (cfg->icount_shift >= 0) {
+	if (rr_on(cfg, vm)) {
+		add_rr(cfg, vm, a);
+	} else if (cfg->icount_shift >= 0) {
 		/* Virtual time follows the instruction count: in-guest timings
 		 * repeat run after run. sleep=off warps over idle time. */
 		argv_add(a, "-icount");
@@ -109,11 +186,7 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	argv_add(a, kernel);
 	argv_add(a, "-initrd");
 	argv_add(a, initrd);
-	argv_add(a, "-append");
-	if (cfg->append && *cfg->append)
-		argv_addf(a, "%s %s", KERNEL_BASE_APPEND, cfg->append);
-	else
-		argv_add(a, KERNEL_BASE_APPEND);
+	add_append(cfg, vm, a);
 	argv_add(a, "-chardev");
 	argv_addf(a, "file,id=console,path=%s/console.log", dir);
 	argv_add(a, "-serial");
@@ -122,6 +195,10 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	argv_addf(a, "unix:%s/qmp.sock,server=on,wait=off", dir);
 	add_ports(dir, a);
 	cfg->topo->qemu_args(cfg, vm, a);
+	if (rr_on(cfg, vm))
+		add_rr_filters(cfg, vm, a);
+	if (vm == cfg->debug.gdb_vm)
+		add_gdb(cfg, a);
 	return 0;
 }
 

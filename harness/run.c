@@ -151,6 +151,7 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	cfg->icount_shift = o->icount_shift;
 	cfg->job_lines = o->job_lines;
 	cfg->n_job_lines = o->n_job_lines;
+	cfg->debug = o->debug;
 	return cfg->topo->setup(cfg, err);
 }
 
@@ -267,6 +268,8 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 			break;
 		if (c->vms[0].p.exited && c->n_vms > 1 && c->vms[1].idle)
 			vm_kill(&c->vms[1].p, 2000);
+		if (c->o->on_tick)
+			c->o->on_tick(c->o->ctx);
 		if (stop && *stop) {
 			for (unsigned int i = 0; i < c->n_vms; i++)
 				c->vms[i].obs.interrupted = true;
@@ -476,6 +479,70 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	return ret;
 }
 
+static bool vm_recorded(const struct run_ctx *c, unsigned int i)
+{
+	const struct vm_debug *d = &c->cfg.debug;
+
+	return d->rr == VM_RR_RECORD && (d->rr_vm < 0 || d->rr_vm == (int)i);
+}
+
+/* The empty qcow2 that holds the snapshot a replay starts from. */
+static int create_rr_disk(const char *disk, char **err)
+{
+	char *const args[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)disk, "1G", NULL };
+	int status = -1;
+	pid_t pid;
+
+	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, args, environ) == 0)
+		waitpid(pid, &status, 0);
+	if (status != 0) {
+		err_set(err, "cannot create '%s' with qemu-img\nhint: record/replay needs qemu-img (Debian: qemu-utils)",
+			disk);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * VM_DIR/replay.argv: the QEMU command line (one argument a line) that
+ * replays VM `i` from its replay.bin, with @OUT@ where the replay's own
+ * console, ports and pcaps go and @SOCK@ for a socket directory.
+ */
+static int prepare_record(struct run_ctx *c, unsigned int i, char **err)
+{
+	struct run_vm *v = &c->vms[i];
+	struct vm_config r = c->cfg;
+	char *disk = xasprintf("%s/replay.qcow2", v->dir), *bin = xasprintf("%s/replay.bin", v->dir);
+	char *path = xasprintf("%s/replay.argv", v->dir);
+	struct argv a;
+	struct sbuf text;
+	int ret = create_rr_disk(disk, err);
+
+	r.debug.rr = VM_RR_REPLAY;
+	r.debug.rr_vm = (int)i;
+	r.debug.rr_file = bin;
+	r.debug.rr_disk = disk;
+	r.debug.gdb_socket = NULL;
+	r.debug.paused = false;
+	r.rundir = "@OUT@";
+	r.vm_dir[i] = "@OUT@";
+	r.sock_dir = "@SOCK@";
+	argv_init(&a);
+	sbuf_init(&text);
+	if (!ret)
+		ret = qemu_build_argv(&r, i, &a, err);
+	for (size_t k = 0; !ret && k < a.n; k++)
+		sbuf_addf(&text, "%s\n", a.v[k]);
+	if (!ret && (ret = file_write(path, text.s, text.len)))
+		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
+	sbuf_release(&text);
+	argv_release(&a);
+	free(path);
+	free(bin);
+	free(disk);
+	return ret;
+}
+
 const char *run_vm_name(unsigned int vm)
 {
 	return vm ? "vm-b" : "vm-a";
@@ -514,6 +581,9 @@ static int prepare_vms(struct run_ctx *c, char **err)
 		}
 		c->cfg.sock_dir = c->sock_dir;
 	}
+	for (unsigned int i = 0; !ret && i < c->n_vms; i++)
+		if (vm_recorded(c, i))
+			ret = prepare_record(c, i, err);
 	return ret;
 }
 
@@ -549,14 +619,48 @@ static void release_ctx(struct run_ctx *c)
 	kernel_id_release(&c->kid);
 }
 
-int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
+/*
+ * A recording is replayed from anywhere: its replay.argv holds absolute
+ * paths. `abs` owns them; TCG is the only accelerator that records.
+ */
+static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[3], char **err)
+{
+	*ro = *o;
+	if (o->debug.rr != VM_RR_RECORD)
+		return 0;
+	if (o->accel == VM_ACCEL_KVM) {
+		err_set(err, "--record needs TCG, not kvm\nhint: drop --accel kvm");
+		return -EINVAL;
+	}
+	ro->accel = VM_ACCEL_TCG;
+	if (mkdir_p(o->out, 0755) == 0)
+		abs[0] = realpath(o->out, NULL);
+	abs[1] = realpath(o->kernel, NULL);
+	abs[2] = o->peer_kernel ? realpath(o->peer_kernel, NULL) : NULL;
+	if (!abs[0] || !abs[1] || (o->peer_kernel && !abs[2])) {
+		err_set(err, "cannot resolve the run directory or kernel path: %s", strerror(errno));
+		return -EINVAL;
+	}
+	ro->out = abs[0];
+	ro->kernel = abs[1];
+	if (abs[2])
+		ro->peer_kernel = abs[2];
+	return 0;
+}
+
+int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err)
 {
-	struct run_ctx c = { .o = o };
+	char *abs[3] = { NULL, NULL, NULL };
+	struct run_opts ro = *o_in;
+	const struct run_opts *o = &ro;
+	struct run_ctx c = { .o = &ro };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
-	ret = check_inputs(o, &c.kid, err);
+	ret = check_inputs(o_in, &c.kid, err);
+	if (!ret)
+		ret = record_opts(o_in, &ro, abs, err);
 	if (!ret)
 		ret = run_config(o, &c.cfg, err);
 	if (!ret)
@@ -583,6 +687,8 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 			c.t0 = now_s();
 		ret = spawn_vm(&c, i, err);
 	}
+	if (!ret && o->on_spawned)
+		o->on_spawned(o->ctx);
 	if (ret) {
 		/* Whatever did start must not outlive us. */
 		for (unsigned int i = 0; i < c.n_vms; i++)
@@ -593,5 +699,7 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 		write_outcome(&c, res);
 	}
 	release_ctx(&c);
+	for (int i = 0; i < 3; i++)
+		free(abs[i]);
 	return ret;
 }

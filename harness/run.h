@@ -45,6 +45,14 @@ struct run_opts {
 	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
 	void *ctx;
 	bool stream_console;
+	/* netlab gdb and --record: gdbstub, -S, record/replay (vmcfg.h). With
+	 * record, each recorded VM's directory gets replay.bin, replay.qcow2 and
+	 * replay.argv (the QEMU command line that replays it, see gdb.h). */
+	struct vm_debug debug;
+	/* Called (with ctx) once every VM is spawned, then on each turn of the
+	 * run loop (about every 100 ms); NULL = none. */
+	void (*on_spawned)(void *ctx);
+	void (*on_tick)(void *ctx);
 };
 
 /* Defaults: loop topology, auto accel, 300 s, 256 MiB, 1 CPU. */

@@ -75,6 +75,18 @@ struct vm_config {
 	const struct nic_model *want_model[VM_MAX_NICS];
 	struct vm_nic nics[VM_MAX_NICS];
 	unsigned int n_nics;
+	/* Debugging (netlab gdb) and record/replay; all off when zeroed. */
+	struct vm_debug {
+		const char *gdb_socket;	/* gdbstub on this unix socket, NULL = none */
+		unsigned int gdb_vm;	/* the VM with the gdbstub */
+		bool paused;		/* -S: that VM's CPU waits for gdb's continue */
+		enum vm_rr { VM_RR_OFF, VM_RR_RECORD, VM_RR_REPLAY } rr;
+		int rr_vm;		/* the VM recorded/replayed (-1 = every VM) */
+		const char *rr_file;	/* replay log; NULL = <vm dir>/replay.bin */
+		/* Empty qcow2 holding the snapshot reverse debugging starts
+		 * from (rrsnapshot=init); NULL = <vm dir>/replay.qcow2. */
+		const char *rr_disk;
+	} debug;
 };
 
 /*

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* QEMU command-line builder and guest job text. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -289,6 +290,129 @@ static void test_argv__shell_rendering_quotes_what_needs_it(void **state)
 	argv_release(&a);
 }
 
+static void test_qemu__gdbstub_on_unix_socket_paused_with_nokaslr(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	const char *append;
+
+	c.debug.gdb_socket = "/r/gdb.sock";
+	c.debug.paused = true;
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-chardev", "socket,"),
+			    "socket,path=/r/gdb.sock,server=on,wait=off,id=gdb0");
+	assert_string_equal(opt_value(&a, "-gdb", ""), "chardev:gdb0");
+	assert_true(arg_index(&a, "-S") > 0);
+	/* Never a TCP port: no -s (tcp::1234) and no tcp: gdb device. */
+	assert_int_equal(arg_index(&a, "-s"), -1);
+	assert_null(opt_value(&a, "-gdb", "tcp"));
+	append = opt_value(&a, "-append", "console=");
+	assert_non_null(strstr(append, " nokaslr"));
+	argv_release(&a);
+}
+
+static void test_qemu__no_gdbstub_no_pause_no_nokaslr_by_default(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	build(&c, &a);
+	assert_int_equal(arg_index(&a, "-S"), -1);
+	assert_int_equal(arg_index(&a, "-gdb"), -1);
+	assert_null(strstr(opt_value(&a, "-append", "console="), "nokaslr"));
+	argv_release(&a);
+}
+
+static void test_qemu__gdbstub_only_on_the_chosen_vm_of_a_pair(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a0, a1;
+	char *err = NULL;
+
+	c.topo = topology_find("pair");
+	c.sock_dir = "/tmp/s";
+	c.debug.gdb_socket = "/r/gdb.sock";
+	c.debug.gdb_vm = 1;
+	c.debug.paused = true;
+	assert_int_equal(c.topo->setup(&c, &err), 0);
+	argv_init(&a0);
+	argv_init(&a1);
+	assert_int_equal(qemu_build_argv(&c, 0, &a0, &err), 0);
+	assert_int_equal(qemu_build_argv(&c, 1, &a1, &err), 0);
+	assert_int_equal(arg_index(&a0, "-S"), -1);
+	assert_int_equal(arg_index(&a0, "-gdb"), -1);
+	assert_true(arg_index(&a1, "-S") > 0);
+	assert_true(arg_index(&a1, "-gdb") > 0);
+	argv_release(&a0);
+	argv_release(&a1);
+}
+
+static void test_qemu__record_icount_log_snapshot_disk_and_netdev_filters(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	c.icount_shift = 3;	/* record/replay's icount replaces it */
+	c.debug.rr = VM_RR_RECORD;
+	c.debug.rr_vm = -1;
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-icount", ""),
+			    "shift=auto,rr=record,rrfile=/r/replay.bin,rrsnapshot=init");
+	assert_string_equal(opt_value(&a, "-drive", ""),
+			    "file=/r/replay.qcow2,if=none,id=rrdisk,format=qcow2");
+	assert_non_null(opt_value(&a, "-object", "filter-replay,id=replayA,netdev=netA"));
+	assert_non_null(opt_value(&a, "-object", "filter-replay,id=replayB,netdev=netB"));
+	assert_non_null(strstr(opt_value(&a, "-append", "console="), " nokaslr"));
+	argv_release(&a);
+}
+
+static void test_qemu__replay_uses_given_log_and_disk_and_needs_tcg(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+	char *err = NULL;
+
+	c.debug.rr = VM_RR_REPLAY;
+	c.debug.rr_vm = 0;
+	c.debug.rr_file = "/x/replay.bin";
+	c.debug.rr_disk = "/x/replay.qcow2";
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-icount", ""),
+			    "shift=auto,rr=replay,rrfile=/x/replay.bin,rrsnapshot=init");
+	assert_string_equal(opt_value(&a, "-drive", ""),
+			    "file=/x/replay.qcow2,if=none,id=rrdisk,format=qcow2");
+	argv_release(&a);
+	c.accel = VM_ACCEL_KVM;
+	argv_init(&a);
+	assert_int_equal(qemu_build_argv(&c, 0, &a, &err), -EINVAL);
+	assert_non_null(strstr(err, "TCG"));
+	free(err);
+	argv_release(&a);
+}
+
+static void test_qemu__record_only_the_chosen_vm_of_a_pair(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a0, a1;
+	char *err = NULL;
+
+	c.topo = topology_find("pair");
+	c.sock_dir = "/tmp/s";
+	c.debug.rr = VM_RR_RECORD;
+	c.debug.rr_vm = 1;
+	assert_int_equal(c.topo->setup(&c, &err), 0);
+	argv_init(&a0);
+	argv_init(&a1);
+	assert_int_equal(qemu_build_argv(&c, 0, &a0, &err), 0);
+	assert_int_equal(qemu_build_argv(&c, 1, &a1, &err), 0);
+	assert_null(opt_value(&a0, "-icount", ""));
+	assert_null(opt_value(&a0, "-object", "filter-replay"));
+	assert_non_null(opt_value(&a1, "-icount", "shift=auto,rr=record"));
+	assert_non_null(opt_value(&a1, "-object", "filter-replay,id=replayB,netdev=netB"));
+	argv_release(&a0);
+	argv_release(&a1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +429,12 @@ int main(void)
 		cmocka_unit_test(test_job__lists_nics_with_netns_and_addresses),
 		cmocka_unit_test(test_qemu__pair_puts_one_nic_in_each_vm_over_unix_dgram),
 		cmocka_unit_test(test_argv__shell_rendering_quotes_what_needs_it),
+		cmocka_unit_test(test_qemu__gdbstub_on_unix_socket_paused_with_nokaslr),
+		cmocka_unit_test(test_qemu__no_gdbstub_no_pause_no_nokaslr_by_default),
+		cmocka_unit_test(test_qemu__gdbstub_only_on_the_chosen_vm_of_a_pair),
+		cmocka_unit_test(test_qemu__record_icount_log_snapshot_disk_and_netdev_filters),
+		cmocka_unit_test(test_qemu__replay_uses_given_log_and_disk_and_needs_tcg),
+		cmocka_unit_test(test_qemu__record_only_the_chosen_vm_of_a_pair),
 	};
 
 	return cmocka_run_group_tests_name("qemu", tests, NULL, NULL);

@@ -121,6 +121,28 @@ static void test_run_opts__acpi_is_repeatable_in_order(void **state)
 	run_cmd_release(&rc);
 }
 
+static void test_run_opts__record_every_vm_or_one(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(PARSE(&rc, &err, "--accel", "tcg"), 0);
+	assert_int_equal(rc.opts.debug.rr, VM_RR_OFF);
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--record"), 0);
+	assert_int_equal(rc.opts.debug.rr, VM_RR_RECORD);
+	assert_int_equal(rc.opts.debug.rr_vm, -1);
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--record=b", "--topology", "pair"), 0);
+	assert_int_equal(rc.opts.debug.rr, VM_RR_RECORD);
+	assert_int_equal(rc.opts.debug.rr_vm, 1);
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--record=c"), -EINVAL);
+	assert_non_null(strstr(err, "--record='c'"));
+	free(err);
+	run_cmd_release(&rc);
+}
+
 static void test_run_opts__env_kernel_is_default(void **state)
 {
 	struct run_cmd rc;
@@ -141,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_run_opts__rejects_bad_input_naming_it),
 		cmocka_unit_test(test_run_opts__sysctl_becomes_job_line),
 		cmocka_unit_test(test_run_opts__acpi_is_repeatable_in_order),
+		cmocka_unit_test(test_run_opts__record_every_vm_or_one),
 		cmocka_unit_test(test_run_opts__env_kernel_is_default),
 	};
 
