@@ -24,6 +24,7 @@
 
 #include "cmd.h"
 #include "drvring.h"
+#include "gdb.h"
 #include "metrics.h"
 #include "netrx.h"
 #include "pktpath.h"
@@ -722,6 +723,22 @@ static int report_isolated(const struct report_opts *ro, char *path)
 	return NL_EXIT_USAGE;
 }
 
+/* A run that ended in an oops or panic: its trace decoded to file:line (gdb.h). */
+static void report_oops(const char *rundir)
+{
+	char *err = NULL;
+	struct sbuf out;
+
+	sbuf_init(&out);
+	if (oops_report(rundir, &out, &err) > 0)
+		printf("%s\n", out.s);
+	else if (err)
+		fprintf(stderr, "netlab report: cannot decode the oops: %s\n", err);
+	fflush(stdout);
+	sbuf_release(&out);
+	free(err);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts ro;
@@ -755,6 +772,8 @@ int cmd_report(int argc, char **argv)
 		     "  --json        one JSON object with the same figures");
 		return NL_EXIT_OK;
 	}
+	if (!ro.json && is_dir(ro.target))
+		report_oops(ro.target);
 	path = find_trace(ro.target);
 	ret = report_isolated(&ro, path);
 	free(path);
