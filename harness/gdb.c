@@ -20,6 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "gdb.h"
 
 extern char **environ;
@@ -84,28 +86,79 @@ static const Elf64_Shdr *elf_section(const struct elf_map *m, const char *name)
 	return NULL;
 }
 
-/* Addresses of the functions called `name` whose size is `size` (0: any). */
-static size_t elf_func_addrs(const struct elf_map *m, const char *name, unsigned long size,
-			     unsigned long *out, size_t max)
+/* The symbol table's text symbols, sorted by address (kallsyms' view). */
+struct elf_syms {
+	const Elf64_Sym **v;
+	size_t n;
+};
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const Elf64_Sym *x = *(const Elf64_Sym *const *)a, *y = *(const Elf64_Sym *const *)b;
+
+	return x->st_value < y->st_value ? -1 : x->st_value > y->st_value;
+}
+
+static const char *sym_name(const struct elf_map *m, const Elf64_Sym *sym)
+{
+	for (unsigned int i = 0; i < m->shnum; i++) {
+		const Elf64_Shdr *s = &m->sh[i];
+
+		if (s->sh_type == SHT_SYMTAB && s->sh_link < m->shnum &&
+		    sym->st_name < m->sh[s->sh_link].sh_size)
+			return (const char *)m->base + m->sh[s->sh_link].sh_offset + sym->st_name;
+	}
+	return "";
+}
+
+static void elf_syms_load(const struct elf_map *m, struct elf_syms *out)
+{
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (unsigned int i = 0; i < m->shnum; i++) {
+		const Elf64_Shdr *s = &m->sh[i];
+		const Elf64_Sym *sym = (const Elf64_Sym *)(m->base + s->sh_offset);
+
+		if (s->sh_type != SHT_SYMTAB)
+			continue;
+		for (size_t k = 0; k < s->sh_size / sizeof(*sym); k++) {
+			unsigned int t = ELF64_ST_TYPE(sym[k].st_info);
+
+			if ((t != STT_FUNC && t != STT_NOTYPE) || !sym[k].st_name ||
+			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_shndx >= m->shnum ||
+			    !(m->sh[sym[k].st_shndx].sh_flags & SHF_EXECINSTR))
+				continue;
+			grow_array(&out->v, &cap, out->n + 1, sizeof(*out->v));
+			out->v[out->n++] = &sym[k];
+		}
+	}
+	qsort(out->v, out->n, sizeof(*out->v), sym_cmp);
+}
+
+/*
+ * Addresses of the text symbols called `name` whose kallsyms size (the
+ * distance to the next symbol, padding included, as scripts/faddr2line
+ * computes it) is `size`; size 0: any.
+ */
+static size_t elf_func_addrs(const struct elf_map *m, const struct elf_syms *ss, const char *name,
+			     unsigned long size, unsigned long *out, size_t max)
 {
 	size_t n = 0;
 
-	for (unsigned int i = 0; i < m->shnum; i++) {
-		const Elf64_Shdr *s = &m->sh[i], *str;
-		const Elf64_Sym *sym;
+	for (size_t i = 0; i < ss->n && n < max; i++) {
+		unsigned long len = 0;
 
-		if (s->sh_type != SHT_SYMTAB || s->sh_link >= m->shnum)
+		if (strcmp(sym_name(m, ss->v[i]), name))
 			continue;
-		str = &m->sh[s->sh_link];
-		sym = (const Elf64_Sym *)(m->base + s->sh_offset);
-		for (size_t k = 0; k < s->sh_size / sizeof(*sym) && n < max; k++) {
-			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_name >= str->sh_size)
-				continue;
-			if (strcmp((const char *)m->base + str->sh_offset + sym[k].st_name, name))
-				continue;
-			if (!size || sym[k].st_size == size)
-				out[n++] = sym[k].st_value;
+		for (size_t j = i + 1; j < ss->n; j++) {
+			if (ss->v[j]->st_value > ss->v[i]->st_value) {
+				len = ss->v[j]->st_value - ss->v[i]->st_value;
+				break;
+			}
 		}
+		if (!size || len == size || ss->v[i]->st_size == size)
+			out[n++] = ss->v[i]->st_value;
 	}
 	return n;
 }
@@ -439,8 +492,8 @@ struct oops_query {
 	size_t n_addr;
 };
 
-/* Run addr2line -fi on `addrs`; its output (function, file:line pairs;
- * "??" for none, inline chains separated by our own sentinel) to *out. */
+/* addr2line -aife VMLINUX ADDR...: per address, "0xADDR" then the inline
+ * chain as "function\nfile:line" pairs, innermost first. */
 static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **out, char **err)
 {
 	char tmpl[] = "/tmp/netlab-a2l-XXXXXX";
@@ -453,7 +506,7 @@ static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **o
 		return -errno;
 	argv_init(&a);
 	argv_add(&a, "addr2line");
-	argv_add(&a, "-fie");
+	argv_add(&a, "-aife");
 	argv_add(&a, vmlinux);
 	for (size_t i = 0; i < addrs->n; i++)
 		argv_add(&a, addrs->v[i]);
@@ -485,28 +538,20 @@ static const char *rel(const char *path, const char *prefix)
 	return n && !strncmp(path, prefix, n) ? path + n : path;
 }
 
-/*
- * addr2line -fi prints, per address, one or more "function\nfile:line"
- * pairs (inline chain, innermost first). We ask for each address followed
- * by a marker address (0) whose "??\n??:0" ends the chain.
- */
+/* Print the chain of the address at *lines ("0x..." line) and step past it. */
 static void print_chain(char ***lines, const char *prefix, struct sbuf *out)
 {
 	bool first = true;
 
-	while ((*lines)[0] && (*lines)[1] && strcmp((*lines)[0], "??")) {
-		sbuf_addf(out, "%s%s at %s\n", first ? "" : " (inlined by) ", (*lines)[0],
-			  rel((*lines)[1], prefix));
+	if ((*lines)[0] && !strncmp((*lines)[0], "0x", 2))
+		(*lines)++;
+	while ((*lines)[0] && (*lines)[1] && strncmp((*lines)[0], "0x", 2)) {
+		if (strcmp((*lines)[0], "??") || first)
+			sbuf_addf(out, "%s%s at %s\n", first ? "" : " (inlined by) ", (*lines)[0],
+				  rel((*lines)[1], prefix));
 		first = false;
 		*lines += 2;
 	}
-	if (first)
-		sbuf_adds(out, "?? at ??:0\n");
-	/* Skip the marker's pair (and a missing chain's "??" pair). */
-	for (int k = 0; k < 2 && (*lines)[0]; k++)
-		(*lines)++;
-	if (first && (*lines)[0] && !strcmp((*lines)[0], "??"))
-		*lines += 2;
 }
 
 static char **split_lines(char *text, size_t *n)
@@ -532,7 +577,8 @@ static char *source_prefix(const char *a2l_path)
 	return p ? xasprintf("%.*s", (int)(p - a2l_path), a2l_path) : NULL;
 }
 
-static size_t collect_frames(const struct elf_map *m, const char *oops, struct oops_query **qs)
+static size_t collect_frames(const struct elf_map *m, const struct elf_syms *ss, const char *oops,
+			     struct oops_query **qs)
 {
 	char *copy = xstrdup(oops), *save = NULL;
 	size_t n = 0, cap = 0;
@@ -544,7 +590,7 @@ static size_t collect_frames(const struct elf_map *m, const char *oops, struct o
 		if (!oops_parse_frame(l, &q.f))
 			continue;
 		if (!q.f.module[0])
-			q.n_addr = elf_func_addrs(m, q.f.func, q.f.len, q.addr, OOPS_MAX_ADDRS);
+			q.n_addr = elf_func_addrs(m, ss, q.f.func, q.f.len, q.addr, OOPS_MAX_ADDRS);
 		grow_array(qs, &cap, n + 1, sizeof(**qs));
 		(*qs)[n++] = q;
 	}
@@ -555,6 +601,7 @@ static size_t collect_frames(const struct elf_map *m, const char *oops, struct o
 int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **err)
 {
 	struct oops_query *qs;
+	struct elf_syms ss;
 	struct elf_map m;
 	struct argv addrs;
 	unsigned long sk = 0;
@@ -564,16 +611,19 @@ int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **
 
 	if (ret)
 		return ret;
-	n = collect_frames(&m, oops, &qs);
+	elf_syms_load(&m, &ss);
+	n = collect_frames(&m, &ss, oops, &qs);
 	argv_init(&addrs);
-	if (elf_func_addrs(&m, "start_kernel", 0, &sk, 1)) {
+	if (elf_func_addrs(&m, &ss, "start_kernel", 0, &sk, 1))
 		argv_addf(&addrs, "0x%lx", sk);
-		argv_add(&addrs, "0");
-	}
 	for (size_t i = 0; i < n; i++) {
+		/* A return address at the very end (a call that does not return,
+		 * like panic()) belongs to the next symbol: decode the call. */
+		unsigned long off = qs[i].f.off && qs[i].f.off >= qs[i].f.len ? qs[i].f.off - 1
+									 : qs[i].f.off;
+
 		for (size_t k = 0; k < qs[i].n_addr; k++) {
-			argv_addf(&addrs, "0x%lx", qs[i].addr[k] + qs[i].f.off);
-			argv_add(&addrs, "0");
+			argv_addf(&addrs, "0x%lx", qs[i].addr[k] + off);
 		}
 	}
 	ret = addrs.n ? run_addr2line(vmlinux, &addrs, &text, err) : 0;
@@ -581,10 +631,10 @@ int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **
 		goto out;
 	lines = split_lines(text ? text : (char *)"", &n_lines);
 	cur = lines;
-	if (sk && cur[0] && cur[1]) {
+	if (sk && cur[0] && cur[1] && cur[2]) {
 		struct sbuf skip;
 
-		prefix = source_prefix(cur[1]);
+		prefix = source_prefix(cur[2]);
 		sbuf_init(&skip);
 		print_chain(&cur, NULL, &skip);
 		sbuf_release(&skip);
@@ -613,7 +663,50 @@ out:
 	free(prefix);
 	free(text);
 	free(qs);
+	free(ss.v);
 	argv_release(&addrs);
 	elf_close(&m);
+	return ret;
+}
+
+static const char *jstr(struct json_object *o, const char *a, const char *b)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, a, &v) || (b && !json_object_object_get_ex(v, b, &v)))
+		return NULL;
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int oops_report(const char *rundir, struct sbuf *out, char **err)
+{
+	char *path = xasprintf("%s/result.json", rundir), hex[65];
+	struct json_object *j = json_object_from_file(path);
+	const char *oops = j ? jstr(j, "oops", NULL) : NULL;
+	const char *kernel = j ? jstr(j, "kernel", "path") : NULL, *sha;
+	struct gdb_kernel k = { 0 };
+	int ret = 0;
+
+	free(path);
+	if (!oops)
+		goto out;
+	if (!kernel) {
+		err_set(err, "'%s/result.json' names no kernel (kernel.path)", rundir);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = gdb_kernel_find(kernel, &k, err);
+	if (ret)
+		goto out;
+	sbuf_addf(out, "oops, decoded (faddr2line) with %s:\n", k.vmlinux);
+	sha = jstr(j, "kernel", "sha256");
+	if (sha && !sha256_file(kernel, hex) && strcmp(hex, sha))
+		sbuf_addf(out, "warning: '%s' changed since the run (sha256): lines may be wrong\n",
+			  kernel);
+	ret = oops_decode(k.vmlinux, oops, out, err);
+	ret = ret < 0 ? ret : 1;
+out:
+	gdb_kernel_release(&k);
+	json_object_put(j);
 	return ret;
 }

@@ -120,4 +120,14 @@ bool oops_parse_frame(const char *line, struct oops_frame *f);
  */
 int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **err);
 
+/*
+ * oops_report() - the decoded oops of a run directory
+ *
+ * When RUN_DIR/result.json holds an "oops", decodes it with the vmlinux
+ * beside the run's kernel ("kernel.path"), under a heading; a kernel that
+ * changed since the run (sha256) is said so. Return: 1 when decoded, 0 when
+ * the run has no oops, -errno with *err when it cannot be decoded.
+ */
+int oops_report(const char *rundir, struct sbuf *out, char **err);
+
 #endif /* NETLAB_GDB_H */
