@@ -433,7 +433,14 @@ int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char
 	if (stat(c->worktree, &st) == 0) {
 		/* Ours from an earlier bisection: end any bisection left in it. */
 		git(c->worktree, NULL, "bisect", "reset", "--quiet", NULL);
-		ret = git(c->worktree, &out, "checkout", "--quiet", "--force", "--detach", rev, NULL);
+		/*
+		 * kbuild hard-links the worktree into its patched copy, which
+		 * changes every file's ctime: a forced checkout that trusts
+		 * ctime would rewrite every file with a new mtime, and the
+		 * next build would recompile the whole kernel.
+		 */
+		ret = git(c->worktree, &out, "-c", "core.trustctime=false", "checkout", "--quiet",
+			  "--force", "--detach", rev, NULL);
 	} else {
 		git(c->ksrc, NULL, "worktree", "prune", NULL);
 		ret = git(c->ksrc, &out, "worktree", "add", "--quiet", "--detach", c->worktree, rev,

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -274,6 +276,48 @@ static void test_bisect_result__before_and_after_from_the_log(void **state)
 		bisect_step_release(&steps[i]);
 }
 
+/*
+ * kbuild hard-links the worktree (every file's ctime changes); moving the
+ * worktree to the next endpoint must still leave unchanged files alone, or
+ * the next build recompiles the whole kernel.
+ */
+static void test_bisect_worktree__checkout_keeps_unchanged_files(void **state)
+{
+	char dir[] = "/tmp/netlab-test-bisect.XXXXXX";
+	struct bisect_config c = { 0 };
+	struct stat before, after;
+	char *cmd, *f, *err = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	cmd = xasprintf("cd %s && git init -q r && cd r && echo 1 >a && echo 1 >b && git add a b && "
+			"git -c user.name=t -c user.email=t@l -c commit.gpgsign=false commit -qm one && "
+			"echo 2 >a && git -c user.name=t -c user.email=t@l -c commit.gpgsign=false "
+			"commit -qam two", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	c.ksrc = xasprintf("%s/r", dir);
+	c.worktree = xasprintf("%s/w/tree", dir);
+	assert_int_equal(bisect_worktree_prepare(&c, "HEAD~1", &err), 0);
+	f = xasprintf("%s/b", c.worktree);
+	assert_int_equal(stat(f, &before), 0);
+	sleep(1);	/* a new ctime, in whole seconds too */
+	cmd = xasprintf("cp -al %s %s/copy", c.worktree, dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(bisect_worktree_prepare(&c, "HEAD", &err), 0);
+	assert_int_equal(stat(f, &after), 0);
+	assert_int_equal(after.st_ino, before.st_ino);
+	assert_int_equal(after.st_mtime, before.st_mtime);
+	free(f);
+	f = xasprintf("%s/a", c.worktree);
+	assert_int_equal(stat(f, &after), 0);
+	assert_int_equal(after.st_size, 2);	/* the changed file was checked out */
+	free(f);
+	rm_rf(dir);
+	free(c.ksrc);
+	free(c.worktree);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_log__text_shows_verdict_times_and_spread),
 		cmocka_unit_test(test_bisect_result__skipped_only_lists_candidates),
 		cmocka_unit_test(test_bisect_result__before_and_after_from_the_log),
+		cmocka_unit_test(test_bisect_worktree__checkout_keeps_unchanged_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
