@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlab bisect, the library part: the decision (median, spread, noise
- * band), the configuration and log of a bisection, the worktree, one step
- * (build, boot, scenario, verdict) and the result at the end.
+ * band), the configuration and log of a bisection, the worktree and the
+ * result at the end. One step (build, boot, scenario, verdict) is in
+ * bisect-step.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -152,10 +153,7 @@ int bisect_exec(const char *const *argv, const char *cwd, const char *const *env
 	return WEXITSTATUS(status);
 }
 
-/* `git -C dir ARG... NULL`; stdout (trailing newlines cut) into *out if asked. */
-static int git(const char *dir, char **out, ...) __attribute__((sentinel));
-
-static int git(const char *dir, char **out, ...)
+int bisect_git(const char *dir, char **out, ...)
 {
 	const char *argv[16] = { "git", "-C", dir };
 	size_t n = 3;
@@ -298,7 +296,7 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 static int resolve_rev(const char *dir, const char *opt, const char *rev, char **id, char **err)
 {
 	char *spec = xasprintf("%s^{commit}", rev);
-	int ret = git(dir, id, "rev-parse", "--verify", "--quiet", spec, NULL);
+	int ret = bisect_git(dir, id, "rev-parse", "--verify", "--quiet", spec, NULL);
 
 	free(spec);
 	if (ret == 0 && *id && **id)
@@ -354,7 +352,7 @@ int bisect_validate(struct bisect_config *c, char **warn, char **err)
 			c->ksrc);
 		return -EINVAL;
 	}
-	if (git(c->ksrc, &top, "rev-parse", "--show-toplevel", NULL) || !top || !*top) {
+	if (bisect_git(c->ksrc, &top, "rev-parse", "--show-toplevel", NULL) || !top || !*top) {
 		free(top);
 		err_set(err, "--ksrc '%s': not a git tree\n"
 			"hint: netlab bisect walks the history of a git tree; 'git init' and commit, or clone one", c->ksrc);
@@ -373,12 +371,12 @@ int bisect_validate(struct bisect_config *c, char **warn, char **err)
 			c->bad_rev, c->good);
 		return -EINVAL;
 	}
-	if (git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->bad, c->good, NULL) == 0) {
+	if (bisect_git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->bad, c->good, NULL) == 0) {
 		err_set(err, "--bad '%s' is an ancestor of --good '%s': the regression cannot come after both\n"
 			"hint: did you swap --good and --bad?", c->bad_rev, c->good_rev);
 		return -EINVAL;
 	}
-	if (git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->good, c->bad, NULL) != 0)
+	if (bisect_git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->good, c->bad, NULL) != 0)
 		err_set(warn, "--good '%s' is not an ancestor of --bad '%s': git bisect tests their merge base first",
 			c->good_rev, c->bad_rev);
 	return validate_scenario(c, err);
@@ -403,8 +401,8 @@ static bool same_common_dir(const char *a, const char *b)
 	char *ca = NULL, *cb = NULL, *ra, *rb;
 	bool same = false;
 
-	if (git(a, &ca, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL) == 0 &&
-	    git(b, &cb, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL) == 0) {
+	if (!bisect_git(a, &ca, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL) &&
+	    !bisect_git(b, &cb, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL)) {
 		ra = realpath(ca, NULL);
 		rb = realpath(cb, NULL);
 		same = ra && rb && !strcmp(ra, rb);
@@ -428,23 +426,23 @@ int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char
 	free(parent);
 	if (stat(c->worktree, &st) == 0 && !same_common_dir(c->worktree, c->ksrc)) {
 		rm_rf(c->worktree);
-		git(c->ksrc, NULL, "worktree", "prune", NULL);
+		bisect_git(c->ksrc, NULL, "worktree", "prune", NULL);
 	}
 	if (stat(c->worktree, &st) == 0) {
 		/* Ours from an earlier bisection: end any bisection left in it. */
-		git(c->worktree, NULL, "bisect", "reset", "--quiet", NULL);
+		bisect_git(c->worktree, NULL, "bisect", "reset", "--quiet", NULL);
 		/*
 		 * kbuild hard-links the worktree into its patched copy, which
 		 * changes every file's ctime: a forced checkout that trusts
 		 * ctime would rewrite every file with a new mtime, and the
 		 * next build would recompile the whole kernel.
 		 */
-		ret = git(c->worktree, &out, "-c", "core.trustctime=false", "checkout", "--quiet",
-			  "--force", "--detach", rev, NULL);
+		ret = bisect_git(c->worktree, &out, "-c", "core.trustctime=false", "checkout",
+				 "--quiet", "--force", "--detach", rev, NULL);
 	} else {
-		git(c->ksrc, NULL, "worktree", "prune", NULL);
-		ret = git(c->ksrc, &out, "worktree", "add", "--quiet", "--detach", c->worktree, rev,
-			  NULL);
+		bisect_git(c->ksrc, NULL, "worktree", "prune", NULL);
+		ret = bisect_git(c->ksrc, &out, "worktree", "add", "--quiet", "--detach", c->worktree,
+				 rev, NULL);
 	}
 	free(out);
 	if (ret) {
@@ -479,412 +477,6 @@ int bisect_lock(const struct bisect_config *c, char **err)
 	}
 	free(p);
 	return 0;	/* fd stays open: the lock lasts as long as the process */
-}
-
-/* ---- one step ------------------------------------------------------------------ */
-
-void bisect_step_release(struct bisect_step *s)
-{
-	free(s->label);
-	free(s->commit);
-	free(s->subject);
-	free(s->dir);
-	free(s->kernel_dir);
-	free(s->why);
-	for (size_t i = 0; i < s->n_checks; i++) {
-		free(s->checks[i].name);
-		free(s->checks[i].text);
-		free(s->checks[i].subject);
-		free(s->checks[i].values);
-	}
-	free(s->checks);
-	for (size_t i = 0; i < s->n_run_dirs; i++)
-		free(s->run_dirs[i]);
-	free(s->run_dirs);
-	memset(s, 0, sizeof(*s));
-}
-
-struct step_ctx {
-	const struct bisect_config *c;
-	struct bisect_step *s;
-	volatile sig_atomic_t *stop;
-	void (*progress)(void *ctx, const char *line);
-	void *ctx;
-	struct scenario *scn;
-	struct metrics *baseline;
-	struct metrics **ms;	/* each run that gave metrics */
-	size_t n_ms;
-	size_t n_tried, n_panic;
-	double boot_sum, scn_sum;
-	size_t n_timed;
-	char *infra;		/* why a run gave no metrics (the first) */
-	bool bad_scenario;
-};
-
-static void say(struct step_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void say(struct step_ctx *x, const char *fmt, ...)
-{
-	struct sbuf b;
-	va_list ap;
-
-	if (!x->progress)
-		return;
-	sbuf_init(&b);
-	sbuf_addf(&b, "[bisect] step %u %.12s: ", x->s->n, x->s->commit);
-	va_start(ap, fmt);
-	sbuf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	x->progress(x->ctx, b.s);
-	sbuf_release(&b);
-}
-
-static void forward(void *ctx, const char *line)
-{
-	struct step_ctx *x = ctx;
-
-	say(x, "%s", line);
-}
-
-/* The last line of `path` that starts with `prefix`, or NULL. */
-static char *last_line_with(const char *path, const char *prefix)
-{
-	char *text = NULL, *found = NULL, *line, *save = NULL;
-
-	if (file_read(path, &text, NULL))
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, prefix, strlen(prefix))) {
-			free(found);
-			found = xstrdup(line);
-		}
-	free(text);
-	return found;
-}
-
-static int build(struct step_ctx *x)
-{
-	struct bisect_step *s = x->s;
-	char *bin = exe_dir(), *kbuild = xasprintf("%s/../harness/kbuild.sh", bin);
-	char *ksrc = xasprintf("KSRC=%s", x->c->worktree), *log = xasprintf("%s/build.log", s->dir);
-	const char *argv[] = { kbuild, NULL }, *env[] = { ksrc, NULL };
-	char *out = NULL, *last;
-	double t0 = now_s();
-	int ret;
-
-	say(x, "building (log: %s)", log);
-	ret = bisect_exec(argv, NULL, env, &out, NULL, log);
-	s->build_s = now_s() - t0;
-	if (ret == 0 && out && (last = strrchr(out, '\n'))) {
-		*last = '\0';
-		last = strrchr(out, '\n');
-		s->kernel_dir = xstrdup(last ? last + 1 : out);
-	} else if (x->stop && *x->stop) {
-		s->verdict = BV_INTERRUPTED;
-		s->why = xstrdup("interrupted while building");
-	} else {
-		char *what = last_line_with(log, "netlab kbuild:");
-
-		s->verdict = BV_SKIP;
-		s->why = xasprintf("the kernel does not build (kbuild exit %d): %s; log %s", ret,
-				   what ? what + strlen("netlab kbuild: ") : "see the log", log);
-		free(what);
-	}
-	say(x, "build %s in %.1f s", s->kernel_dir ? "done" : "failed", s->build_s);
-	free(out);
-	free(bin);
-	free(kbuild);
-	free(ksrc);
-	free(log);
-	return s->kernel_dir ? 0 : -1;
-}
-
-static void read_boot(struct step_ctx *x, const struct regress_run *run)
-{
-	char *p = xasprintf("%s/result.json", run->dir);
-	struct json_object *j = json_object_from_file(p);
-	double boot = j ? jnum(j, "boot_s") : NAN;
-
-	if (isfinite(boot) && run->wall_s > 0) {
-		x->boot_sum += boot;
-		x->scn_sum += run->wall_s - boot;
-		x->n_timed++;
-	}
-	json_object_put(j);
-	free(p);
-}
-
-static struct metrics *read_metrics(const char *dir)
-{
-	char *p = xasprintf("%s/metrics.json", dir);
-	struct json_object *j = json_object_from_file(p);
-	struct metrics *m = NULL;
-
-	if (j) {
-		m = metrics_new();
-		metrics_add_json(m, NULL, j);
-		json_object_put(j);
-	}
-	free(p);
-	return m;
-}
-
-/* One batch of `runs` runs of the scenario, in s->dir/NAME. */
-static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, char **err)
-{
-	struct bisect_step *s = x->s;
-	char *kernel = xasprintf("%s/bzImage", s->kernel_dir), *out = xasprintf("%s/%s", s->dir, name);
-	char *scenarios[] = { x->c->scenario };
-	struct regress_opts o = {
-		.scenarios = scenarios, .n_scenarios = 1, .out = out, .jobs = x->c->jobs,
-		.repeat = runs, .deterministic = x->c->deterministic, .progress = forward, .ctx = x,
-	};
-	struct regress *r = NULL;
-	int ret;
-
-	run_opts_init(&o.base);
-	o.base.kernel = kernel;
-	o.base.initrd = x->c->initrd;
-	ret = regress_load(&o, &r, err);
-	if (!ret)
-		ret = regress_execute(r, &o, x->stop, err);
-	if (ret)
-		goto out;
-	for (unsigned int i = 0; i < r->s[0].n_runs; i++) {
-		const struct regress_run *run = &r->s[0].runs[i];
-		struct metrics *m = run->verdict == RV_OK ? read_metrics(run->dir) : NULL;
-
-		s->run_dirs = realloc(s->run_dirs, (s->n_run_dirs + 1) * sizeof(char *));
-		s->run_dirs[s->n_run_dirs++] = xstrdup(run->dir);
-		x->n_tried++;
-		read_boot(x, run);
-		if (m) {
-			x->ms = realloc(x->ms, (x->n_ms + 1) * sizeof(*x->ms));
-			x->ms[x->n_ms++] = m;
-			continue;
-		}
-		x->n_panic += run->verdict == RV_PANIC;
-		if (!x->infra)
-			x->infra = xasprintf("run %u: %s: %s", i + 1, run_verdict_name(run->verdict),
-					     run->reason ? run->reason : "no metrics");
-	}
-	x->bad_scenario |= r->s[0].outcome == RO_BAD;
-	if (r->s[0].outcome == RO_BAD && r->s[0].reason) {
-		free(x->infra);
-		x->infra = xstrdup(r->s[0].reason);
-	}
-	if (r->interrupted)
-		ret = -EINTR;
-out:
-	regress_free(r);
-	free(kernel);
-	free(out);
-	return ret;
-}
-
-/* Call every (selected) check on the runs so far; the step's call. */
-static enum bisect_call judge(struct step_ctx *x, char **why)
-{
-	struct bisect_step *s = x->s;
-	struct metrics *median = metrics_median(x->ms, x->n_ms);
-	bool *pass = xzalloc((x->n_ms + 1) * sizeof(bool));
-	enum bisect_call *calls = xzalloc((x->scn->n_checks + 1) * sizeof(*calls)), call;
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n_checks; i++) {
-		free(s->checks[i].name);
-		free(s->checks[i].text);
-		free(s->checks[i].subject);
-		free(s->checks[i].values);
-	}
-	free(s->checks);
-	s->checks = xzalloc((x->scn->n_checks + 1) * sizeof(*s->checks));
-	s->n_checks = 0;
-	for (size_t c = 0; c < x->scn->n_checks; c++) {
-		const struct scn_check *sc = &x->scn->checks[c];
-		struct bisect_check_sample *cs;
-		double base = x->baseline ? baseline_value(x->baseline, sc->expr) : NAN;
-		struct check_result res = { 0 };
-
-		if (x->c->check && strcmp(x->c->check, sc->name))
-			continue;
-		cs = &s->checks[s->n_checks++];
-		cs->name = xstrdup(sc->name);
-		cs->text = xstrdup(check_text(sc->expr));
-		cs->subject = xstrdup(check_subject(sc->expr));
-		cs->values = xzalloc((x->n_ms + 1) * sizeof(double));
-		check_eval(sc->expr, median, base, &res);
-		cs->median = res.value;
-		cs->bound = res.bound;
-		cs->op = res.op;
-		if (res.status != CHECK_PASS && res.status != CHECK_FAIL) {
-			cs->call = BC_AMBIGUOUS;
-			if (!*why)
-				*why = xasprintf("check '%s': %s", sc->name,
-						 res.err ? res.err : check_status_name(res.status));
-			check_result_release(&res);
-			calls[n++] = BC_AMBIGUOUS;
-			continue;
-		}
-		for (size_t i = 0; i < x->n_ms; i++) {
-			struct check_result rr = { 0 };
-
-			check_eval(sc->expr, x->ms[i], base, &rr);
-			pass[i] = rr.status == CHECK_PASS;
-			cs->values[cs->n_values++] = metrics_value(x->ms[i], cs->subject, NAN);
-			check_result_release(&rr);
-		}
-		cs->call = bisect_call_check(res.status == CHECK_PASS, pass, x->n_ms, res.value,
-					     res.op, res.bound, BISECT_BAND);
-		calls[n++] = cs->call;
-		check_result_release(&res);
-	}
-	call = bisect_call_step(calls, n);
-	metrics_free(median);
-	free(pass);
-	free(calls);
-	return call;
-}
-
-static unsigned int next_step_number(const char *run_dir)
-{
-	char *p = xasprintf("%s/bisect.log.jsonl", run_dir), *text = NULL;
-	unsigned int n = 1;
-
-	if (file_read(p, &text, NULL) == 0)
-		for (const char *q = text; *q; q++)
-			n += *q == '\n';
-	free(text);
-	free(p);
-	return n;
-}
-
-static void step_log(const char *run_dir, const struct bisect_step *s)
-{
-	char *json = bisect_step_to_json(s), *text = bisect_step_to_text(s);
-	char *p = xasprintf("%s/bisect.log.jsonl", run_dir);
-	FILE *f = fopen(p, "a");
-
-	if (f) {
-		fprintf(f, "%s\n", json);
-		fclose(f);
-	}
-	free(p);
-	p = xasprintf("%s/bisect.txt", run_dir);
-	f = fopen(p, "a");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(p);
-	free(json);
-	free(text);
-}
-
-/* Run the scenario (more runs when too close to call) and set the verdict. */
-static void test_kernel(struct step_ctx *x)
-{
-	struct bisect_step *s = x->s;
-	unsigned int need = (x->c->runs + 1) / 2;
-	char *err = NULL, *why = NULL, *bpath;
-	enum bisect_call call = BC_AMBIGUOUS;
-
-	if (scn_parse(x->c->scenario, &x->scn, &err)) {
-		s->verdict = BV_SKIP;
-		s->why = err;
-		return;
-	}
-	bpath = baseline_path(x->scn->path);
-	baseline_load(bpath, &x->baseline, NULL);
-	free(bpath);
-	for (unsigned int batch = 1; batch <= 2; batch++) {
-		char name[16];
-		int ret;
-
-		snprintf(name, sizeof(name), "runs-%u", batch);
-		ret = run_batch(x, name, x->c->runs, &err);
-		if (ret == -EINTR || (x->stop && *x->stop)) {
-			s->verdict = BV_INTERRUPTED;
-			s->why = xstrdup("interrupted");
-			return;
-		}
-		if (ret) {
-			s->verdict = BV_SKIP;
-			s->why = xasprintf("cannot run the scenario: %s", err ? err : strerror(-ret));
-			free(err);
-			return;
-		}
-		if (x->n_ms < need * batch) {
-			bool panic = x->n_panic * 2 >= x->n_tried;
-
-			s->verdict = panic ? BV_BAD : BV_SKIP;
-			s->why = xasprintf("%s: %zu of %zu runs gave metrics: %s",
-					   panic ? "the kernel panicked" : "cannot test", x->n_ms,
-					   x->n_tried, x->infra ? x->infra : "?");
-			return;
-		}
-		free(why);
-		why = NULL;
-		call = judge(x, &why);
-		if (call != BC_AMBIGUOUS || why)
-			break;
-		say(x, "too close to call after %zu runs: %u more", x->n_ms, x->c->runs);
-	}
-	s->n_runs = (unsigned int)x->n_ms;
-	if (call == BC_PASS) {
-		s->verdict = BV_GOOD;
-		s->why = xstrdup("every check passes");
-	} else if (call == BC_FAIL) {
-		s->verdict = BV_BAD;
-		s->why = xstrdup("a check fails");
-	} else {
-		s->verdict = BV_SKIP;
-		s->why = why ? why : xasprintf("within the noise band after %zu runs", x->n_ms);
-		why = NULL;
-	}
-	free(why);
-}
-
-int bisect_step_run(const struct bisect_config *c, const char *run_dir, const char *label,
-		    volatile sig_atomic_t *stop, void (*progress)(void *ctx, const char *line),
-		    void *ctx, struct bisect_step *s, char **err)
-{
-	struct step_ctx x = { .c = c, .s = s, .stop = stop, .progress = progress, .ctx = ctx };
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	s->label = label ? xstrdup(label) : NULL;
-	s->verdict = BV_SKIP;
-	if (git(c->worktree, &s->commit, "rev-parse", "HEAD", NULL) || !s->commit) {
-		err_set(err, "'%s' is not a git worktree", c->worktree);
-		return -EINVAL;
-	}
-	git(c->worktree, &s->subject, "log", "-1", "--format=%s", "HEAD", NULL);
-	s->n = next_step_number(run_dir);
-	s->dir = xasprintf("%s/steps/%02u-%.12s", run_dir, s->n, s->commit);
-	ret = mkdir_p(s->dir, 0755);
-	if (ret) {
-		err_set(err, "cannot create '%s': %s", s->dir, strerror(-ret));
-		return ret;
-	}
-	say(&x, "%s%s%s", s->subject ? s->subject : "", label ? ", the endpoint --" : "",
-	    label ? label : "");
-	if (build(&x) == 0)
-		test_kernel(&x);
-	s->n_runs = (unsigned int)x.n_ms;
-	if (x.n_timed) {
-		s->boot_s = x.boot_sum / (double)x.n_timed;
-		s->scenario_s = x.scn_sum / (double)x.n_timed;
-	}
-	say(&x, "%s: %s", bisect_verdict_name(s->verdict), s->why ? s->why : "");
-	step_log(run_dir, s);
-	for (size_t i = 0; i < x.n_ms; i++)
-		metrics_free(x.ms[i]);
-	free(x.ms);
-	free(x.infra);
-	metrics_free(x.baseline);
-	scn_free(x.scn);
-	return 0;
 }
 
 /* ---- the log ----------------------------------------------------------------------- */
@@ -1134,11 +726,11 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 	}
 	if (!r->first_bad)
 		return 0;
-	git(c->ksrc, &r->subject, "log", "-1", "--format=%s", r->first_bad, NULL);
+	bisect_git(c->ksrc, &r->subject, "log", "-1", "--format=%s", r->first_bad, NULL);
 	{
 		char *spec = xasprintf("%s^", r->first_bad);
 
-		git(c->ksrc, &parent, "rev-parse", "--verify", "--quiet", spec, NULL);
+		bisect_git(c->ksrc, &parent, "rev-parse", "--verify", "--quiet", spec, NULL);
 		free(spec);
 	}
 	for (size_t i = 0; i < n_steps; i++) {

@@ -198,6 +198,10 @@ char *bisect_result_to_text(const struct bisect_result *r);
 
 /* ---- helpers ------------------------------------------------------------------- */
 
+/* `git -C dir ARG... NULL`; stdout (trailing newlines cut) into *out if asked
+ * (caller frees). Returns git's exit status, or -errno. */
+int bisect_git(const char *dir, char **out, ...) __attribute__((sentinel));
+
 /*
  * bisect_exec() - run argv in cwd; stdout captured into *out (may be NULL:
  * to out_file, or discarded), stderr to err_file (appended), to ours when
