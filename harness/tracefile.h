@@ -27,6 +27,7 @@ struct tracefile {
 	int n;
 	struct tep_handle *tep;		/* of the top buffer: formats and kallsyms */
 	int cpus;
+	unsigned long dev, ino;		/* the file's, to find its mappings */
 };
 
 /*
