@@ -430,7 +430,7 @@ int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char
 	}
 	if (stat(c->worktree, &st) == 0) {
 		/* Ours from an earlier bisection: end any bisection left in it. */
-		bisect_git(c->worktree, NULL, "bisect", "reset", "--quiet", NULL);
+		bisect_git(c->worktree, NULL, "bisect", "reset", NULL);
 		/*
 		 * kbuild hard-links the worktree into its patched copy, which
 		 * changes every file's ctime: a forced checkout that trusts

@@ -360,7 +360,7 @@ static int bisect_begin(const struct bisect_config *c, const char *run_dir)
 
 static int finish(struct bisect_config *c, const char *run_dir, const char *output)
 {
-	const char *reset_argv[] = { "git", "bisect", "reset", "--quiet", NULL };
+	const char *reset_argv[] = { "git", "bisect", "reset", NULL };
 	struct bisect_step *steps = NULL;
 	struct bisect_result r;
 	size_t n = 0;

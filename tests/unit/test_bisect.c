@@ -281,7 +281,7 @@ static void test_bisect_result__before_and_after_from_the_log(void **state)
  * worktree to the next endpoint must still leave unchanged files alone, or
  * the next build recompiles the whole kernel.
  */
-static void test_bisect_worktree__checkout_keeps_unchanged_files(void **state)
+static void test_bisect_worktree__keeps_unchanged_files_and_ends_a_bisection(void **state)
 {
 	char dir[] = "/tmp/netlab-test-bisect.XXXXXX";
 	struct bisect_config c = { 0 };
@@ -291,20 +291,20 @@ static void test_bisect_worktree__checkout_keeps_unchanged_files(void **state)
 	assert_non_null(mkdtemp(dir));
 	cmd = xasprintf("cd %s && git init -q r && cd r && echo 1 >a && echo 1 >b && git add a b && "
 			"git -c user.name=t -c user.email=t@l -c commit.gpgsign=false commit -qm one && "
-			"echo 2 >a && git -c user.name=t -c user.email=t@l -c commit.gpgsign=false "
-			"commit -qam two", dir);
+			"git tag one && echo 2 >a && git -c user.name=t -c user.email=t@l "
+			"-c commit.gpgsign=false commit -qam two && git tag two", dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	c.ksrc = xasprintf("%s/r", dir);
 	c.worktree = xasprintf("%s/w/tree", dir);
-	assert_int_equal(bisect_worktree_prepare(&c, "HEAD~1", &err), 0);
+	assert_int_equal(bisect_worktree_prepare(&c, "one", &err), 0);
 	f = xasprintf("%s/b", c.worktree);
 	assert_int_equal(stat(f, &before), 0);
 	sleep(1);	/* a new ctime, in whole seconds too */
 	cmd = xasprintf("cp -al %s %s/copy", c.worktree, dir);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
-	assert_int_equal(bisect_worktree_prepare(&c, "HEAD", &err), 0);
+	assert_int_equal(bisect_worktree_prepare(&c, "two", &err), 0);
 	assert_int_equal(stat(f, &after), 0);
 	assert_int_equal(after.st_ino, before.st_ino);
 	assert_int_equal(after.st_mtime, before.st_mtime);
@@ -313,6 +313,15 @@ static void test_bisect_worktree__checkout_keeps_unchanged_files(void **state)
 	assert_int_equal(stat(f, &after), 0);
 	assert_int_equal(after.st_size, 2);	/* the changed file was checked out */
 	free(f);
+	/* A bisection left in the worktree (a finished run, a crash) is ended. */
+	cmd = xasprintf("cd %s && git bisect start two one >/dev/null 2>&1 && git bisect log "
+			">/dev/null", c.worktree);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(bisect_worktree_prepare(&c, "one", &err), 0);
+	cmd = xasprintf("cd %s && git bisect log >/dev/null 2>&1", c.worktree);
+	assert_int_not_equal(system(cmd), 0);
+	free(cmd);
 	rm_rf(dir);
 	free(c.ksrc);
 	free(c.worktree);
@@ -331,7 +340,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_log__text_shows_verdict_times_and_spread),
 		cmocka_unit_test(test_bisect_result__skipped_only_lists_candidates),
 		cmocka_unit_test(test_bisect_result__before_and_after_from_the_log),
-		cmocka_unit_test(test_bisect_worktree__checkout_keeps_unchanged_files),
+		cmocka_unit_test(test_bisect_worktree__keeps_unchanged_files_and_ends_a_bisection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
