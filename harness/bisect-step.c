@@ -17,6 +17,7 @@
 
 #include "baseline.h"
 #include "bisect.h"
+#include "initrd.h"
 #include "metrics.h"
 #include "regress.h"
 #include "scenario.h"
@@ -68,6 +69,7 @@ struct step_ctx {
 	double boot_sum, scn_sum;
 	size_t n_timed;
 	char *infra;		/* why a run gave no metrics (the first) */
+	char *initrd;		/* --module: the step's initrd (with the module), else NULL */
 	bool bad_scenario;
 };
 
@@ -112,6 +114,158 @@ static char *last_line_with(const char *path, const char *prefix)
 	return found;
 }
 
+/*
+ * --module: build the driver tree checked out in the worktree as a module
+ * against the kernel kbuild.sh built (its own default tree, or $KSRC), in
+ * that kernel's object directory. The module and its PCI driver are renamed
+ * nl_DRIVER, so that they do not clash with the built-in DRIVER: the step
+ * writes its own Kbuild (every top-level .c) into a copy of the tree and
+ * renames `char X_driver_name[] = "DRIVER"`. Prints "DRIVER KO-PATH".
+ * $1 worktree, $2 build copy, $3 the kernel's cache dir, $4 cache, $5 kbuild.sh.
+ */
+static const char module_build_sh[] =
+	"set -eu\n"
+	"wt=$1 m=$2 kdir=$3 cache=$4 kbuild=$5\n"
+	"fail() { echo \"netlab kbuild: $1\" >&2; exit 1; }\n"
+	"if [ -n \"${KSRC:-}\" ]; then src=$(cd \"$KSRC\" && pwd); "
+	"else src=$cache/src/$(cat \"$kdir/source\"); fi\n"
+	"obj=$cache/build/$(echo \"$src\" | sha256sum | cut -c1-12)/obj\n"
+	"if ! cmp -s \"$obj/System.map\" \"$kdir/System.map\"; then\n"
+	"	echo \"[module] $obj holds another build: rebuilding the kernel there\" >&2\n"
+	"	\"$kbuild\" --force >/dev/null\n"
+	"	cmp -s \"$obj/System.map\" \"$kdir/System.map\" ||"
+	" fail \"the kernel object directory '$obj' does not match '$kdir'\"\n"
+	"fi\n"
+	"rm -rf \"$m\"; mkdir -p \"$m\"\n"
+	"cp \"$wt\"/*.c \"$m/\" 2>/dev/null || fail \"no .c files at the top of the module tree\"\n"
+	"cp \"$wt\"/*.h \"$m/\" 2>/dev/null || true\n"
+	"drv=$(sed -n 's/^char [A-Za-z0-9_]*_driver_name\\[\\] = \"\\([A-Za-z0-9_]*\\)\";.*/\\1/p'"
+	" \"$m\"/*.c | head -1)\n"
+	"[ -n \"$drv\" ] || fail \"no 'char X_driver_name[] = \\\"NAME\\\";' in the module's .c files\"\n"
+	"sed -i \"s/_driver_name\\[\\] = \\\"$drv\\\";/_driver_name[] = \\\"nl_$drv\\\";/\" \"$m\"/*.c\n"
+	"objs=$(cd \"$m\" && ls *.c | sed 's/\\.c$/.o/' | tr '\\n' ' ')\n"
+	"printf 'obj-m := nl_%s.o\\nnl_%s-y := %s\\n' \"$drv\" \"$drv\" \"$objs\" >\"$m/Kbuild\"\n"
+	"cc=gcc; command -v ccache >/dev/null && cc='ccache gcc'\n"
+	"[ -f \"$obj/scripts/module.lds\" ] ||"
+	" make -C \"$obj\" ARCH=x86_64 CC=\"$cc\" modules_prepare >&2\n"
+	"echo \"[module] building nl_$drv.ko against $obj\" >&2\n"
+	"make -C \"$obj\" M=\"$m\" ARCH=x86_64 CC=\"$cc\" -j\"${JOBS:-$(nproc)}\" modules >&2 ||"
+	" fail \"the module does not build\"\n"
+	"[ -f \"$m/nl_$drv.ko\" ] || fail \"no nl_$drv.ko after the build\"\n"
+	"echo \"$drv $m/nl_$drv.ko\"\n";
+
+/*
+ * The guest's /init for a module step: unbind DRIVER's devices, load the
+ * module (which binds to them under the name nl_DRIVER), then start the
+ * agent, which finds the NICs by MAC as always. %s: the driver name.
+ */
+static const char module_init_fmt[] =
+	"#!/bin/sh\n"
+	"# netlab bisect --module: the driver under test takes over %1$s's devices\n"
+	"/bin/busybox mount -t sysfs sysfs /sys\n"
+	"for d in /sys/bus/pci/drivers/%1$s/0000:*; do\n"
+	"	[ -e \"$d\" ] && echo \"${d##*/}\" >/sys/bus/pci/drivers/%1$s/unbind\n"
+	"done\n"
+	"/bin/busybox insmod /netlab/module/nl_%1$s.ko ||"
+	" echo \"netlab-bisect: insmod nl_%1$s.ko failed\"\n"
+	"/bin/busybox umount /sys\n"
+	"exec /netlab/module/agent\n";
+
+/* STEP/initrd.img: the base initramfs, then a cpio with the module, an
+ * /init that loads it and the agent it starts. */
+static int module_initrd(struct step_ctx *x, const char *drv, const char *ko, char **err)
+{
+	char *bin = exe_dir(), *agent_path = xasprintf("%s/guest/netlab-agent", bin);
+	char *out = xasprintf("%s/initrd.img", x->s->dir), *base = NULL, *kmod = NULL, *agent = NULL;
+	char *init = xasprintf(module_init_fmt, drv), *name = xasprintf("netlab/module/nl_%s.ko", drv);
+	size_t n_base = 0, n_ko = 0, n_agent = 0;
+	struct cpio c;
+	struct sbuf b;
+	int ret;
+
+	ret = file_read(x->c->initrd, &base, &n_base);
+	if (!ret)
+		ret = file_read(ko, &kmod, &n_ko);
+	if (!ret)
+		ret = file_read(agent_path, &agent, &n_agent);
+	if (ret) {
+		err_set(err, "cannot read the initramfs, module or agent: %s", strerror(-ret));
+		goto out;
+	}
+	sbuf_init(&b);
+	sbuf_add(&b, base, n_base);
+	while (b.len % 4)
+		sbuf_add(&b, "", 1);	/* the kernel skips zeros between archives */
+	cpio_init(&c);
+	cpio_add_dir(&c, "netlab", 0755);
+	cpio_add_dir(&c, "netlab/module", 0755);
+	cpio_add_file(&c, name, 0644, kmod, n_ko);
+	cpio_add_file(&c, "netlab/module/agent", 0755, agent, n_agent);
+	cpio_add_file(&c, "init", 0755, init, strlen(init));	/* replaces the agent as /init */
+	cpio_finish(&c);
+	sbuf_add(&b, c.buf.s, c.buf.len);
+	cpio_release(&c);
+	ret = file_write(out, b.s, b.len);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", out, strerror(-ret));
+	sbuf_release(&b);
+	if (!ret) {
+		free(x->initrd);
+		x->initrd = out;
+		out = NULL;
+	}
+out:
+	free(bin);
+	free(agent_path);
+	free(out);
+	free(base);
+	free(kmod);
+	free(agent);
+	free(init);
+	free(name);
+	return ret;
+}
+
+/* --module: the module against the kernel in s->kernel_dir, and its initrd. */
+static int build_module(struct step_ctx *x, const char *kbuild, const char *log)
+{
+	struct bisect_step *s = x->s;
+	char *cache = cache_dir(), *parent = xstrdup(x->c->worktree), *dir, *err = NULL;
+	char *out = NULL, *ko;
+	int ret;
+
+	if (strrchr(parent, '/'))
+		*strrchr(parent, '/') = '\0';
+	dir = xasprintf("%s/module-build", parent);	/* fixed per tree, beside the worktree */
+	{
+		const char *argv[] = { "sh", "-c", module_build_sh, "sh", x->c->worktree, dir,
+				       s->kernel_dir, cache, kbuild, NULL };
+
+		ret = bisect_exec(argv, NULL, NULL, &out, NULL, log);
+	}
+	if (ret == 0 && (!out || !(ko = strchr(out, ' '))))
+		ret = 1;
+	if (ret == 0) {
+		*ko++ = '\0';
+		ko[strcspn(ko, "\n")] = '\0';
+		ret = module_initrd(x, out, ko, &err);
+		if (ret) {
+			FILE *f = fopen(log, "a");
+
+			if (f) {
+				fprintf(f, "netlab kbuild: %s\n", err);
+				fclose(f);
+			}
+		}
+	}
+	free(err);
+	free(out);
+	free(dir);
+	free(parent);
+	free(cache);
+	return ret;
+}
+
 static int build(struct step_ctx *x)
 {
 	struct bisect_step *s = x->s;
@@ -128,21 +282,28 @@ static int build(struct step_ctx *x)
 	double t0 = now_s();
 	int ret;
 
-	say(x, "building (log: %s)", log);
-	ret = bisect_exec(argv, NULL, env, &out, NULL, log);
-	s->build_s = now_s() - t0;
+	say(x, "building%s (log: %s)", x->c->module ? " the module" : "", log);
+	ret = bisect_exec(argv, NULL, x->c->module ? NULL : env, &out, NULL, log);
 	if (ret == 0 && out && (last = strrchr(out, '\n'))) {
 		*last = '\0';
 		last = strrchr(out, '\n');
 		s->kernel_dir = xstrdup(last ? last + 1 : out);
-	} else if (x->stop && *x->stop) {
+		if (x->c->module && build_module(x, kbuild, log)) {
+			free(s->kernel_dir);
+			s->kernel_dir = NULL;
+			ret = 1;
+		}
+	}
+	s->build_s = now_s() - t0;
+	if (!s->kernel_dir && x->stop && *x->stop) {
 		s->verdict = BV_INTERRUPTED;
 		s->why = xstrdup("interrupted while building");
-	} else {
+	} else if (!s->kernel_dir) {
 		char *what = last_line_with(log, "netlab kbuild:");
 
 		s->verdict = BV_SKIP;
-		s->why = xasprintf("the kernel does not build (kbuild exit %d): %s; log %s", ret,
+		s->why = xasprintf("the %s does not build (exit %d): %s; log %s",
+				   x->c->module ? "module" : "kernel", ret,
 				   what ? what + strlen("netlab kbuild: ") : "see the log", log);
 		free(what);
 	}
@@ -200,7 +361,7 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 
 	run_opts_init(&o.base);
 	o.base.kernel = kernel;
-	o.base.initrd = x->c->initrd;
+	o.base.initrd = x->initrd ? x->initrd : x->c->initrd;
 	ret = regress_load(&o, &r, err);
 	if (!ret)
 		ret = regress_execute(r, &o, x->stop, err);
@@ -438,6 +599,7 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 		metrics_free(x.ms[i]);
 	free(x.ms);
 	free(x.infra);
+	free(x.initrd);
 	metrics_free(x.baseline);
 	scn_free(x.scn);
 	return 0;

@@ -239,6 +239,7 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 	jadd_str(o, "initrd", c->initrd);
 	jadd_str(o, "worktree", c->worktree);
 	jadd_str(o, "phase", c->phase);
+	json_object_object_add(o, "module", json_object_new_boolean(c->module));
 	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) ||
 	    rename(tmp, p)) {
 		ret = -errno ? -errno : -EIO;
@@ -279,6 +280,8 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 	c->initrd = jstr(o, "initrd");
 	c->worktree = jstr(o, "worktree");
 	c->phase = jstr(o, "phase");
+	v = jnum(o, "module");
+	c->module = !isnan(v) && v != 0;
 	json_object_put(o);
 	if (!c->ksrc || !c->good || !c->bad || !c->scenario || !c->worktree || !c->initrd ||
 	    !c->phase) {
@@ -347,15 +350,17 @@ int bisect_validate(struct bisect_config *c, char **warn, char **err)
 	struct stat st;
 	int ret;
 
+	const char *opt = c->module ? "--module" : "--ksrc";
+
 	if (stat(c->ksrc, &st) || !S_ISDIR(st.st_mode)) {
-		err_set(err, "--ksrc '%s': not a directory\nhint: point --ksrc at a kernel git tree",
-			c->ksrc);
+		err_set(err, "%s '%s': not a directory\nhint: point %s at a %s git tree", opt, c->ksrc,
+			opt, c->module ? "driver's" : "kernel");
 		return -EINVAL;
 	}
 	if (bisect_git(c->ksrc, &top, "rev-parse", "--show-toplevel", NULL) || !top || !*top) {
 		free(top);
-		err_set(err, "--ksrc '%s': not a git tree\n"
-			"hint: netlab bisect walks the history of a git tree; 'git init' and commit, or clone one", c->ksrc);
+		err_set(err, "%s '%s': not a git tree\n"
+			"hint: netlab bisect walks the history of a git tree; 'git init' and commit, or clone one", opt, c->ksrc);
 		return -EINVAL;
 	}
 	free(c->ksrc);
@@ -749,8 +754,13 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 		struct sbuf b;
 
 		sbuf_init(&b);
-		sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s --repeat %u",
-			  r->after->kernel_dir, c->initrd, c->runs);
+		/* --module: the step's initrd holds the module */
+		if (c->module)
+			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s/initrd.img --repeat %u",
+				  r->after->kernel_dir, r->after->dir, c->runs);
+		else
+			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s --repeat %u",
+				  r->after->kernel_dir, c->initrd, c->runs);
 		if (c->deterministic >= 0)
 			sbuf_addf(&b, " --deterministic %s", c->deterministic ? "yes" : "no");
 		sbuf_addf(&b, " --out runs/repro-%.12s %s", r->first_bad, c->scenario);

@@ -84,6 +84,9 @@ struct bisect_config {
 	char *initrd;
 	char *worktree;		/* absolute; fixed per tree, so builds are incremental */
 	char *phase;		/* "verify", "bisect", "done" */
+	bool module;		/* ksrc is an out-of-tree driver (--module), built as a
+				 * module against kbuild.sh's kernel and loaded in the
+				 * guest in place of the built-in driver */
 };
 
 void bisect_config_release(struct bisect_config *c);

@@ -20,9 +20,14 @@
 
 static const char bisect_usage[] =
 	"usage: netlab bisect --ksrc DIR --good REV --bad REV --scenario FILE [options]\n"
+	"       netlab bisect --module DIR --good REV --bad REV --scenario FILE [options]\n"
 	"       netlab bisect --resume RUN_DIR\n"
 	"  finds the first commit of DIR whose kernel fails the scenario's checks\n"
 	"      --ksrc DIR          kernel git tree (never modified: a worktree is used)\n"
+	"      --module DIR        instead: a git tree of one out-of-tree PCI driver (its .c\n"
+	"                          and .h files), built as module nl_DRIVER against\n"
+	"                          harness/kbuild.sh's kernel and loaded in the guest in\n"
+	"                          place of the built-in DRIVER\n"
 	"      --good REV          a commit that passes\n"
 	"      --bad REV           a later commit that fails\n"
 	"      --scenario FILE     a regression scenario (.scn)\n"
@@ -126,17 +131,17 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 		}
 		return 0;
 	}
-	if (bc->module) {
-		err_set(err, "--module: the driver-only bisection is not implemented yet\n"
-			"hint: bisect the kernel tree that holds the driver with --ksrc");
-		return -EINVAL;
-	}
 	if (bc->resume)
 		return 0;
-	if (!bc->ksrc || !bc->good || !bc->bad || !bc->scenario) {
+	if (bc->module && bc->ksrc) {
+		err_set(err, "--module and --ksrc exclude each other\n"
+			"hint: --module DIR bisects a driver's tree against kbuild.sh's kernel (KSRC=... picks it)");
+		return -EINVAL;
+	}
+	if ((!bc->ksrc && !bc->module) || !bc->good || !bc->bad || !bc->scenario) {
 		err_set(err, "missing %s\nhint: netlab bisect --ksrc DIR --good REV --bad REV --scenario FILE",
-			!bc->ksrc ? "--ksrc DIR" : !bc->good ? "--good REV" : !bc->bad ? "--bad REV"
-			: "--scenario FILE");
+			!bc->ksrc && !bc->module ? "--ksrc DIR" : !bc->good ? "--good REV"
+			: !bc->bad ? "--bad REV" : "--scenario FILE");
 		return -EINVAL;
 	}
 	return 0;
@@ -208,7 +213,8 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	c->ksrc = xstrdup(bc->ksrc);
+	c->ksrc = xstrdup(bc->module ? bc->module : bc->ksrc);
+	c->module = bc->module != NULL;
 	c->good_rev = xstrdup(bc->good);
 	c->bad_rev = xstrdup(bc->bad);
 	c->scenario = xstrdup(bc->scenario);

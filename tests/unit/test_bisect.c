@@ -113,7 +113,23 @@ static void test_bisect_cmd__options_land_in_struct(void **state)
 	assert_string_equal(bc.resume, "runs/x");
 	assert_int_equal(parse(&bc, &err, "--step", "--state", "runs/x", NULL), 0);
 	assert_true(bc.step);
+	assert_int_equal(parse(&bc, &err, "--module", "/m", "--good", "a", "--bad", "b",
+			       "--scenario", "s", NULL), 0);
+	assert_string_equal(bc.module, "/m");
+	assert_null(bc.ksrc);
 	assert_null(err);
+}
+
+static void test_bisect_cmd__module_and_ksrc_exclude_each_other(void **state)
+{
+	struct bisect_cmd bc;
+	char *err = NULL;
+
+	assert_int_equal(parse(&bc, &err, "--module", "/m", "--ksrc", "/k", "--good", "a", "--bad",
+			       "b", "--scenario", "s", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--module and --ksrc exclude each other"));
+	assert_non_null(strstr(err, "\nhint: "));
+	free(err);
 }
 
 static void test_bisect_cmd__rejects_bad_input_naming_it(void **state)
@@ -336,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_call_step__fail_beats_ambiguous_beats_pass),
 		cmocka_unit_test(test_bisect_cmd__options_land_in_struct),
 		cmocka_unit_test(test_bisect_cmd__rejects_bad_input_naming_it),
+		cmocka_unit_test(test_bisect_cmd__module_and_ksrc_exclude_each_other),
 		cmocka_unit_test(test_bisect_log__json_round_trip),
 		cmocka_unit_test(test_bisect_log__text_shows_verdict_times_and_spread),
 		cmocka_unit_test(test_bisect_result__skipped_only_lists_candidates),

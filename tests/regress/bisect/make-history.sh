@@ -17,15 +17,26 @@
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
+#
+# Usage: make-history.sh --module DIR
+#
+# The same history (branch plain only) of an out-of-tree copy of the e1000e
+# driver (the files of drivers/net/ethernet/intel/e1000e, copied), for
+# `netlab bisect --module DIR`.
 set -euo pipefail
 
-dir=${1:?usage: make-history.sh DIR}
+module=0
+[ "${1:-}" = --module ] && { module=1; shift; }
+dir=${1:?usage: make-history.sh [--module] DIR}
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 cache=${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}
-f=drivers/net/ethernet/intel/e1000e/netdev.c
+drv=drivers/net/ethernet/intel/e1000e
+f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-if git -C "$dir" rev-parse -q --verify refs/tags/broken-culprit >/dev/null 2>&1; then
+last=broken-culprit
+[ $module = 1 ] && last=culprit
+if git -C "$dir" rev-parse -q --verify "refs/tags/$last" >/dev/null 2>&1; then
 	echo "$dir"
 	exit 0
 fi
@@ -37,7 +48,13 @@ sum_before=$(sha256sum "$src/$f" | cut -c1-64)
 
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
-cp -al "$src" "$dir"
+if [ $module = 1 ]; then
+	mkdir "$dir"
+	cp "$src/$drv"/*.[ch] "$src/$drv/Makefile" "$dir/"
+	f=netdev.c
+else
+	cp -al "$src" "$dir"
+fi
 cd "$dir"
 echo "make-history.sh: committing the tree (a minute or two)" >&2
 "${g[@]}" init -q
@@ -73,6 +90,10 @@ edit "$culprit" "e1000e: drop every 8th received frame (planted regression)"
 "${g[@]}" tag culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 edit "$p5" "e1000e: name the MSI handler"
+if [ $module = 1 ]; then
+	echo "$dir"
+	exit 0
+fi
 
 "${g[@]}" checkout -q -b broken base
 edit "$p1" "e1000e: say what e1000_receive_skb does"
