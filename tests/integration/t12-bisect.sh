@@ -4,7 +4,8 @@
 # history with a planted e1000e RX regression (tests/regress/bisect/
 # make-history.sh) name exactly the culprit with the metric before and
 # after, skip a commit that does not build, decide a noisy metric by the
-# median of --runs, and refuse a --good that fails.
+# median of --runs, refuse a --good that fails, stop cleanly on Ctrl-C and
+# resume, and bisect an out-of-tree driver (--module).
 . "$(dirname "$0")/../lib.sh"
 [ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
 command -v git >/dev/null || skip_all "git missing (make deps)"
@@ -138,6 +139,53 @@ if slow 'a --good that fails its checks: exit 2, nothing to bisect'; then
 		grep -q "^netlab bisect: --good .culprit. (.*) fails its checks: nothing to bisect" "$T_TMP/gf.err"
 		grep -q "no_loss: udp.lost = [1-9]" "$T_TMP/gf.err"
 		! grep -q "\"endpoint\":\"bad\"" "$T_TMP/goodfails/bisect.log.jsonl"
+	'
+fi
+
+if slow 'Ctrl-C during a step: exit 130, no QEMU left; --resume finds the culprit'; then
+	test_expect_success 'Ctrl-C during a step: exit 130, no QEMU left; --resume finds the culprit' '
+		need_slow
+		# Its own process group, as a terminal would make it: Ctrl-C
+		# signals the whole group (netlab, git bisect run, the step).
+		setsid "$NETLAB" bisect --ksrc "$H" --good base --bad plain --scenario "$SCN" \
+			--out "$T_TMP/int" >"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+		pid=$!
+		n=0
+		until pgrep -f -- "$T_TMP/int/steps/03-" >/dev/null; do	# the step'"'"'s guest
+			sleep 0.2; n=$((n + 1)); test $n -lt 3000
+		done
+		sleep 2
+		kill -INT -- -$pid
+		rc=0; wait $pid || rc=$?
+		tail -3 "$T_TMP/int.err"
+		test $rc = 130
+		grep -q "^hint: netlab bisect --resume $T_TMP/int" "$T_TMP/int.err"
+		n=0	# the step stops its guest as it goes: give it up to 10 s
+		while pgrep -f -- "$T_TMP/int/" >/dev/null; do sleep 0.5; n=$((n + 1)); test $n -lt 20; done
+		rc=0; "$NETLAB" bisect --resume "$T_TMP/int" >"$T_TMP/int2.out" 2>"$T_TMP/int2.err" || rc=$?
+		cat "$T_TMP/int2.out"; tail -3 "$T_TMP/int2.err"
+		test $rc = 0
+		first_bad "$T_TMP/int2.out" culprit
+		grep -q "\"verdict\":\"interrupted\"" "$T_TMP/int/bisect.log.jsonl"
+		! pgrep -f -- "$T_TMP/int/"
+	'
+fi
+
+# --module: the same planted change in an out-of-tree copy of e1000e.
+if slow 'the driver-only path (--module): the planted commit, with the module loaded'; then
+	test_expect_success 'the driver-only path (--module): the planted commit, with the module loaded' '
+		need_slow
+		M=$("$S/make-history.sh" --module "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e")
+		rc=0; "$NETLAB" bisect --module "$M" --good base --bad plain --scenario "$SCN" \
+			--out "$T_TMP/mod" >"$T_TMP/mod.out" 2>"$T_TMP/mod.err" || rc=$?
+		cat "$T_TMP/mod.out"; tail -5 "$T_TMP/mod.err"
+		test $rc = 0
+		grep -q "^first bad commit: $(git -C "$M" rev-parse culprit) e1000e: drop every 8th" "$T_TMP/mod.out"
+		grep -q "^after : no_loss: udp.lost = [1-9]" "$T_TMP/mod.out"
+		grep -q "^reproduce: netlab regress --kernel .* --initrd .*/initrd.img" "$T_TMP/mod.out"
+		# the module drove the NIC: its name in the guest, the built-in did not
+		con=$(find "$T_TMP"/mod/steps/01-* -name console.log | head -1)
+		grep -q "nl_e1000e 0000:.*Intel(R) PRO/1000 Network Connection" "$con"
 	'
 fi
 
