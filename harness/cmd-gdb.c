@@ -30,7 +30,7 @@ static const char gdb_usage[] =
 	"                        gdb's output goes to RUN_DIR/gdb.log\n"
 	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb\n"
 	"                        (reverse-continue, reverse-stepi); output in VM_DIR/replay-N/\n"
-	"      --record          record the session's run too (replay.bin, replay.argv)\n"
+	"      --record          record the debugged VM too (replay.bin, replay.argv)\n"
 	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
 	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
 	"      --timeout S       stop the run after S seconds (default: the scenario's; 1 day\n"
@@ -398,7 +398,7 @@ static int run_scenario(const struct gdb_cmd *gc, struct session *s, struct run_
 	ro.debug.gdb_vm = vm;
 	ro.debug.paused = true;
 	ro.debug.rr = gc->record ? VM_RR_RECORD : VM_RR_OFF;
-	ro.debug.rr_vm = -1;
+	ro.debug.rr_vm = (int)vm;	/* the VM under gdb */
 	ro.on_spawned = on_spawned;
 	ro.on_tick = tick;
 	ro.ctx = s;
@@ -443,6 +443,17 @@ static char *replay_out(const char *vmdir)
 			return p;
 		free(p);
 	}
+}
+
+/* files.tar (what the guest left in /netlab/out) into files/, as a run does. */
+static void unpack(const char *dir)
+{
+	char *cmd = xasprintf("mkdir -p '%s/files' && tar -xmf '%s/files.tar' -C '%s/files' 2>/dev/null",
+			      dir, dir, dir);
+
+	if (system(cmd) != 0)
+		fprintf(stderr, "netlab gdb: no guest files in '%s/files.tar'\n", dir);
+	free(cmd);
 }
 
 static bool same_file(const char *a, const char *b)
@@ -509,6 +520,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	}
 	vm_release(&p);
 	wait_gdb(s);
+	unpack(s->dir);
 	path = xasprintf("%s/console.log", vmdir);
 	{
 		char *rc = xasprintf("%s/console.log", s->dir);
@@ -530,10 +542,29 @@ out:
 
 /* ---- the command -------------------------------------------------------------- */
 
+/* A batch script whose last command ran the guest to its end fails only
+ * because the guest powered off under it: that is not gdb failing. */
+static bool guest_ended_under_gdb(const struct session *s)
+{
+	char *path = xasprintf("%s/gdb.log", s->dir), *log = NULL;
+	bool ended;
+
+	file_read(path, &log, NULL);
+	ended = log && (strstr(log, "Remote connection closed") ||
+			strstr(log, "Target disconnected") || strstr(log, "Remote communication error"));
+	free(log);
+	free(path);
+	return ended;
+}
+
 static int finish(const struct session *s, int run_code)
 {
 	int g = s->exited ? gdb_status(s) : 0;
 
+	if (g && g < 128 && guest_ended_under_gdb(s)) {
+		fprintf(stderr, "netlab gdb: the guest ended while gdb waited on it (end scripts with 'detach' to avoid that)\n");
+		g = 0;
+	}
 	fprintf(stderr, "netlab gdb: gdb exited with status %d; log: %s/gdb.log\n", g, s->dir);
 	if (run_code)
 		return run_code;

@@ -297,7 +297,7 @@ void gdb_init_script(const struct gdb_kernel *k, const struct gdb_session *s, st
 	if (!s->batch)
 		sbuf_addf(o, "echo \\nnetlab: the kernel is stopped before its first instruction%s.\\n"
 			     "netlab: 'continue' boots it and the scenario runs; 'nl-help' lists netlab's commands.\\n\\n\n",
-			  s->replay ? " of the replay (reverse-continue, reverse-stepi work)" : "");
+			  s->replay ? " of the replay (forward only: 'monitor info replay' shows the icount)" : "");
 }
 
 void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *init,
@@ -394,7 +394,7 @@ static char *replace_all(const char *s, const char *from, const char *to)
 int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, const char *socket,
 		    bool paused, struct argv *a, char **err)
 {
-	static const char *const need[] = { "replay.argv", "replay.bin", "replay.qcow2" };
+	static const char *const need[] = { "replay.argv", "replay.bin" };
 	char *text = NULL, *path, *save = NULL;
 	int ret;
 

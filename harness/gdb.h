@@ -52,7 +52,7 @@ struct gdb_session {
 	size_t n_breaks;
 	const char *log;		/* gdb.log: interactive sessions log into it */
 	bool batch;
-	bool replay;			/* say so in the banner: reverse-* work */
+	bool replay;			/* say so in the banner */
 };
 
 /*
@@ -85,7 +85,7 @@ int gdb_qmp_cont(const char *qmp_socket, char **err);
  * Reads VM_DIR/replay.argv (written by `netlab run --record`), puts `out`
  * for @OUT@ and `sock_dir` for @SOCK@, and appends the gdbstub on `socket`
  * (and -S when `paused`). Return: 0, or -EINVAL when the directory holds
- * no recording (replay.argv, replay.bin or replay.qcow2 missing).
+ * no recording (replay.argv or replay.bin missing).
  */
 int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, const char *socket,
 		    bool paused, struct argv *a, char **err);

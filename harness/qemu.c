@@ -84,21 +84,28 @@ static bool rr_on(const struct vm_config *cfg, unsigned int vm)
 }
 
 /*
- * QEMU record/replay: icount driven by the log, an initial snapshot
- * ("init", in an empty qcow2) for reverse debugging, and every packet that
- * reaches a NIC recorded (filter-replay on each netdev of the VM).
+ * QEMU record/replay: icount driven by the log, every packet that reaches
+ * a NIC recorded (filter-replay on each netdev of the VM), and, if asked,
+ * an initial snapshot ("init", in an empty qcow2) for reverse debugging.
  */
 static void add_rr(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
 	const char *dir = vm_dir(cfg, vm);
+	struct sbuf b;
 
-	argv_add(a, "-icount");
+	sbuf_init(&b);
+	sbuf_addf(&b, "shift=auto,rr=%s,rrfile=", cfg->debug.rr == VM_RR_RECORD ? "record" : "replay");
 	if (cfg->debug.rr_file)
-		argv_addf(a, "shift=auto,rr=%s,rrfile=%s,rrsnapshot=init",
-			  cfg->debug.rr == VM_RR_RECORD ? "record" : "replay", cfg->debug.rr_file);
+		sbuf_adds(&b, cfg->debug.rr_file);
 	else
-		argv_addf(a, "shift=auto,rr=%s,rrfile=%s/replay.bin,rrsnapshot=init",
-			  cfg->debug.rr == VM_RR_RECORD ? "record" : "replay", dir);
+		sbuf_addf(&b, "%s/replay.bin", dir);
+	if (cfg->debug.rr_snapshot)
+		sbuf_adds(&b, ",rrsnapshot=init");
+	argv_add(a, "-icount");
+	argv_add(a, b.s);
+	sbuf_release(&b);
+	if (!cfg->debug.rr_snapshot)
+		return;
 	argv_add(a, "-drive");
 	if (cfg->debug.rr_disk)
 		argv_addf(a, "file=%s,if=none,id=rrdisk,format=qcow2", cfg->debug.rr_disk);

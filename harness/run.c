@@ -516,7 +516,7 @@ static int prepare_record(struct run_ctx *c, unsigned int i, char **err)
 	char *path = xasprintf("%s/replay.argv", v->dir);
 	struct argv a;
 	struct sbuf text;
-	int ret = create_rr_disk(disk, err);
+	int ret = r.debug.rr_snapshot ? create_rr_disk(disk, err) : 0;
 
 	r.debug.rr = VM_RR_REPLAY;
 	r.debug.rr_vm = (int)i;

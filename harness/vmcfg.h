@@ -83,8 +83,10 @@ struct vm_config {
 		enum vm_rr { VM_RR_OFF, VM_RR_RECORD, VM_RR_REPLAY } rr;
 		int rr_vm;		/* the VM recorded/replayed (-1 = every VM) */
 		const char *rr_file;	/* replay log; NULL = <vm dir>/replay.bin */
-		/* Empty qcow2 holding the snapshot reverse debugging starts
-		 * from (rrsnapshot=init); NULL = <vm dir>/replay.qcow2. */
+		/* rrsnapshot=init in an empty qcow2 (rr_disk, NULL = <vm dir>/
+		 * replay.qcow2): what reverse debugging starts from. Off by
+		 * default: with QEMU 7.2 here a replay from it never starts. */
+		bool rr_snapshot;
 		const char *rr_disk;
 	} debug;
 };

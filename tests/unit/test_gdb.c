@@ -190,9 +190,6 @@ static void test_gdb__replay_argv_substitutes_and_adds_gdbstub(void **state)
 	p = xasprintf("%s/replay.bin", dir);
 	file_write(p, "", 0);
 	free(p);
-	p = xasprintf("%s/replay.qcow2", dir);
-	file_write(p, "", 0);
-	free(p);
 	assert_int_equal(gdb_replay_argv(dir, "/o", "/s", "/o/gdb.sock", true, &a, &err), 0);
 	assert_string_equal(a.v[0], "qemu");
 	assert_string_equal(a.v[2], "file,id=console,path=/o/console.log");

@@ -356,6 +356,11 @@ static void test_qemu__record_icount_log_snapshot_disk_and_netdev_filters(void *
 	c.debug.rr = VM_RR_RECORD;
 	c.debug.rr_vm = -1;
 	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-icount", ""), "shift=auto,rr=record,rrfile=/r/replay.bin");
+	assert_int_equal(arg_index(&a, "-drive"), -1);
+	argv_release(&a);
+	c.debug.rr_snapshot = true;
+	build(&c, &a);
 	assert_string_equal(opt_value(&a, "-icount", ""),
 			    "shift=auto,rr=record,rrfile=/r/replay.bin,rrsnapshot=init");
 	assert_string_equal(opt_value(&a, "-drive", ""),
@@ -376,6 +381,7 @@ static void test_qemu__replay_uses_given_log_and_disk_and_needs_tcg(void **state
 	c.debug.rr_vm = 0;
 	c.debug.rr_file = "/x/replay.bin";
 	c.debug.rr_disk = "/x/replay.qcow2";
+	c.debug.rr_snapshot = true;
 	build(&c, &a);
 	assert_string_equal(opt_value(&a, "-icount", ""),
 			    "shift=auto,rr=replay,rrfile=/x/replay.bin,rrsnapshot=init");
