@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -35,6 +36,35 @@ static void golden_check(struct json_object *o, const char *file_name, const cha
 	free(got);
 	free(want);
 	json_object_put(o);
+}
+
+/*
+ * A temporary file holding the first @len bytes of @src, or, with @src NULL,
+ * @len bytes of junk: the damaged inputs of the bad-file tests. The caller
+ * unlinks and frees it.
+ */
+static char *bad_trace_file(const char *src, size_t len, const char *tag)
+{
+	char *path = xasprintf("%s/netlab-test-%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			       tag);
+	char *data = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	if (src) {
+		size_t n = 0;
+
+		assert_int_equal(file_read(src, &data, &n), 0);
+		assert_true(len < n);
+	} else {
+		data = xzalloc(len + 1);
+		for (size_t i = 0; i < len; i++)
+			data[i] = (char)(i * 7919 + 13);
+	}
+	assert_int_equal(file_write(path, data, len), 0);
+	free(data);
+	return path;
 }
 
 #endif /* NETLAB_TEST_GOLDEN_H */

@@ -353,27 +353,10 @@ static void test_netrx__print_shows_trees_and_tables(void **state)
 /* A copy of a run's trace cut to `len` bytes, or `len` bytes of junk, in a temp file. */
 static char *bad_file(const char *run, size_t len)
 {
-	char *path = xasprintf("%s/netlab-test-netrx-XXXXXX",
-			       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	char *data = NULL;
-	int fd = mkstemp(path);
+	char *src = run ? xasprintf(RUNS "%s/files/trace.dat", run) : NULL;
+	char *path = bad_trace_file(src, len, "netrx");
 
-	assert_true(fd >= 0);
-	close(fd);
-	if (run) {
-		char *src = xasprintf(RUNS "%s/files/trace.dat", run);
-		size_t n = 0;
-
-		assert_int_equal(file_read(src, &data, &n), 0);
-		assert_true(len < n);
-		free(src);
-	} else {
-		data = xzalloc(len + 1);
-		for (size_t i = 0; i < len; i++)
-			data[i] = (char)(i * 7919 + 13);
-	}
-	assert_int_equal(file_write(path, data, len), 0);
-	free(data);
+	free(src);
 	return path;
 }
 

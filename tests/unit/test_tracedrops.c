@@ -227,27 +227,10 @@ static void test_tracedrops__lost_events_are_counted(void **state)
 /* A copy of a fixture cut to `len` bytes, or `len` bytes of junk, in a temp file. */
 static char *bad_file(const char *fixture, size_t len)
 {
-	char *path = xasprintf("%s/netlab-test-tracedrops-XXXXXX",
-			       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	char *data = NULL;
-	int fd = mkstemp(path);
+	char *src = fixture ? xasprintf(TRACES "%s", fixture) : NULL;
+	char *path = bad_trace_file(src, len, "tracedrops");
 
-	assert_true(fd >= 0);
-	close(fd);
-	if (fixture) {
-		char *src = xasprintf(TRACES "%s", fixture);
-		size_t n = 0;
-
-		assert_int_equal(file_read(src, &data, &n), 0);
-		assert_true(len < n);
-		free(src);
-	} else {
-		data = xzalloc(len + 1);
-		for (size_t i = 0; i < len; i++)
-			data[i] = (char)(i * 7919 + 13);
-	}
-	assert_int_equal(file_write(path, data, len), 0);
-	free(data);
+	free(src);
 	return path;
 }
 
