@@ -1144,8 +1144,16 @@ static int drv_line(struct reader *r, struct tep_record *rec, int e, struct pktp
 	for (i = 0; fmt && i < r->n_fmts; i++)
 		if (r->fmts[i].fmt == fmt)
 			break;
-	if (fmt && i < r->n_fmts && !r->fmts[i].kind)
-		return 0; /* a trace_printk of someone else: formatted once */
+	if (fmt && i < r->n_fmts && r->fmts[i].kind != 1) {
+		/*
+		 * Formatted once: a trace_printk of someone else, or a driver
+		 * line other than the hand-off (drvring reads those; here
+		 * they are only counted, not formatted again).
+		 */
+		if (r->fmts[i].kind)
+			r->p->drv_lines++;
+		return 0;
+	}
 	trace_seq_reset(&r->seq);
 	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&r->seq);
