@@ -41,7 +41,8 @@ test_expect_success 'batch gdb stops in e1000e RX under NAPI, reads the ring, th
 # recorded one. VM b of a pair is recorded; its packets come from VM a.
 test_expect_success 'recorded VM replays: breakpoint at the same icount twice, same console' '
 	"$NETLAB" run --topology pair --record=b -o "$T_TMP/rec" -q \
-		--exec "ping -c 20 -i 0.1 198.18.0.2" --peer-exec "sleep 4" 2>"$T_TMP/rec.err"
+		--exec "ping -c 20 -i 0.1 198.18.0.2 || true" --peer-exec "sleep 4" 2>"$T_TMP/rec.err" ||
+		{ cat "$T_TMP/rec.err"; false; }
 	test -s "$T_TMP/rec/vm-b/replay.bin"
 	grep -q "rr=replay" "$T_TMP/rec/vm-b/replay.argv"
 	grep -q "rr=record" "$T_TMP/rec/vm-b/cmdline"
@@ -53,18 +54,24 @@ test_expect_success 'recorded VM replays: breakpoint at the same icount twice, s
 	continue
 	EOF
 	for i in 1 2; do
-		rc=0; "$NETLAB" gdb --replay --batch "$T_TMP/ic.gdb" --timeout 40 "$T_TMP/rec" \
+		rc=0; "$NETLAB" gdb --replay --batch "$T_TMP/ic.gdb" --timeout 90 "$T_TMP/rec" \
 			2>"$T_TMP/replay$i.err" || rc=$?
-		test $rc = 0 || test $rc = 125
+		test $rc = 0 || test $rc = 125 || { cat "$T_TMP/replay$i.err"; false; }
 	done
 	a=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-1/gdb.log")
 	b=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-2/gdb.log")
 	echo "replay 1: $a; replay 2: $b"
 	test -n "$a" && test "$a" = "$b"
+	# Replays stall once the guest command starts (README) and are ended by
+	# --timeout, each at its own point: the consoles must agree byte for
+	# byte as far as both got, and with the recording.
 	c1=$T_TMP/rec/vm-b/replay-1/console.log c2=$T_TMP/rec/vm-b/replay-2/console.log
-	cmp "$c1" "$c2"
-	test "$(wc -c <"$c1")" -gt 10000
-	cmp -n "$(wc -c <"$c1")" "$c1" "$T_TMP/rec/vm-b/console.log"
+	n1=$(wc -c <"$c1") n2=$(wc -c <"$c2")
+	n=$n1; [ "$n2" -lt "$n" ] && n=$n2
+	echo "consoles: $n1 and $n2 bytes"
+	test "$n" -gt 10000
+	cmp -n "$n" "$c1" "$c2"
+	cmp -n "$n" "$c1" "$T_TMP/rec/vm-b/console.log"
 '
 
 test_expect_success 'a panic is decoded to the file and line gdb names' '
