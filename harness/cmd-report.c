@@ -570,6 +570,9 @@ static void print_report(const struct report *r)
 	}
 }
 
+/* The run's oops decoded to file:line (faddr2line lines), for --json; or NULL. */
+static char *oops_text;
+
 static int print_report_json(const struct report *r)
 {
 	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *drops;
@@ -605,6 +608,15 @@ static int print_report_json(const struct report *r)
 	}
 	if (r->rv)
 		json_object_object_add(o, "wire", runview_to_json(r->rv));
+	if (oops_text) {
+		struct json_object *lines = json_object_new_array();
+		char *copy = xstrdup(oops_text), *save = NULL;
+
+		for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			json_object_array_add(lines, json_object_new_string(l));
+		free(copy);
+		json_object_object_add(o, "oops", lines);
+	}
 	if (r->packets)
 		json_object_object_add(o, "packet_lines", json_object_get(r->packets));
 	if (r->snoop)
@@ -723,16 +735,22 @@ static int report_isolated(const struct report_opts *ro, char *path)
 	return NL_EXIT_USAGE;
 }
 
-/* A run that ended in an oops or panic: its trace decoded to file:line (gdb.h). */
-static void report_oops(const char *rundir)
+/*
+ * A run that ended in an oops or panic: its trace decoded to file:line
+ * (gdb.h), printed first, or kept for the JSON object.
+ */
+static void report_oops(const char *rundir, bool json)
 {
 	char *err = NULL;
 	struct sbuf out;
 
 	sbuf_init(&out);
-	if (oops_report(rundir, &out, &err) > 0)
-		printf("%s\n", out.s);
-	else if (err)
+	if (oops_report(rundir, &out, &err) > 0) {
+		if (json)
+			oops_text = xstrdup(out.s);
+		else
+			printf("%s\n", out.s);
+	} else if (err)
 		fprintf(stderr, "netlab report: cannot decode the oops: %s\n", err);
 	fflush(stdout);
 	sbuf_release(&out);
@@ -772,10 +790,11 @@ int cmd_report(int argc, char **argv)
 		     "  --json        one JSON object with the same figures");
 		return NL_EXIT_OK;
 	}
-	if (!ro.json && is_dir(ro.target))
-		report_oops(ro.target);
+	if (is_dir(ro.target))
+		report_oops(ro.target, ro.json);
 	path = find_trace(ro.target);
 	ret = report_isolated(&ro, path);
 	free(path);
+	free(oops_text);
 	return ret;
 }

@@ -91,6 +91,9 @@ test_expect_success 'a panic is decoded to the file and line gdb names' '
 	echo "ours=$ours theirs=$theirs"
 	test -n "$ours" && test -n "$theirs"
 	case "$theirs" in */"$ours") ;; *) false ;; esac
+	# The same lines in the JSON object.
+	"$NETLAB" report --json "$T_TMP/crash" >"$T_TMP/crash.json" 2>/dev/null || true
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if any(l.startswith(\"sysrq_handle_crash at drivers/tty/sysrq.c:\") for l in d[\"oops\"]) else 1)" "$T_TMP/crash.json"
 '
 
 test_expect_success 'bad input: no vmlinux, no gdb, no recording: exit 2 with the reason' '
