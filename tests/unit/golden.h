@@ -8,6 +8,7 @@
 #ifndef NETLAB_TEST_GOLDEN_H
 #define NETLAB_TEST_GOLDEN_H
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@
 
 #include "util.h"
 
-static void golden_check(struct json_object *o, const char *file_name, const char *exp_path)
+static __attribute__((unused)) void golden_check(struct json_object *o, const char *file_name, const char *exp_path)
 {
 	struct json_object *trace;
 	char *got, *want = NULL;
@@ -38,20 +39,28 @@ static void golden_check(struct json_object *o, const char *file_name, const cha
 	json_object_put(o);
 }
 
+/* A temporary file holding @len bytes of @data; the caller unlinks and frees it. */
+static __attribute__((unused)) char *tmp_data_file(const void *data, size_t len, const char *tag)
+{
+	char *path = xasprintf("%s/netlab-test-%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
+			       tag);
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(file_write(path, data, len), 0);
+	return path;
+}
+
 /*
  * A temporary file holding the first @len bytes of @src, or, with @src NULL,
  * @len bytes of junk: the damaged inputs of the bad-file tests. The caller
  * unlinks and frees it.
  */
-static char *bad_trace_file(const char *src, size_t len, const char *tag)
+static __attribute__((unused)) char *bad_trace_file(const char *src, size_t len, const char *tag)
 {
-	char *path = xasprintf("%s/netlab-test-%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp",
-			       tag);
-	char *data = NULL;
-	int fd = mkstemp(path);
+	char *data = NULL, *path;
 
-	assert_true(fd >= 0);
-	close(fd);
 	if (src) {
 		size_t n = 0;
 
@@ -62,9 +71,28 @@ static char *bad_trace_file(const char *src, size_t len, const char *tag)
 		for (size_t i = 0; i < len; i++)
 			data[i] = (char)(i * 7919 + 13);
 	}
-	assert_int_equal(file_write(path, data, len), 0);
+	path = tmp_data_file(data, len, tag);
 	free(data);
 	return path;
+}
+
+/*
+ * A reader's failure on @path: the return @got is @want, no result was
+ * given (@out_set false), and @err names the file, has a hint and, when
+ * @needle is given, says it. Frees @err.
+ */
+static __attribute__((unused)) void expect_read_error(int got, int want, bool out_set, char *err, const char *path,
+			      const char *needle)
+{
+	assert_int_equal(got, want);
+	assert_false(out_set);
+	assert_non_null(err);
+	assert_non_null(strstr(err, path));
+	assert_non_null(strstr(err, "\nhint: "));
+	if (needle && !strstr(err, needle))
+		print_error("no '%s' in: %s\n", needle, err);
+	assert_true(!needle || strstr(err, needle));
+	free(err);
 }
 
 #endif /* NETLAB_TEST_GOLDEN_H */
