@@ -35,6 +35,7 @@ enum scn_section {
 	SEC_QDISC,
 	SEC_CHECKS,
 	SEC_TRACE,
+	SEC_GDB,
 	N_SECTIONS,
 };
 
@@ -58,6 +59,7 @@ struct parse_ctx {
 	unsigned int topology_line, generator_line, duration_line, timeout_line;
 	unsigned int nic_line[VM_MAX_NICS], ring_line[VM_MAX_NICS];
 	unsigned int netem_line[VM_MAX_NICS], qdisc_line[VM_MAX_NICS];
+	unsigned int gdb_vm_line, gdb_timeout_line;
 	/* the earliest error */
 	char *err;
 	unsigned int err_line;		/* 0: about the whole file */
@@ -606,6 +608,121 @@ static int key_trace(struct parse_ctx *c, const char *key, const char *value)
 		       key);
 }
 
+/* ---- [gdb] ------------------------------------------------------------------- */
+
+/* A path written in the scenario: relative to the scenario file's directory. */
+static char *scn_relative(const struct parse_ctx *c, const char *f)
+{
+	const char *slash = strrchr(c->path, '/');
+
+	if (f[0] == '/' || !slash)
+		return xstrdup(f);
+	return xasprintf("%.*s/%s", (int)(slash - c->path), c->path, f);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+static int gdb_script(struct parse_ctx *c, const char *value)
+{
+	struct scenario *s = c->s;
+
+	s->gdb_script = scn_relative(c, value);
+	if (!has_suffix(value, ".gdb") && !has_suffix(value, ".py"))
+		return scn_err(c, c->line, "bad script '%s' in [gdb]: expected a .gdb or .py file",
+			       value);
+	if (access(s->gdb_script, R_OK) < 0)
+		return scn_err(c, c->line, "cannot read gdb script '%s' (script in [gdb]): %s",
+			       s->gdb_script, strerror(errno));
+	return 0;
+}
+
+/* break = FUNC...: gdb locations (function, FILE:LINE, *ADDR), one word each. */
+static int gdb_break(struct parse_ctx *c, const char *value)
+{
+	struct scenario *s = c->s;
+	char *list = xstrdup(value), *rest = list, *f;
+	int ret = 0;
+
+	while (!ret && (f = strsep(&rest, " \t"))) {
+		if (!*f)
+			continue;
+		if (!chars_ok(f, "_.:/*+-")) {
+			ret = scn_err(c, c->line, "bad break '%s' in [gdb]: expected a function, FILE:LINE or *ADDRESS",
+				      f);
+			break;
+		}
+		s->gdb_breaks = realloc(s->gdb_breaks, (s->n_gdb_breaks + 1) * sizeof(char *));
+		if (!s->gdb_breaks)
+			abort();
+		s->gdb_breaks[s->n_gdb_breaks++] = xstrdup(f);
+	}
+	free(list);
+	return ret;
+}
+
+/* match.NAME = REGEX: NAME becomes a metric name component. */
+static int gdb_match(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct scenario *s = c->s;
+	const char *name = key + 6;
+	struct scn_gdb_match *m;
+	char why[256];
+	int rc;
+
+	if (!chars_ok(name, "_") || strpbrk(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+		return scn_err(c, c->line, "bad match name '%s' in [gdb]: expected match.NAME, NAME [a-z0-9_]+",
+			       key);
+	s->gdb_match = realloc(s->gdb_match, (s->n_gdb_match + 1) * sizeof(*s->gdb_match));
+	if (!s->gdb_match)
+		abort();
+	m = &s->gdb_match[s->n_gdb_match];
+	memset(m, 0, sizeof(*m));
+	rc = regcomp(&m->re, value, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, &m->re, why, sizeof(why));
+		return scn_err(c, c->line, "bad regex in %s '%s': %s (POSIX extended regex)", key,
+			       value, why);
+	}
+	m->name = xstrdup(name);
+	m->regex = xstrdup(value);
+	m->line = c->line;
+	s->n_gdb_match++;
+	return 0;
+}
+
+/* [gdb]: a batch gdb attached to a guest during every run (see README). */
+static int key_gdb(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct scenario *s = c->s;
+
+	if (!strcmp(key, "script"))
+		return gdb_script(c, value);
+	if (!strcmp(key, "break"))
+		return gdb_break(c, value);
+	if (!strcmp(key, "vm")) {
+		c->gdb_vm_line = c->line;
+		if ((value[0] == 'a' || value[0] == 'b') && !value[1]) {
+			s->gdb_vm = value[0] - 'a';
+			return 0;
+		}
+		return scn_err(c, c->line, "bad vm '%s' in [gdb]: expected a or b", value);
+	}
+	if (!strcmp(key, "timeout")) {
+		c->gdb_timeout_line = c->line;
+		return set_uint(c, "[gdb] timeout", value, 1, 86400, &s->gdb_timeout_s);
+	}
+	if (!strncmp(key, "match.", 6))
+		return gdb_match(c, key, value);
+	return scn_err(c, c->line,
+		       "unknown key '%s' in [gdb] (allowed: script, break, vm, timeout, match.NAME)",
+		       key);
+}
+
 static const struct {
 	const char *name;
 	int (*key)(struct parse_ctx *c, const char *key, const char *value);
@@ -617,9 +734,10 @@ static const struct {
 	[SEC_QDISC] = { "qdisc", key_qdisc },
 	[SEC_CHECKS] = { "checks", key_checks },
 	[SEC_TRACE] = { "trace", key_trace },
+	[SEC_GDB] = { "gdb", key_gdb },
 };
 
-#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace"
+#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb"
 
 static int section_find(const char *name, size_t len)
 {
@@ -848,6 +966,57 @@ static void validate_traffic(struct parse_ctx *c)
 		validate_option(c, g, &c->s->traffic[i]);
 }
 
+/* [gdb] against the rest: a script, a VM the topology has, a timeout within the run's. */
+static void validate_gdb(struct parse_ctx *c)
+{
+	struct scenario *s = c->s;
+	unsigned int line = c->sec_line[SEC_GDB];
+
+	s->gdb = line != 0;
+	if (!s->gdb)
+		return;
+	if (!s->gdb_script)
+		scn_err(c, line, "[gdb] has no script (script = FILE.gdb or FILE.py, next to the scenario)");
+	if (s->gdb_vm >= (int)s->topo->n_vms)
+		scn_err(c, c->gdb_vm_line, "vm %c in [gdb], but topology '%s' has one VM (a)",
+			'a' + s->gdb_vm, s->topo->name);
+	if (!c->gdb_timeout_line)
+		s->gdb_timeout_s = s->timeout_s > 240 ? 120 : s->timeout_s / 2;
+	else if (s->gdb_timeout_s >= s->timeout_s)
+		scn_err(c, c->gdb_timeout_line,
+			"timeout %u s in [gdb] is not shorter than the run's timeout, %u s",
+			s->gdb_timeout_s, s->timeout_s);
+}
+
+/* gdb.exit and gdb.lines_matching.NAME: only with [gdb], and its match.NAME. */
+static int gdb_metric_check(const struct scenario *s, const char *name, char **why)
+{
+	const char *lm = "gdb.lines_matching.";
+	struct sbuf b;
+
+	if (!s->gdb) {
+		err_set(why, "metric '%s' needs a [gdb] section", name);
+		return -EINVAL;
+	}
+	if (!strcmp(name, "gdb.exit"))
+		return 0;
+	if (strncmp(name, lm, strlen(lm))) {
+		err_set(why, "unknown metric '%s' (gdb metrics: gdb.exit, gdb.lines_matching.NAME)",
+			name);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->n_gdb_match; i++)
+		if (!strcmp(s->gdb_match[i].name, name + strlen(lm)))
+			return 0;
+	sbuf_init(&b);
+	for (size_t i = 0; i < s->n_gdb_match; i++)
+		sbuf_addf(&b, "%s%s", i ? ", " : "", s->gdb_match[i].name);
+	err_set(why, "metric '%s': [gdb] has no match.%s (matches: %s)", name, name + strlen(lm),
+		b.len ? b.s : "none");
+	sbuf_release(&b);
+	return -EINVAL;
+}
+
 struct metric_ctx {
 	struct parse_ctx *c;
 	const struct scn_check *chk;
@@ -860,7 +1029,8 @@ static int validate_metric(void *ctx, const char *name, unsigned int column)
 	char *why = NULL;
 
 	(void)column;
-	if (!metrics_name_check(name, s->generator, s->labels, &why))
+	if (!strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why)
+				       : !metrics_name_check(name, s->generator, s->labels, &why))
 		return 0;
 	scn_err(mc->c, mc->chk->line, "check '%s': %s", mc->chk->name, why);
 	free(why);
@@ -909,6 +1079,7 @@ static struct scenario *scn_new(const char *path)
 	s->deterministic = true;
 	s->trace = true;
 	s->trace_buffer_kb = 0;
+	s->gdb_vm = -1;
 	return s;
 }
 
@@ -925,6 +1096,7 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	validate_nics(c);
 	validate_timeout(c);
 	validate_traffic(c);
+	validate_gdb(c);
 	validate_checks(c);
 }
 
@@ -998,6 +1170,16 @@ void scn_free(struct scenario *s)
 	}
 	free(s->trace_probe_names);
 	free(s->trace_probe_defs);
+	free(s->gdb_script);
+	for (size_t i = 0; i < s->n_gdb_breaks; i++)
+		free(s->gdb_breaks[i]);
+	free(s->gdb_breaks);
+	for (size_t i = 0; i < s->n_gdb_match; i++) {
+		free(s->gdb_match[i].name);
+		free(s->gdb_match[i].regex);
+		regfree(&s->gdb_match[i].re);
+	}
+	free(s->gdb_match);
 	for (size_t i = 0; i < s->n_acpi; i++)
 		free(s->acpi[i]);
 	free(s->acpi);

@@ -11,6 +11,7 @@
 #ifndef NETLAB_SCENARIO_H
 #define NETLAB_SCENARIO_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,6 +28,15 @@ struct scn_kv {
 struct scn_check {
 	char *name;
 	struct check_expr *expr;	/* check_text(expr) is the text */
+	unsigned int line;
+};
+
+/* [gdb] match.NAME = REGEX: gdb.lines_matching.NAME counts the lines of
+ * gdb's output that REGEX (POSIX extended) matches. */
+struct scn_gdb_match {
+	char *name;
+	char *regex;			/* as written */
+	regex_t re;			/* compiled with REG_EXTENDED | REG_NOSUB */
 	unsigned int line;
 };
 
@@ -75,6 +85,16 @@ struct scenario {
 	char **trace_probe_defs;
 	size_t n_trace_probes;
 	unsigned int trace_buffer_kb;	/* per CPU; 0 = sized for the set */
+
+	/* [gdb]: a batch gdb on a guest kernel during every run (README). */
+	bool gdb;			/* the section is there */
+	char *gdb_script;		/* script = FILE, against the scenario's directory */
+	char **gdb_breaks;		/* break = FUNC...: hbreak before the kernel runs */
+	size_t n_gdb_breaks;
+	int gdb_vm;			/* vm = a|b: 0 or 1; -1 = the e1000e NIC's VM, else a */
+	unsigned int gdb_timeout_s;	/* gdb is ended after this (default 120) */
+	struct scn_gdb_match *gdb_match;	/* in file order */
+	size_t n_gdb_match;
 };
 
 /*
