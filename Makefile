@@ -11,16 +11,18 @@ CC      ?= gcc
 B       := build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
-PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent
+PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
-	       scenario baseline scnrun regress regress-out tracefile tracedrops pktpath pktpath-out netrx netrx-out drvring drvring-out runview acpi bisect bisect-step gdb
+	       scenario baseline scnrun regress regress-out tracefile tracedrops pktpath pktpath-out netrx netrx-out drvring drvring-out runview acpi bisect bisect-step gdb libvirt libvirt-xml
 HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report cmd-bisect cmd-gdb
 # The log-linear latency histogram is shared with the traffic generators.
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
+
+.DEFAULT_GOAL := all
 
 # Traffic generators (guest side): defines `traffic::` and TRAFFIC_TESTS.
 -include traffic/build.mk

@@ -15,6 +15,9 @@ pkgs=(
 	qemu-system-x86 qemu-utils gdb acpica-tools jq
 	# the guest image's tools (copied from the host with their libraries)
 	busybox-static iproute2 ethtool trace-cmd tcpdump iperf3
+	# the libvirt backend (--backend libvirt): C API, daemons, virsh and
+	# virt-xml-validate (xmllint) for the tests
+	libvirt-dev libvirt-daemon-system libvirt-clients libxml2-utils
 	# benchmarks
 	time
 )

@@ -3,6 +3,8 @@
  * What every command shares: error printing and the default paths of the
  * kernel, the initramfs and the run directory.
  */
+#include <errno.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -46,4 +48,18 @@ char *cmd_default_out(const char *kind)
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
 	return xasprintf("runs/%s-%s-%d", kind, stamp, (int)getpid());
+}
+
+int cmd_parse_domain_name(const char *arg, const char **out, char **err)
+{
+	size_t n = strlen(arg);
+
+	if (n == 0 || n > 48 || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789_.-") != n || arg[0] == '-' || arg[0] == '.') {
+		err_set(err, "--domain-name '%s': expected 1 to 48 letters, digits, '_', '.' or '-', "
+			     "not starting with '-' or '.'", arg);
+		return -EINVAL;
+	}
+	*out = arg;
+	return 0;
 }

@@ -38,6 +38,12 @@ static const char run_usage[] =
 	"      --record[=VM]     record the run with QEMU record/replay (TCG): every VM, or VM a\n"
 	"                        or b; replay it with 'netlab gdb --replay RUN_DIR'\n"
 	"      --qemu PATH       QEMU binary (default qemu-system-x86_64)\n"
+	"      --backend NAME    qemu (default: QEMU processes of netlab's own) or libvirt\n"
+	"                        (transient libvirt domains, see README \"libvirt backend\")\n"
+	"      --connect URI     libvirt URI (implies --backend libvirt; default\n"
+	"                        $NETLAB_LIBVIRT_URI, else qemu:///system as root, else qemu:///session)\n"
+	"      --domain-name N   libvirt domain name (N-a, N-b for a pair; default netlab-HOST-PID-N)\n"
+	"      --print-xml       print the libvirt domain XML of each VM and exit\n"
 	"  -v, --verbose         stream the guest console to stderr\n"
 	"  -q, --quiet           do not stream the command's output\n"
 	"exit status: the command's, 1 on timeout or panic, 2 on bad input,\n"
@@ -46,7 +52,7 @@ static const char run_usage[] =
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
-	OPT_ACPI, OPT_RECORD,
+	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML,
 };
 
 static const struct option run_longopts[] = {
@@ -68,6 +74,10 @@ static const struct option run_longopts[] = {
 	{ "peer-kernel", required_argument, NULL, OPT_PEER_KERNEL },
 	{ "acpi", required_argument, NULL, OPT_ACPI },
 	{ "record", optional_argument, NULL, OPT_RECORD },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "domain-name", required_argument, NULL, OPT_DOMAIN_NAME },
+	{ "print-xml", no_argument, NULL, OPT_PRINT_XML },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -155,6 +165,17 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'v': o->stream_console = true; return 0;
 	case 'q': rc->quiet = true; return 0;
 	case 'h': rc->help = true; return 0;
+	case OPT_CONNECT:
+		o->connect = arg;
+		o->backend = RUN_BACKEND_LIBVIRT;
+		return 0;
+	case OPT_DOMAIN_NAME: return cmd_parse_domain_name(arg, &o->domain_name, err);
+	case OPT_PRINT_XML: rc->print_xml = true; return 0;
+	case OPT_BACKEND:
+		if (run_backend_parse(arg, &o->backend) == 0)
+			return 0;
+		err_set(err, "--backend '%s': expected qemu or libvirt", arg);
+		return -EINVAL;
 	case OPT_NIC: return parse_nic(arg, o, err);
 	case OPT_SYSCTL: return parse_sysctl(arg, rc, err);
 	case OPT_ACPI: return parse_acpi(arg, o, err);
@@ -235,6 +256,12 @@ int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
 			argv[optind]);
 		return -EINVAL;
 	}
+	if (rc->print_xml)
+		rc->opts.backend = RUN_BACKEND_LIBVIRT;
+	if (rc->opts.connect && rc->opts.backend != RUN_BACKEND_LIBVIRT) {
+		err_set(err, "--connect needs --backend libvirt, not qemu");
+		return -EINVAL;
+	}
 	fill_defaults(rc);
 	return 0;
 }
@@ -294,6 +321,20 @@ int cmd_run(int argc, char **argv)
 		fputs(run_usage, stdout);
 		run_cmd_release(&rc);
 		return NL_EXIT_OK;
+	}
+	if (rc.print_xml) {
+		struct sbuf xml;
+
+		sbuf_init(&xml);
+		ret = run_print_xml(&rc.opts, &xml, &err);
+		if (ret)
+			cmd_error("run", err);
+		else
+			fputs(xml.s, stdout);
+		free(err);
+		sbuf_release(&xml);
+		run_cmd_release(&rc);
+		return ret ? NL_EXIT_USAGE : NL_EXIT_OK;
 	}
 	rc.opts.on_output = on_output;
 	rc.opts.ctx = &rc;

@@ -23,10 +23,14 @@ struct run_cmd {
 	struct run_opts opts;
 	bool quiet;
 	bool help;
+	bool print_xml;			/* --print-xml: libvirt domain XML, no run */
 	char *own[4];
 	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
 	size_t n_job_lines;
 };
+
+/* --domain-name: letters, digits, '_', '.', '-', at most 48 characters. */
+int cmd_parse_domain_name(const char *arg, const char **out, char **err);
 
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);

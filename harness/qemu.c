@@ -12,7 +12,7 @@
 /* Always on the kernel command line: see README, "host/guest contract". */
 #define KERNEL_BASE_APPEND "console=ttyS0 panic=-1 oops=panic rdinit=/init"
 
-static const char *const guest_ports[] = {
+const char *const qemu_guest_ports[QEMU_N_PORTS] = {
 	NETLAB_PORT_STDOUT, NETLAB_PORT_STDERR, NETLAB_PORT_STATUS, NETLAB_PORT_FILES,
 };
 
@@ -28,7 +28,7 @@ const char *qemu_port_file(const char *port)
 	return "files.tar";
 }
 
-static int check_config(const struct vm_config *cfg, char **err)
+int qemu_check_config(const struct vm_config *cfg, char **err)
 {
 	if (!cfg->qemu || !cfg->kernel || !cfg->initrd || !cfg->rundir || !cfg->topo) {
 		err_set(err, "incomplete VM configuration (qemu, kernel, initrd, rundir, topology)");
@@ -68,12 +68,12 @@ static void add_ports(const char *dir, struct argv *a)
 {
 	argv_add(a, "-device");
 	argv_add(a, "virtio-serial-pci,id=vser0");
-	for (size_t i = 0; i < ARRAY_SIZE(guest_ports); i++) {
+	for (size_t i = 0; i < QEMU_N_PORTS; i++) {
 		argv_add(a, "-chardev");
-		argv_addf(a, "file,id=port%zu,path=%s/%s", i, dir, qemu_port_file(guest_ports[i]));
+		argv_addf(a, "file,id=port%zu,path=%s/%s", i, dir, qemu_port_file(qemu_guest_ports[i]));
 		argv_add(a, "-device");
 		argv_addf(a, "virtserialport,bus=vser0.0,chardev=port%zu,name=%s", i,
-			  guest_ports[i]);
+			  qemu_guest_ports[i]);
 	}
 }
 
@@ -137,18 +137,24 @@ static void add_gdb(const struct vm_config *cfg, struct argv *a)
 		argv_add(a, "-S");
 }
 
-static void add_append(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *b)
 {
 	/* Breakpoints and a replay need the addresses of vmlinux. */
 	bool nokaslr = (cfg->debug.gdb_socket && vm == cfg->debug.gdb_vm) || rr_on(cfg, vm);
+
+	sbuf_adds(b, KERNEL_BASE_APPEND);
+	if (nokaslr)
+		sbuf_adds(b, " nokaslr");
+	if (cfg->append && *cfg->append)
+		sbuf_addf(b, " %s", cfg->append);
+}
+
+static void add_append(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+{
 	struct sbuf b;
 
 	sbuf_init(&b);
-	sbuf_adds(&b, KERNEL_BASE_APPEND);
-	if (nokaslr)
-		sbuf_adds(&b, " nokaslr");
-	if (cfg->append && *cfg->append)
-		sbuf_addf(&b, " %s", cfg->append);
+	qemu_kernel_append(cfg, vm, &b);
 	argv_add(a, "-append");
 	argv_add(a, b.s);
 	sbuf_release(&b);
@@ -159,7 +165,7 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	const char *dir = vm_dir(cfg, vm);
 	const char *kernel = vm == 1 && cfg->peer_kernel ? cfg->peer_kernel : cfg->kernel;
 	const char *initrd = vm < VM_MAX_VMS && cfg->vm_initrd[vm] ? cfg->vm_initrd[vm] : cfg->initrd;
-	int ret = check_config(cfg, err);
+	int ret = qemu_check_config(cfg, err);
 
 	if (ret)
 		return ret;

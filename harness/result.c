@@ -240,6 +240,16 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_object_object_add(o, "kernel", k);
 	json_add_str(o, "accel", vm_accel_name(m->cfg->accel));
 	json_add_str(o, "accel_reason", m->accel_reason);
+	json_add_str(o, "backend", m->backend ? m->backend : "qemu");
+	if (m->connect)
+		json_add_str(o, "connect", m->connect);
+	if (m->domains) {
+		struct json_object *d = json_object_new_array();
+
+		for (unsigned int i = 0; i < (m->n_vms ? m->n_vms : 1); i++)
+			json_object_array_add(d, json_object_new_string(m->domains[i]));
+		json_object_object_add(o, "domains", d);
+	}
 	json_object_object_add(o, "icount_shift", m->cfg->icount_shift < 0 ? NULL
 				: json_object_new_int(m->cfg->icount_shift));
 	json_add_str(o, "topology", m->cfg->topo->name);

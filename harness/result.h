@@ -49,6 +49,9 @@ struct run_meta {
 	const char *kernel_sha256;
 	const char *config_sha256;	/* NULL when no .config was found */
 	const char *accel_reason;
+	const char *backend;		/* "qemu" or "libvirt" */
+	const char *connect;		/* libvirt URI, NULL for the direct backend */
+	const char *const *domains;	/* libvirt domain names, one per VM, or NULL */
 	double boot_s;			/* host wall time until the agent started, <0 unknown */
 	double wall_s;
 };

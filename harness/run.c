@@ -18,6 +18,7 @@
 #include "acpi.h"
 #include "initrd.h"
 #include "kernel.h"
+#include "libvirt.h"
 #include "run.h"
 #include "vm.h"
 #include "../guest/netlab-proto.h"
@@ -214,7 +215,9 @@ struct run_vm {
 	char *initrd;
 	bool idle;			/* no command: stopped once VM 0 is done */
 	bool spawned;
-	struct vm_proc p;
+	struct vm_proc p;		/* the direct backend's QEMU */
+	struct lv_vm *lv;		/* the libvirt backend's domain */
+	char *domain;			/* its name */
 	struct tail tails[4];		/* stdout, stderr, console, status */
 	struct run_obs obs;
 	struct run_result res;
@@ -232,8 +235,38 @@ struct run_ctx {
 	struct run_vm vms[VM_MAX_VMS];
 	unsigned int n_vms;
 	char *sock_dir;
+	struct lv_conn *lv;		/* libvirt backend: the run's connection */
+	unsigned int udp_port[VM_MAX_NICS];	/* libvirt pair wiring */
 	double t0;
 };
+
+/* ---- one VM, whichever backend runs it ---------------------------------- */
+
+static bool rv_wait(struct run_vm *v, int ms)
+{
+	return v->lv ? lv_vm_wait(v->lv, ms) : vm_wait(&v->p, ms);
+}
+
+static bool rv_exited(struct run_vm *v)
+{
+	return v->lv ? lv_vm_wait(v->lv, 0) : v->p.exited;
+}
+
+static void rv_kill(struct run_vm *v, int grace_ms)
+{
+	if (v->lv)
+		lv_vm_kill(v->lv);
+	else
+		vm_kill(&v->p, grace_ms);
+}
+
+/* QEMU's wait status; -1 while it runs. */
+static int rv_status(struct run_vm *v)
+{
+	if (v->lv)
+		return lv_vm_wait(v->lv, 0) ? lv_vm_status(v->lv) : -1;
+	return v->p.exited ? v->p.status : -1;
+}
 
 static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 {
@@ -243,6 +276,24 @@ static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 		v->boot_s = now_s() - c->t0;
 	if (!v->panic_at && strstr(v->tails[2].text.s, "Kernel panic - not syncing"))
 		v->panic_at = now_s();
+}
+
+/* libvirt: drain the streams, bring the captures back, clear the host. */
+static void lv_finish(struct run_ctx *c, struct run_vm *v)
+{
+	char *err = NULL;
+
+	if (lv_vm_finish(v->lv, c->o->out, &err)) {
+		char *path = xasprintf("%s/qemu.log", v->dir);
+		FILE *f = fopen(path, "a");
+
+		if (f) {
+			fprintf(f, "netlab: %s\n", err);
+			fclose(f);
+		}
+		free(path);
+	}
+	free(err);
 }
 
 /* Follow every VM until all have exited, the deadline, a panic or a signal. */
@@ -256,18 +307,18 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 		for (unsigned int i = 0; i < c->n_vms; i++) {
 			struct run_vm *v = &c->vms[i];
 
-			vm_wait(&v->p, i ? 0 : 100);
+			rv_wait(v, i ? 0 : 100);
 			vm_tails_pump(c, v);
 			if (v->panic_at && now_s() - v->panic_at > PANIC_GRACE_S)
-				vm_kill(&v->p, 2000);
-			all_done &= v->p.exited;
-			panicked |= v->panic_at && v->p.exited;
+				rv_kill(v, 2000);
+			all_done &= rv_exited(v);
+			panicked |= v->panic_at && rv_exited(v);
 		}
 		/* A panic anywhere ends the run: the other VMs are stopped below. */
 		if (all_done || panicked)
 			break;
-		if (c->vms[0].p.exited && c->n_vms > 1 && c->vms[1].idle)
-			vm_kill(&c->vms[1].p, 2000);
+		if (rv_exited(&c->vms[0]) && c->n_vms > 1 && c->vms[1].idle)
+			rv_kill(&c->vms[1], 2000);
 		if (c->o->on_tick)
 			c->o->on_tick(c->o->ctx);
 		if (stop && *stop) {
@@ -277,16 +328,18 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 		}
 		if (now_s() >= deadline) {
 			for (unsigned int i = 0; i < c->n_vms; i++)
-				c->vms[i].obs.timed_out = !c->vms[i].p.exited && !c->vms[i].panic_at;
+				c->vms[i].obs.timed_out = !rv_exited(&c->vms[i]) && !c->vms[i].panic_at;
 			break;
 		}
 	}
 	for (unsigned int i = 0; i < c->n_vms; i++) {
 		struct run_vm *v = &c->vms[i];
 
-		vm_kill(&v->p, 2000);
+		rv_kill(v, 2000);
+		v->obs.qemu_status = rv_status(v);
+		if (v->lv)
+			lv_finish(c, v);
 		vm_tails_pump(c, v);
-		v->obs.qemu_status = v->p.exited ? v->p.status : -1;
 	}
 }
 
@@ -304,14 +357,16 @@ static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 	int ret;
 
 	argv_init(&argv);
-	ret = qemu_build_argv(&c->cfg, i, &argv, err);
-	if (ret)
-		goto out;
-	cmdline = argv_to_shell(&argv);
-	path = xasprintf("%s/cmdline", v->dir);
-	file_writef(path, "%s\n", cmdline);
-	free(path);
-	free(cmdline);
+	if (!c->lv) {
+		ret = qemu_build_argv(&c->cfg, i, &argv, err);
+		if (ret)
+			goto out;
+		cmdline = argv_to_shell(&argv);
+		path = xasprintf("%s/cmdline", v->dir);
+		file_writef(path, "%s\n", cmdline);
+		free(path);
+		free(cmdline);
+	}
 	for (int t = 0; t < 4; t++) {
 		v->tails[t] = proto[t];
 		/* Only VM 0's output (and console, if asked) reaches the terminal. */
@@ -320,9 +375,24 @@ static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 		sbuf_init(&v->tails[t].text);
 		tail_open(&v->tails[t], v->dir);
 	}
-	path = xasprintf("%s/qemu.log", v->dir);
-	ret = vm_spawn(&v->p, &argv, path, err);
-	free(path);
+	if (c->lv) {
+		struct lv_vm_opts lo = {
+			.cfg = &c->cfg,
+			.vm = i,
+			.name = v->domain,
+			.kernel = i == 1 && c->o->peer_kernel ? c->o->peer_kernel : c->o->kernel,
+			.initrd = v->initrd,
+			.local_dir = v->dir,
+			.paused = c->cfg.debug.paused && c->cfg.debug.gdb_vm == i,
+			.udp_port = c->udp_port,
+		};
+
+		ret = lv_vm_start(c->lv, &lo, &v->lv, err);
+	} else {
+		path = xasprintf("%s/qemu.log", v->dir);
+		ret = vm_spawn(&v->p, &argv, path, err);
+		free(path);
+	}
 	v->spawned = !ret;
 out:
 	argv_release(&argv);
@@ -407,6 +477,7 @@ static void combine(const struct run_ctx *c, struct run_result *res)
 static void write_outcome(struct run_ctx *c, struct run_result *res)
 {
 	struct run_result vms[VM_MAX_VMS];
+	const char *domains[VM_MAX_VMS];
 	struct run_meta meta = {
 		.cfg = &c->cfg,
 		.command = c->o->exec,
@@ -415,6 +486,8 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		.kernel_sha256 = c->kid.sha256,
 		.config_sha256 = c->kid.config_sha256[0] ? c->kid.config_sha256 : NULL,
 		.accel_reason = c->accel_why,
+		.backend = run_backend_name(c->o->backend),
+		.connect = c->lv ? (c->o->connect ? c->o->connect : lv_default_uri()) : NULL,
 		.boot_s = c->vms[0].boot_s,
 		.wall_s = now_s() - c->t0,
 	};
@@ -427,6 +500,11 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	if (c->n_vms > 1) {
 		meta.vms = vms;
 		meta.n_vms = c->n_vms;
+	}
+	if (c->lv) {
+		for (unsigned int i = 0; i < c->n_vms; i++)
+			domains[i] = c->vms[i].domain;
+		meta.domains = domains;
 	}
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
@@ -548,6 +626,25 @@ const char *run_vm_name(unsigned int vm)
 	return vm ? "vm-b" : "vm-a";
 }
 
+/*
+ * libvirt: each VM's domain name (the prefix alone for one VM, PREFIX-a and
+ * PREFIX-b for two) and, for a pair, the UDP ports that wire NIC A to NIC B
+ * on the libvirt host (an even port in 20000..59999 picked per run).
+ */
+static void lv_names(const struct run_opts *o, unsigned int n_vms, struct run_vm *vms,
+		     unsigned int udp_port[VM_MAX_NICS])
+{
+	char *prefix = o->domain_name ? xstrdup(o->domain_name) : lv_default_name();
+	unsigned int base;
+
+	for (unsigned int i = 0; i < n_vms; i++)
+		vms[i].domain = n_vms > 1 ? xasprintf("%s-%c", prefix, 'a' + i) : xstrdup(prefix);
+	free(prefix);
+	base = 20000 + (((unsigned int)getpid() * 2654435761u ^ (unsigned int)(now_s() * 1e3)) % 20000) * 2;
+	for (unsigned int i = 0; i < VM_MAX_NICS; i++)
+		udp_port[i] = base + i;
+}
+
 /* Directories and initrds of each VM; the socket directory of a pair. */
 static int prepare_vms(struct run_ctx *c, char **err)
 {
@@ -584,6 +681,8 @@ static int prepare_vms(struct run_ctx *c, char **err)
 	for (unsigned int i = 0; !ret && i < c->n_vms; i++)
 		if (vm_recorded(c, i))
 			ret = prepare_record(c, i, err);
+	if (!ret && c->o->backend == RUN_BACKEND_LIBVIRT)
+		lv_names(c->o, c->n_vms, c->vms, c->udp_port);
 	return ret;
 }
 
@@ -592,8 +691,13 @@ static void release_ctx(struct run_ctx *c)
 	for (unsigned int i = 0; i < c->n_vms; i++) {
 		struct run_vm *v = &c->vms[i];
 
-		if (v->spawned)
+		if (v->lv) {
+			lv_finish(c, v);	/* no-op once done: clears the host on errors */
+			lv_vm_release(v->lv);
+		} else if (v->spawned) {
 			vm_release(&v->p);
+		}
+		free(v->domain);
 		for (int t = 0; v->spawned && t < 4; t++) {
 			if (v->tails[t].fd >= 0)
 				close(v->tails[t].fd);
@@ -614,6 +718,7 @@ static void release_ctx(struct run_ctx *c)
 		free(b);
 		free(c->sock_dir);
 	}
+	lv_close(c->lv);
 	free(c->accel_why);
 	acpi_set_release(&c->acpi);
 	kernel_id_release(&c->kid);
@@ -648,6 +753,74 @@ static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[
 	return 0;
 }
 
+/*
+ * libvirt: TCG (domain type 'qemu') unless --accel kvm. netlab does not
+ * probe KVM on a libvirt host; record/replay is the direct backend's.
+ */
+static int lv_accel(const struct run_opts *o, enum vm_accel *out, char **why, char **err)
+{
+	if (o->debug.rr != VM_RR_OFF) {
+		err_set(err, "record/replay runs only with the direct QEMU backend\n"
+			     "hint: drop --backend libvirt to use --record");
+		return -EINVAL;
+	}
+	*out = o->accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+	*why = xstrdup(o->accel == VM_ACCEL_KVM ? "libvirt backend: domain type 'kvm' (--accel kvm)"
+						: "libvirt backend: domain type 'qemu' (TCG); --accel kvm "
+						  "asks for 'kvm', netlab does not probe a libvirt host");
+	return 0;
+}
+
+const char *run_backend_name(enum run_backend b)
+{
+	return b == RUN_BACKEND_LIBVIRT ? "libvirt" : "qemu";
+}
+
+int run_backend_parse(const char *s, enum run_backend *out)
+{
+	if (!strcmp(s, "qemu"))
+		*out = RUN_BACKEND_QEMU;
+	else if (!strcmp(s, "libvirt"))
+		*out = RUN_BACKEND_LIBVIRT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err)
+{
+	struct run_vm vms[VM_MAX_VMS];
+	unsigned int udp_port[VM_MAX_NICS];
+	struct vm_config cfg;
+	char *why = NULL;
+	int ret = run_config(o, &cfg, err);
+
+	if (!ret)
+		ret = lv_accel(o, &cfg.accel, &why, err);
+	free(why);
+	if (ret)
+		return ret;
+	memset(vms, 0, sizeof(vms));
+	lv_names(o, cfg.topo->n_vms, vms, udp_port);
+	cfg.rundir = o->out ? o->out : "RUN_DIR";
+	for (unsigned int i = 0; !ret && i < cfg.topo->n_vms; i++) {
+		struct lv_stage st = { .name = vms[i].domain, .dir = LV_POOL_DIR };
+		char *kernel = lv_stage_path(&st, "kernel"), *initrd = lv_stage_path(&st, "initrd");
+
+		st.kernel = kernel;
+		st.initrd = initrd;
+		memcpy(st.udp_port, udp_port, sizeof(st.udp_port));
+		if (!cfg.initrd)
+			cfg.initrd = initrd;
+		ret = lv_domain_xml(&cfg, i, &st, out, err);
+		free(kernel);
+		free(initrd);
+	}
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		free(vms[i].domain);
+	return ret;
+}
+
 int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err)
 {
@@ -672,7 +845,11 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		ret = acpi_prepare(NULL, o->acpi, o->n_acpi, dir, &c.acpi, err);
 		free(dir);
 	}
-	if (!ret) {
+	if (!ret && o->backend == RUN_BACKEND_LIBVIRT) {
+		ret = lv_accel(o, &c.cfg.accel, &c.accel_why, err);
+		if (!ret)
+			ret = lv_open(o->connect ? o->connect : lv_default_uri(), &c.lv, err);
+	} else if (!ret) {
 		/* The KVM probe boots without NICs: it must not carry the tables. */
 		struct run_opts probe = *o;
 
@@ -693,7 +870,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		/* Whatever did start must not outlive us. */
 		for (unsigned int i = 0; i < c.n_vms; i++)
 			if (c.vms[i].spawned)
-				vm_kill(&c.vms[i].p, 0);
+				rv_kill(&c.vms[i], 0);
 	} else {
 		run_loop(&c, stop);
 		write_outcome(&c, res);

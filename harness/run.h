@@ -19,6 +19,15 @@ enum run_stream {
 	RUN_CONSOLE,
 };
 
+/* How VMs are started: QEMU processes of our own, or libvirt domains. */
+enum run_backend {
+	RUN_BACKEND_QEMU,
+	RUN_BACKEND_LIBVIRT,
+};
+
+const char *run_backend_name(enum run_backend b);
+int run_backend_parse(const char *s, enum run_backend *out);
+
 struct run_opts {
 	const char *exec;		/* shell command for the guest (VM 0) */
 	const char *peer_exec;		/* pair: VM 1's command; NULL = idle until VM 0 ends */
@@ -41,6 +50,9 @@ struct run_opts {
 	unsigned int mem_mb;
 	unsigned int smp;
 	int icount_shift;		/* -1 = off */
+	enum run_backend backend;
+	const char *connect;		/* libvirt URI; NULL = lv_default_uri() */
+	const char *domain_name;	/* libvirt domain name (prefix for pairs); NULL = generated */
 	/* Live output: stdout/stderr of the command, console if asked. */
 	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
 	void *ctx;
@@ -68,6 +80,13 @@ void run_opts_init(struct run_opts *o);
  */
 int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
 		char **err);
+
+/*
+ * run_print_xml() - the libvirt domain XML of each VM of `o`, as
+ * run_execute() would create it (staged paths in the staging pool). 0, or
+ * -EINVAL with *err.
+ */
+int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
 
 /* Subdirectory of the run directory of VM `vm` in multi-VM topologies. */
 const char *run_vm_name(unsigned int vm);

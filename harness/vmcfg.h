@@ -116,6 +116,15 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 /* Where VM `vm` keeps its console, ports and QMP socket. */
 const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 
+/* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
+void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);
+/* What every backend needs of a configuration; -EINVAL with *err. */
+int qemu_check_config(const struct vm_config *cfg, char **err);
+
+/* The guest's virtio-serial port names (guest/netlab-proto.h). */
+#define QEMU_N_PORTS 4
+extern const char *const qemu_guest_ports[QEMU_N_PORTS];
+
 /* Host file (relative to the run dir) behind a guest port name. */
 const char *qemu_port_file(const char *port);
 

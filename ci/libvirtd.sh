@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Start virtlogd and libvirtd for the libvirt backend's tests, as CI does:
+# there is no systemd here, and without virtlogd domain creation fails
+# ("Failed to connect socket to .../virtlogd-sock"). Idempotent.
+# Usage: ci/libvirtd.sh   (as root; prints the URI that answers)
+set -euo pipefail
+
+if [ "$(id -u)" != 0 ]; then
+	echo "netlab: starting libvirtd needs root; use qemu:///session or ask an admin" >&2
+	exit 1
+fi
+command -v libvirtd >/dev/null || { echo "netlab: libvirtd missing: run 'make deps'" >&2; exit 1; }
+pgrep -x virtlogd >/dev/null || virtlogd -d
+pgrep -x libvirtd >/dev/null || libvirtd -d
+for _ in $(seq 100); do
+	if virsh -c qemu:///system version >/dev/null 2>&1; then
+		echo qemu:///system
+		exit 0
+	fi
+	sleep 0.1
+done
+echo "netlab: libvirtd started but qemu:///system does not answer" >&2
+exit 1

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Domain XML for the libvirt backend, derived from the same struct
+ * vm_config as the direct backend's QEMU command line (qemu.c).
+ *
+ * The guest sees the same machine through both backends: i440fx ("pc"),
+ * ACPI, the default CPU, the virtio-serial controller in PCI slot 2 and the
+ * NICs from slot 3 on, in the order the direct backend creates them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "libvirt.h"
+
+#define LV_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+/* First PCI slot of the NICs; the virtio-serial controller is in slot 2. */
+#define LV_NIC_SLOT0 3
+
+/* `s` as XML character data or attribute value. */
+static void xml_esc(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': sbuf_adds(b, "&amp;"); break;
+		case '<': sbuf_adds(b, "&lt;"); break;
+		case '>': sbuf_adds(b, "&gt;"); break;
+		case '\'': sbuf_adds(b, "&apos;"); break;
+		case '"': sbuf_adds(b, "&quot;"); break;
+		default: sbuf_add(b, s, 1);
+		}
+	}
+}
+
+static void qarg(struct sbuf *b, const char *v)
+{
+	sbuf_adds(b, "    <qemu:arg value='");
+	xml_esc(b, v);
+	sbuf_adds(b, "'/>\n");
+}
+
+static void qargf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void qargf(struct sbuf *b, const char *fmt, ...)
+{
+	struct sbuf v;
+	va_list ap;
+
+	sbuf_init(&v);
+	va_start(ap, fmt);
+	sbuf_vaddf(&v, fmt, ap);
+	va_end(ap);
+	qarg(b, v.s);
+	sbuf_release(&v);
+}
+
+char *lv_stage_path(const struct lv_stage *st, const char *what)
+{
+	return xasprintf("%s/%s.%s", st->dir, st->name, what);
+}
+
+const char *lv_nic_model(const struct nic_model *m)
+{
+	return strcmp(m->name, "virtio-net") ? m->name : "virtio";
+}
+
+char *lv_default_name(void)
+{
+	static unsigned int seq;
+	char host[64] = "host";
+
+	gethostname(host, sizeof(host) - 1);
+	host[strcspn(host, ".")] = '\0';
+	return xasprintf("netlab-%s-%d-%u", host, (int)getpid(), seq++);
+}
+
+const char *lv_default_uri(void)
+{
+	const char *e = getenv("NETLAB_LIBVIRT_URI");
+
+	if (e && *e)
+		return e;
+	return geteuid() == 0 ? "qemu:///system" : "qemu:///session";
+}
+
+static void pci_addr(struct sbuf *b, unsigned int slot)
+{
+	sbuf_addf(b, "      <address type='pci' domain='0x0000' bus='0x00' slot='0x%02x' "
+		     "function='0x0'/>\n", slot);
+}
+
+/* The NIC's netdev id in QEMU: "net<label>" on a hub, "host" + alias for
+ * libvirt's own <interface> (alias "ua-net<label>"). */
+static void netdev_id(const struct vm_nic *n, bool hub, char *buf, size_t len)
+{
+	snprintf(buf, len, hub ? "net%c" : "hostua-net%c", n->label);
+}
+
+static void add_channels(struct sbuf *b, const struct lv_stage *st)
+{
+	sbuf_adds(b, "    <controller type='virtio-serial' index='0'>\n");
+	pci_addr(b, 2);
+	sbuf_adds(b, "    </controller>\n");
+	for (size_t i = 0; i < QEMU_N_PORTS; i++) {
+		char *what = xasprintf("%s.sock", qemu_port_file(qemu_guest_ports[i]));
+		char *path = lv_stage_path(st, what);
+
+		sbuf_adds(b, "    <channel type='unix'>\n      <source mode='bind' path='");
+		xml_esc(b, path);
+		sbuf_addf(b, "'/>\n      <target type='virtio' name='%s'/>\n    </channel>\n",
+			  qemu_guest_ports[i]);
+		free(path);
+		free(what);
+	}
+}
+
+/* pair: the NIC as libvirt's UDP-wired <interface>. */
+static int add_udp_nic(struct sbuf *b, const struct vm_config *cfg, const struct vm_nic *n,
+		       const struct lv_stage *st, unsigned int slot, char **err)
+{
+	int self = vm_nic_index(n->label), peer = -1;
+
+	for (unsigned int i = 0; i < cfg->n_nics; i++)
+		if (cfg->nics[i].hub == n->hub && &cfg->nics[i] != n)
+			peer = vm_nic_index(cfg->nics[i].label);
+	if (self < 0 || peer < 0 || !st->udp_port[self] || !st->udp_port[peer]) {
+		err_set(err, "NIC %c has no UDP port pair to its peer", n->label);
+		return -EINVAL;
+	}
+	sbuf_addf(b, "    <interface type='udp'>\n      <mac address='%s'/>\n", n->mac);
+	sbuf_addf(b, "      <source address='127.0.0.1' port='%u'>\n"
+		     "        <local address='127.0.0.1' port='%u'/>\n      </source>\n",
+		  st->udp_port[peer], st->udp_port[self]);
+	sbuf_addf(b, "      <model type='%s'/>\n      <rom enabled='no'/>\n"
+		     "      <alias name='ua-net%c'/>\n", lv_nic_model(n->model), n->label);
+	pci_addr(b, slot);
+	sbuf_adds(b, "    </interface>\n");
+	return 0;
+}
+
+int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_stage *st,
+		  struct sbuf *b, char **err)
+{
+	/* Topologies that wire NICs across VMs use UDP; the others a hub. */
+	bool hub = cfg->topo->n_vms == 1;
+	unsigned int slot = LV_NIC_SLOT0;
+	struct sbuf cmd, q;
+	int ret = qemu_check_config(cfg, err);
+
+	if (ret)
+		return ret;
+	if (vm >= cfg->topo->n_vms) {
+		err_set(err, "topology '%s' has no VM %u", cfg->topo->name, vm);
+		return -EINVAL;
+	}
+	if (cfg->debug.rr != VM_RR_OFF) {
+		err_set(err, "record/replay runs only with the direct QEMU backend\n"
+			     "hint: drop --backend libvirt to use --record or --replay");
+		return -EINVAL;
+	}
+	sbuf_init(&cmd);
+	sbuf_init(&q);
+	sbuf_addf(b, "<domain type='%s' xmlns:qemu='%s'>\n", cfg->accel == VM_ACCEL_KVM ? "kvm" : "qemu",
+		  LV_QEMU_NS);
+	sbuf_adds(b, "  <name>");
+	xml_esc(b, st->name);
+	sbuf_adds(b, "</name>\n  <description>netlab run ");
+	xml_esc(b, cfg->rundir);
+	sbuf_addf(b, ", VM %c</description>\n", 'a' + vm);
+	sbuf_addf(b, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n", cfg->mem_mb, cfg->smp);
+	sbuf_adds(b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
+	xml_esc(b, st->kernel);
+	sbuf_adds(b, "</kernel>\n    <initrd>");
+	xml_esc(b, st->initrd);
+	sbuf_adds(b, "</initrd>\n    <cmdline>");
+	qemu_kernel_append(cfg, vm, &cmd);
+	xml_esc(b, cmd.s);
+	sbuf_adds(b, "</cmdline>\n  </os>\n  <features>\n    <acpi/>\n  </features>\n");
+	sbuf_adds(b, "  <clock offset='utc'/>\n  <on_poweroff>destroy</on_poweroff>\n"
+		     "  <on_reboot>destroy</on_reboot>\n  <on_crash>destroy</on_crash>\n");
+	sbuf_adds(b, "  <devices>\n");
+	if (strchr(cfg->qemu, '/')) {
+		sbuf_adds(b, "    <emulator>");
+		xml_esc(b, cfg->qemu);
+		sbuf_adds(b, "</emulator>\n");
+	}
+	sbuf_adds(b, "    <controller type='usb' model='none'/>\n");
+	sbuf_adds(b, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
+	add_channels(b, st);
+
+	if (cfg->icount_shift >= 0) {
+		qarg(&q, "-icount");
+		qargf(&q, "shift=%d,sleep=off,align=off", cfg->icount_shift);
+	}
+	for (unsigned int i = 0; !ret && i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		char id[32], *pcap;
+
+		if (n->vm != vm)
+			continue;
+		netdev_id(n, hub, id, sizeof(id));
+		if (hub) {
+			qarg(&q, "-netdev");
+			qargf(&q, "hubport,id=%s,hubid=%u", id, n->hub);
+			qarg(&q, "-device");
+			qargf(&q, "%s,netdev=%s,mac=%s,romfile=,bus=pci.0,addr=0x%x",
+			      n->model->qemu_device, id, n->mac, slot);
+		} else {
+			ret = add_udp_nic(b, cfg, n, st, slot, err);
+		}
+		slot++;
+		pcap = xasprintf("nic-%c.pcap", n->label);
+		{
+			char *path = lv_stage_path(st, pcap);
+
+			qarg(&q, "-object");
+			qargf(&q, "filter-dump,id=dump%c,netdev=%s,file=%s", n->label, id, path);
+			free(path);
+		}
+		free(pcap);
+	}
+	if (cfg->debug.gdb_socket && vm == cfg->debug.gdb_vm) {
+		qarg(&q, "-chardev");
+		qargf(&q, "socket,path=%s,server=on,wait=off,id=gdb0", cfg->debug.gdb_socket);
+		qarg(&q, "-gdb");
+		qarg(&q, "chardev:gdb0");
+	}
+	sbuf_adds(b, "    <memballoon model='none'/>\n  </devices>\n");
+	if (q.len)
+		sbuf_addf(b, "  <qemu:commandline>\n%s  </qemu:commandline>\n", q.s);
+	sbuf_adds(b, "</domain>\n");
+	sbuf_release(&cmd);
+	sbuf_release(&q);
+	return ret;
+}

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The libvirt backend's runtime: staging, transient domains, streams.
+ * See libvirt.h for what goes where and README "libvirt backend" for why.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include "libvirt.h"
+
+/* After a domain ends, how long its streams may take to drain. */
+#define LV_DRAIN_S 10.0
+
+struct lv_conn {
+	virConnectPtr conn;
+	virStoragePoolPtr pool;
+	char *uri;
+	char *pool_dir;
+};
+
+/* A console or port of a domain, copied into a local file by a thread. */
+struct lv_stream {
+	const char *what;		/* "console", or the port name */
+	virStreamPtr st;
+	int fd;
+	pthread_t th;
+	bool running;
+	volatile int done;
+	int result;			/* 0: end of stream, -1: error */
+};
+
+#define LV_N_STREAMS (1 + QEMU_N_PORTS)
+
+struct lv_vm {
+	struct lv_conn *c;
+	const struct vm_config *cfg;
+	unsigned int vm;
+	char *name;
+	virDomainPtr dom;
+	struct lv_stream streams[LV_N_STREAMS];
+	bool ended, killed, finished;
+};
+
+static void lv_quiet(void *ud, virErrorPtr e)
+{
+}
+
+static const char *lv_msg(void)
+{
+	const char *m = virGetLastErrorMessage();
+
+	return m && *m ? m : "unknown libvirt error";
+}
+
+/* ---- connection and staging pool ----------------------------------------- */
+
+static int ensure_pool(struct lv_conn *c, char **err)
+{
+	static const char pool_xml[] =
+		"<pool type='dir'>\n  <name>" LV_POOL_NAME "</name>\n"
+		"  <target>\n    <path>" LV_POOL_DIR "</path>\n"
+		"    <permissions><mode>0777</mode></permissions>\n  </target>\n</pool>\n";
+
+	char *why = NULL;
+
+	c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+	if (!c->pool) {
+		c->pool = virStoragePoolCreateXML(c->conn, pool_xml, VIR_STORAGE_POOL_CREATE_WITH_BUILD);
+		if (!c->pool) {	/* another netlab created it meanwhile? */
+			why = xstrdup(lv_msg());
+			c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+		}
+	} else if (virStoragePoolIsActive(c->pool) != 1 &&
+		   virStoragePoolCreate(c->pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) < 0 &&
+		   virStoragePoolIsActive(c->pool) != 1) {
+		virStoragePoolFree(c->pool);
+		c->pool = NULL;
+	}
+	if (!c->pool) {
+		err_set(err, "libvirt at '%s': cannot set up the staging pool '%s' (%s): %s\n"
+			     "hint: netlab stages kernels, initrds and captures there; check that the "
+			     "daemon can create it",
+			c->uri, LV_POOL_NAME, LV_POOL_DIR, why ? why : lv_msg());
+		free(why);
+		return -EIO;
+	}
+	free(why);
+	{
+		char *xml = virStoragePoolGetXMLDesc(c->pool, 0);
+		char *p = xml ? strstr(xml, "<path>") : NULL;
+
+		if (p) {
+			p += strlen("<path>");
+			c->pool_dir = strndup(p, strcspn(p, "<"));
+		}
+		free(xml);
+	}
+	if (!c->pool_dir)
+		c->pool_dir = xstrdup(LV_POOL_DIR);
+	return 0;
+}
+
+int lv_open(const char *uri, struct lv_conn **out, char **err)
+{
+	struct lv_conn *c;
+	int ret;
+
+	*out = NULL;
+	virSetErrorFunc(NULL, lv_quiet);
+	if (virInitialize() < 0) {
+		err_set(err, "cannot initialise libvirt: %s", lv_msg());
+		return -EIO;
+	}
+	c = xzalloc(sizeof(*c));
+	c->uri = xstrdup(uri);
+	c->conn = virConnectOpen(uri);
+	if (!c->conn) {
+		err_set(err, "cannot connect to libvirt at '%s': %s\n"
+			     "hint: check the URI and that libvirtd and virtlogd run there "
+			     "('libvirtd -d; virtlogd -d' as root), or pass another --connect URI",
+			uri, lv_msg());
+		lv_close(c);
+		return -EINVAL;
+	}
+	ret = ensure_pool(c, err);
+	if (ret) {
+		lv_close(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+void lv_close(struct lv_conn *c)
+{
+	if (!c)
+		return;
+	if (c->pool)
+		virStoragePoolFree(c->pool);
+	if (c->conn)
+		virConnectClose(c->conn);
+	free(c->uri);
+	free(c->pool_dir);
+	free(c);
+}
+
+/* ---- volumes ------------------------------------------------------------- */
+
+static int src_read(virStreamPtr st, char *buf, size_t n, void *opaque)
+{
+	ssize_t r;
+
+	do
+		r = read(*(int *)opaque, buf, n);
+	while (r < 0 && errno == EINTR);
+	return (int)r;
+}
+
+static int sink_write(virStreamPtr st, const char *buf, size_t n, void *opaque)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(*(int *)opaque, buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return (int)n;
+}
+
+/* Upload local file `path` as volume NAME.WHAT; *staged = its host path. */
+static int upload(struct lv_vm *v, const char *what, const char *path, char **staged, char **err)
+{
+	char *vname = xasprintf("%s.%s", v->name, what), *xml = NULL;
+	virStorageVolPtr vol = NULL;
+	virStreamPtr st = NULL;
+	struct stat sb;
+	int fd, ret = -EIO;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb)) {
+		ret = -errno;
+		err_set(err, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	xml = xasprintf("<volume><name>%s</name><capacity unit='bytes'>%lld</capacity>"
+			"<allocation>0</allocation><target><format type='raw'/>"
+			"<permissions><mode>0644</mode></permissions></target></volume>",
+			vname, (long long)sb.st_size);
+	vol = virStorageVolCreateXML(v->c->pool, xml, 0);
+	if (!vol) {
+		err_set(err, "libvirt at '%s': cannot create volume '%s': %s", v->c->uri, vname,
+			lv_msg());
+		goto out;
+	}
+	st = virStreamNew(v->c->conn, 0);
+	if (!st || virStorageVolUpload(vol, st, 0, (unsigned long long)sb.st_size, 0) < 0 ||
+	    virStreamSendAll(st, src_read, &fd) < 0 || virStreamFinish(st) < 0) {
+		err_set(err, "libvirt at '%s': cannot upload '%s' to '%s': %s", v->c->uri, path,
+			vname, lv_msg());
+		if (st)
+			virStreamAbort(st);
+		goto out;
+	}
+	*staged = virStorageVolGetPath(vol);
+	ret = *staged ? 0 : -EIO;
+	if (ret)
+		err_set(err, "libvirt at '%s': volume '%s' has no path: %s", v->c->uri, vname, lv_msg());
+out:
+	if (st)
+		virStreamFree(st);
+	if (vol)
+		virStorageVolFree(vol);
+	if (fd >= 0)
+		close(fd);
+	free(xml);
+	free(vname);
+	return ret;
+}
+
+/* Download volume NAME.WHAT to `path`; -ENOENT when there is none. */
+static int download(struct lv_vm *v, const char *what, const char *path, char **err)
+{
+	char *vname = xasprintf("%s.%s", v->name, what);
+	virStorageVolPtr vol = virStorageVolLookupByName(v->c->pool, vname);
+	virStreamPtr st = NULL;
+	int fd = -1, ret = -EIO;
+
+	if (!vol) {
+		ret = -ENOENT;
+		err_set(err, "libvirt at '%s': no '%s' in pool '%s': %s", v->c->uri, vname,
+			LV_POOL_NAME, lv_msg());
+		goto out;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		err_set(err, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	st = virStreamNew(v->c->conn, 0);
+	if (!st || virStorageVolDownload(vol, st, 0, 0, 0) < 0 ||
+	    virStreamRecvAll(st, sink_write, &fd) < 0 || virStreamFinish(st) < 0) {
+		err_set(err, "libvirt at '%s': cannot download '%s': %s", v->c->uri, vname, lv_msg());
+		if (st)
+			virStreamAbort(st);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (st)
+		virStreamFree(st);
+	if (vol)
+		virStorageVolFree(vol);
+	if (fd >= 0)
+		close(fd);
+	free(vname);
+	return ret;
+}
+
+/* Delete every volume NAME.* of the domain. */
+static void delete_staged(struct lv_vm *v)
+{
+	virStorageVolPtr *vols = NULL;
+	size_t plen = strlen(v->name);
+	int n;
+
+	virStoragePoolRefresh(v->c->pool, 0);
+	n = virStoragePoolListAllVolumes(v->c->pool, &vols, 0);
+	for (int i = 0; i < n; i++) {
+		const char *vn = virStorageVolGetName(vols[i]);
+
+		if (vn && !strncmp(vn, v->name, plen) && vn[plen] == '.')
+			virStorageVolDelete(vols[i], 0);
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+}
+
+/* ---- streams ------------------------------------------------------------- */
+
+static void *pump(void *arg)
+{
+	struct lv_stream *s = arg;
+	char buf[65536];
+	int n;
+
+	while ((n = virStreamRecv(s->st, buf, sizeof(buf))) > 0)
+		if (sink_write(s->st, buf, (size_t)n, &s->fd) < 0)
+			break;
+	s->result = n == 0 ? 0 : -1;
+	if (n == 0)
+		virStreamFinish(s->st);
+	else
+		virStreamAbort(s->st);
+	s->done = 1;
+	return NULL;
+}
+
+static int open_stream(struct lv_vm *v, struct lv_stream *s, const char *what, const char *file,
+		       const char *dir, char **err)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+	int ret = 0;
+
+	s->what = what;
+	s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (s->fd < 0) {
+		ret = -errno;
+		err_set(err, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	s->st = virStreamNew(v->c->conn, 0);
+	if (!s->st ||
+	    (s == &v->streams[0]
+		     ? virDomainOpenConsole(v->dom, NULL, s->st, VIR_DOMAIN_CONSOLE_FORCE)
+		     : virDomainOpenChannel(v->dom, what, s->st, VIR_DOMAIN_CHANNEL_FORCE)) < 0) {
+		err_set(err, "libvirt at '%s': cannot open the %s of domain '%s': %s", v->c->uri,
+			what, v->name, lv_msg());
+		ret = -EIO;
+		goto out;
+	}
+	if (pthread_create(&s->th, NULL, pump, s)) {
+		err_set(err, "cannot start a thread for the %s stream", what);
+		ret = -EAGAIN;
+		goto out;
+	}
+	s->running = true;
+out:
+	free(path);
+	return ret;
+}
+
+/* Let every stream reach its end (the domain is gone), then join. */
+static void drain_streams(struct lv_vm *v)
+{
+	double until = now_s() + LV_DRAIN_S;
+
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		if (!s->running)
+			continue;
+		while (!s->done && now_s() < until)
+			usleep(10000);
+		if (!s->done)
+			virStreamAbort(s->st);	/* unblocks the thread's receive */
+		pthread_join(s->th, NULL);
+		s->running = false;
+	}
+}
+
+static void free_streams(struct lv_vm *v)
+{
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		if (s->st)
+			virStreamFree(s->st);
+		if (s->fd >= 0)
+			close(s->fd);
+		s->st = NULL;
+		s->fd = -1;
+	}
+}
+
+/* ---- domains ------------------------------------------------------------- */
+
+static void write_local(const char *dir, const char *file, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, file);
+
+	file_writef(path, "%s", text);
+	free(path);
+}
+
+int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **out, char **err)
+{
+	struct lv_vm *v = xzalloc(sizeof(*v));
+	struct lv_stage st = { .name = o->name, .dir = c->pool_dir };
+	char *kernel = NULL, *initrd = NULL;
+	virDomainPtr other;
+	struct sbuf xml;
+	int ret;
+
+	*out = NULL;
+	sbuf_init(&xml);
+	v->c = c;
+	v->cfg = o->cfg;
+	v->vm = o->vm;
+	v->name = xstrdup(o->name);
+	for (int i = 0; i < LV_N_STREAMS; i++)
+		v->streams[i].fd = -1;
+	other = virDomainLookupByName(c->conn, o->name);
+	if (other) {
+		virDomainFree(other);
+		err_set(err, "libvirt at '%s': a domain named '%s' already exists\n"
+			     "hint: netlab leaves other domains alone; pass another --domain-name, or "
+			     "remove that one (virsh -c %s destroy %s)",
+			c->uri, o->name, c->uri, o->name);
+		free(v->name);
+		free(v);
+		return -EINVAL;
+	}
+	if (o->udp_port)
+		memcpy(st.udp_port, o->udp_port, sizeof(st.udp_port));
+	ret = upload(v, "kernel", o->kernel, &kernel, err);
+	if (!ret)
+		ret = upload(v, "initrd", o->initrd, &initrd, err);
+	if (ret)
+		goto fail;
+	st.kernel = kernel;
+	st.initrd = initrd;
+	ret = lv_domain_xml(o->cfg, o->vm, &st, &xml, err);
+	if (ret)
+		goto fail;
+	write_local(o->local_dir, "domain.xml", xml.s);
+	v->dom = virDomainCreateXML(c->conn, xml.s,
+				    VIR_DOMAIN_START_PAUSED | VIR_DOMAIN_START_AUTODESTROY);
+	if (!v->dom) {
+		const char *m = lv_msg();
+
+		/* What QEMU said is in libvirt's message: keep it as qemu.log. */
+		write_local(o->local_dir, "qemu.log", m);
+		ret = strstr(m, "already exists") ? -EINVAL : -EIO;
+		err_set(err, "libvirt at '%s' refused domain '%s': %s", c->uri, o->name, m);
+		goto fail;
+	}
+	ret = open_stream(v, &v->streams[0], "console", "console.log", o->local_dir, err);
+	for (int i = 0; !ret && i < QEMU_N_PORTS; i++)
+		ret = open_stream(v, &v->streams[1 + i], qemu_guest_ports[i],
+				  qemu_port_file(qemu_guest_ports[i]), o->local_dir, err);
+	if (!ret && !o->paused && virDomainResume(v->dom) < 0) {
+		err_set(err, "libvirt at '%s': cannot start domain '%s': %s", c->uri, o->name,
+			lv_msg());
+		ret = -EIO;
+	}
+	if (ret)
+		goto fail;
+	*out = v;
+	goto out;
+fail:
+	lv_vm_kill(v);
+	drain_streams(v);
+	delete_staged(v);
+	lv_vm_release(v);
+out:
+	free(kernel);
+	free(initrd);
+	sbuf_release(&xml);
+	return ret;
+}
+
+static bool dom_ended(struct lv_vm *v)
+{
+	int state, reason;
+
+	if (!v->dom)
+		return true;
+	/* A transient domain that shut down is gone: lookup errors mean ended. */
+	if (virDomainGetState(v->dom, &state, &reason, 0) < 0)
+		return true;
+	return state == VIR_DOMAIN_SHUTOFF || state == VIR_DOMAIN_CRASHED;
+}
+
+bool lv_vm_wait(struct lv_vm *v, int ms)
+{
+	for (;;) {
+		if (v->ended || dom_ended(v)) {
+			v->ended = true;
+			return true;
+		}
+		if (ms <= 0)
+			return false;
+		usleep(20000);
+		ms -= 20;
+	}
+}
+
+void lv_vm_kill(struct lv_vm *v)
+{
+	if (!v->dom || v->ended)
+		return;
+	if (!dom_ended(v)) {
+		virDomainDestroy(v->dom);
+		v->killed = true;
+	}
+	v->ended = true;
+}
+
+int lv_vm_status(const struct lv_vm *v)
+{
+	return v->killed ? SIGKILL : 0;
+}
+
+int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
+{
+	int ret = 0;
+
+	if (v->finished)
+		return 0;
+	v->finished = true;
+	lv_vm_kill(v);
+	drain_streams(v);
+	virStoragePoolRefresh(v->c->pool, 0);
+	for (unsigned int i = 0; i < v->cfg->n_nics; i++) {
+		const struct vm_nic *n = &v->cfg->nics[i];
+		char *what, *path;
+		char *e = NULL;
+		int r;
+
+		if (n->vm != v->vm)
+			continue;
+		what = xasprintf("nic-%c.pcap", n->label);
+		path = xasprintf("%s/%s", pcap_dir, what);
+		r = download(v, what, path, &e);
+		if (r && !ret) {
+			ret = r;
+			err_set(err, "%s", e);
+		}
+		free(e);
+		free(what);
+		free(path);
+	}
+	delete_staged(v);
+	return ret;
+}
+
+void lv_vm_release(struct lv_vm *v)
+{
+	if (!v)
+		return;
+	drain_streams(v);
+	free_streams(v);
+	if (v->dom)
+		virDomainFree(v->dom);
+	free(v->name);
+	free(v);
+}
