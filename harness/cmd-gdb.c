@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -151,7 +152,7 @@ static void gdb_cmd_release(struct gdb_cmd *gc)
 
 /* ---- the gdb process ---------------------------------------------------- */
 
-/* gdb beside a running QEMU: who it is, where it logs, whether it ended. */
+/* gdb beside a running QEMU (gdb.h's gdb_proc), and where it keeps its files. */
 struct session {
 	const struct gdb_cmd *gc;
 	struct gdb_kernel k;
@@ -159,68 +160,31 @@ struct session {
 	char *data_dir;
 	char *dir;			/* where gdb.sock, gdb-init.gdb, gdb.log go */
 	char *qmp;			/* the VM's QMP socket */
-	pid_t pid;
-	int status;
-	bool exited, resumed;
+	struct gdb_proc proc;
 	char *err;
 };
 
 static void spawn_gdb(struct session *s)
 {
-	char *init = xasprintf("%s/gdb-init.gdb", s->dir), *sock = xasprintf("%s/gdb.sock", s->dir);
-	char *log = xasprintf("%s/gdb.log", s->dir);
+	char *sock = xasprintf("%s/gdb.sock", s->dir), *log = xasprintf("%s/gdb.log", s->dir);
 	struct gdb_session gs = {
 		.socket = sock, .data_dir = s->data_dir, .breaks = s->gc->breaks,
 		.n_breaks = s->gc->n_breaks, .log = log, .batch = s->gc->batch != NULL,
 		.replay = s->gc->replay,
 	};
-	struct argv a;
-	struct sbuf text;
 
-	sbuf_init(&text);
-	gdb_init_script(&s->k, &gs, &text);
-	file_write(init, text.s, text.len);
-	sbuf_release(&text);
-	/* QEMU creates the socket as it starts (server=on,wait=off). */
-	for (int i = 0; i < 200 && access(sock, F_OK); i++)
-		usleep(50000);
-	argv_init(&a);
-	gdb_build_argv(s->gdb, &s->k, init, s->gc->batch, s->gc->batch != NULL, &a);
-	fflush(NULL);
-	s->pid = fork();
-	if (s->pid == 0) {
-		int fd = s->gc->batch ? open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-
-		signal(SIGINT, SIG_DFL);
-		if (fd >= 0) {
-			int null = open("/dev/null", O_RDONLY);
-
-			dup2(null, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv(a.v[0], a.v);
-		_exit(127);
-	}
-	if (s->pid < 0)
-		s->exited = true;
-	argv_release(&a);
-	free(init);
+	gdb_proc_init(&s->proc, s->qmp, 0);
+	if (gdb_proc_start(&s->proc, s->gdb, &s->k, &gs, s->dir, s->gc->batch, &s->err))
+		fprintf(stderr, "netlab gdb: %s\n", s->err);
 	free(sock);
 	free(log);
 }
 
-/* gdb quit while the VM may still be stopped (-S, or a breakpoint): resume. */
 static void tick(void *ctx)
 {
 	struct session *s = ctx;
 
-	if (!s->exited && s->pid > 0 && waitpid(s->pid, &s->status, WNOHANG) == s->pid)
-		s->exited = true;
-	if (s->exited && !s->resumed) {
-		s->resumed = true;
-		gdb_qmp_cont(s->qmp, NULL);
-	}
+	gdb_proc_tick(&s->proc);
 }
 
 static void on_spawned(void *ctx)
@@ -231,19 +195,7 @@ static void on_spawned(void *ctx)
 /* After the guest ended: gdb sees the connection close; a batch gdb gets 30 s. */
 static void wait_gdb(struct session *s)
 {
-	for (int i = 0; !s->exited && s->gc->batch && i < 300; i++)
-		tick(s), usleep(100000);
-	if (!s->exited && s->gc->batch)
-		kill(s->pid, SIGTERM);
-	if (!s->exited && s->pid > 0 && waitpid(s->pid, &s->status, 0) == s->pid)
-		s->exited = true;
-}
-
-static int gdb_status(const struct session *s)
-{
-	if (!WIFEXITED(s->status))
-		return 128 + (WIFSIGNALED(s->status) ? WTERMSIG(s->status) : 0);
-	return WEXITSTATUS(s->status);
+	gdb_proc_stop(&s->proc, s->gc->batch ? 30 : UINT_MAX);
 }
 
 static int session_init(struct session *s, const struct gdb_cmd *gc, char **err)
@@ -267,6 +219,7 @@ static void session_release(struct session *s)
 	free(s->dir);
 	free(s->qmp);
 	free(s->err);
+	gdb_proc_release(&s->proc);
 }
 
 /* The run directory, absolute, and short enough for a unix socket path. */
@@ -542,30 +495,19 @@ out:
 
 /* ---- the command -------------------------------------------------------------- */
 
-/* A batch script whose last command ran the guest to its end fails only
- * because the guest powered off under it: that is not gdb failing. */
-static bool guest_ended_under_gdb(const struct session *s)
-{
-	char *path = xasprintf("%s/gdb.log", s->dir), *log = NULL;
-	bool ended;
-
-	file_read(path, &log, NULL);
-	ended = log && (strstr(log, "Remote connection closed") ||
-			strstr(log, "Target disconnected") || strstr(log, "Remote communication error"));
-	free(log);
-	free(path);
-	return ended;
-}
-
 static int finish(const struct session *s, int run_code)
 {
-	int g = s->exited ? gdb_status(s) : 0;
+	char *log = xasprintf("%s/gdb.log", s->dir);
+	int g = s->proc.exited ? gdb_proc_exit_code(&s->proc) : 0;
 
-	if (g && g < 128 && guest_ended_under_gdb(s)) {
+	/* A batch script whose last command ran the guest to its end fails only
+	 * because the guest powered off under it: that is not gdb failing. */
+	if (g && g < 128 && g != GDB_EXIT_TIMEOUT && gdb_log_ended_guest(log)) {
 		fprintf(stderr, "netlab gdb: the guest ended while gdb waited on it (end scripts with 'detach' to avoid that)\n");
 		g = 0;
 	}
-	fprintf(stderr, "netlab gdb: gdb exited with status %d; log: %s/gdb.log\n", g, s->dir);
+	fprintf(stderr, "netlab gdb: gdb exited with status %d; log: %s\n", g, log);
+	free(log);
 	if (run_code)
 		return run_code;
 	return g && s->gc->batch ? NL_EXIT_FAIL : NL_EXIT_OK;

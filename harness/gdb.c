@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -372,6 +374,248 @@ int gdb_qmp_cont(const char *qmp_socket, char **err)
 	}
 	fclose(f);
 	return ret;
+}
+
+/* ---- gdb beside a running QEMU -------------------------------------------- */
+
+void gdb_proc_init(struct gdb_proc *p, const char *qmp_socket, unsigned int timeout_s)
+{
+	memset(p, 0, sizeof(*p));
+	p->qmp = qmp_socket ? xstrdup(qmp_socket) : NULL;
+	p->timeout_s = timeout_s;
+}
+
+/* In the child: batch gdb reads nothing and logs everything; dies with us. */
+static void gdb_child(const struct argv *a, const char *log)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (log) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int null = open("/dev/null", O_RDONLY);
+
+		if (fd < 0 || null < 0)
+			_exit(127);
+		dup2(null, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		/* Its own process group: a ^C at the terminal is not gdb's. */
+		setpgid(0, 0);
+	}
+	execv(a->v[0], a->v);
+	_exit(127);
+}
+
+int gdb_proc_start(struct gdb_proc *p, const char *gdb, const struct gdb_kernel *k,
+		   const struct gdb_session *s, const char *dir, const char *script, char **err)
+{
+	char *init = xasprintf("%s/gdb-init.gdb", dir);
+	struct sbuf text;
+	struct argv a;
+	int ret;
+
+	p->started = now_s();
+	sbuf_init(&text);
+	gdb_init_script(k, s, &text);
+	ret = file_write(init, text.s, text.len);
+	sbuf_release(&text);
+	if (ret) {
+		err_set(err, "cannot write '%s': %s", init, strerror(-ret));
+		free(init);
+		return ret;
+	}
+	/* QEMU creates the socket as it starts (server=on,wait=off). */
+	for (int i = 0; i < 200 && access(s->socket, F_OK); i++)
+		usleep(50000);
+	argv_init(&a);
+	gdb_build_argv(gdb, k, init, script, s->batch, &a);
+	p->batch = s->batch;
+	fflush(NULL);
+	p->pid = fork();
+	if (p->pid == 0)
+		gdb_child(&a, s->batch ? s->log : NULL);
+	ret = p->pid < 0 ? -errno : 0;
+	if (ret) {
+		err_set(err, "cannot start '%s': %s", gdb, strerror(-ret));
+		p->pid = 0;
+	}
+	argv_release(&a);
+	free(init);
+	return ret;
+}
+
+static void gdb_proc_reap(struct gdb_proc *p, bool block)
+{
+	if (p->pid > 0 && !p->exited &&
+	    waitpid(p->pid, &p->status, block ? 0 : WNOHANG) == p->pid)
+		p->exited = true;
+}
+
+/* SIGTERM (gdb detaches: its breakpoints go), then SIGKILL 3 s later. */
+static void gdb_proc_end(struct gdb_proc *p)
+{
+	if (p->pid <= 0 || p->exited)
+		return;
+	if (!p->term_at) {
+		p->term_at = now_s();
+		kill(p->pid, SIGTERM);
+	} else if (now_s() - p->term_at > 3) {
+		kill(p->pid, SIGKILL);
+	}
+}
+
+void gdb_proc_tick(struct gdb_proc *p)
+{
+	gdb_proc_reap(p, false);
+	if (!p->exited && p->batch && p->timeout_s && now_s() - p->started > p->timeout_s) {
+		p->timed_out = true;
+		gdb_proc_end(p);
+	}
+	/*
+	 * Without gdb, nobody resumes a stopped guest. A gdb that was killed
+	 * leaves its breakpoints in QEMU's gdbstub, each stopping the guest
+	 * again: keep resuming it (every 2 s) until the run ends.
+	 */
+	if (p->started && (p->exited || p->pid <= 0) && p->qmp && now_s() - p->cont_at > 2) {
+		p->cont_at = now_s();
+		gdb_qmp_cont(p->qmp, NULL);
+	}
+}
+
+void gdb_proc_stop(struct gdb_proc *p, unsigned int grace_s)
+{
+	double until = now_s() + grace_s;
+
+	if (p->pid <= 0)
+		return;
+	for (gdb_proc_reap(p, false); !p->exited && now_s() < until; gdb_proc_reap(p, false))
+		usleep(100000);
+	while (!p->exited) {
+		gdb_proc_end(p);
+		usleep(100000);
+		gdb_proc_reap(p, false);
+	}
+}
+
+int gdb_proc_exit_code(const struct gdb_proc *p)
+{
+	if (!p->exited)
+		return -1;
+	if (p->timed_out)
+		return GDB_EXIT_TIMEOUT;
+	if (WIFEXITED(p->status))
+		return WEXITSTATUS(p->status);
+	return 128 + (WIFSIGNALED(p->status) ? WTERMSIG(p->status) : 0);
+}
+
+void gdb_proc_release(struct gdb_proc *p)
+{
+	free(p->qmp);
+	p->qmp = NULL;
+}
+
+bool gdb_log_ended_guest(const char *log_path)
+{
+	char *log = NULL;
+	bool ended;
+
+	file_read(log_path, &log, NULL);
+	ended = log && (strstr(log, "Remote connection closed") ||
+			strstr(log, "Target disconnected") || strstr(log, "Remote communication error"));
+	free(log);
+	return ended;
+}
+
+/* ---- a batch gdb for an unattended run ---------------------------------------- */
+
+struct gdb_batch {
+	struct gdb_kernel k;
+	struct gdb_proc proc;
+	struct gdb_session gs;
+	char *gdb, *data_dir, *rundir, *socket, *log, *script;
+	bool started;
+};
+
+int gdb_batch_new(const struct gdb_batch_opts *o, struct gdb_batch **out, char **err)
+{
+	struct gdb_batch *b = xzalloc(sizeof(*b));
+	int ret = gdb_find_binary(NULL, &b->gdb, err);
+
+	if (!ret)
+		ret = gdb_kernel_find(o->kernel, &b->k, err);
+	if (ret) {
+		gdb_batch_free(b);
+		return -EINVAL;
+	}
+	b->data_dir = gdb_data_dir();
+	b->rundir = xstrdup(o->rundir);
+	b->socket = xasprintf("%s/gdb.sock", o->rundir);
+	b->log = xasprintf("%s/gdb.log", o->rundir);
+	b->script = xstrdup(o->script);
+	b->gs = (struct gdb_session){
+		.socket = b->socket, .data_dir = b->data_dir, .breaks = o->breaks,
+		.n_breaks = o->n_breaks, .log = b->log, .batch = true,
+	};
+	gdb_proc_init(&b->proc, o->qmp, o->timeout_s);
+	*out = b;
+	return 0;
+}
+
+const char *gdb_batch_socket(const struct gdb_batch *b)
+{
+	return b->socket;
+}
+
+void gdb_batch_spawned(void *ctx)
+{
+	struct gdb_batch *b = ctx;
+	char *err = NULL;
+
+	b->started = true;
+	/* gdb that cannot start leaves its reason where its output would be;
+	 * the tick then resumes the guest, and gdb.exit says -1. */
+	if (gdb_proc_start(&b->proc, b->gdb, &b->k, &b->gs, b->rundir, b->script, &err))
+		file_writef(b->log, "netlab: %s\n", err);
+	free(err);
+}
+
+void gdb_batch_tick(void *ctx)
+{
+	struct gdb_batch *b = ctx;
+
+	gdb_proc_tick(&b->proc);
+}
+
+int gdb_batch_finish(struct gdb_batch *b)
+{
+	char *path;
+	int code;
+
+	if (!b || !b->started)
+		return -1;
+	/* The guest is gone: gdb sees its connection close within a moment. */
+	gdb_proc_stop(&b->proc, 10);
+	code = gdb_proc_exit_code(&b->proc);
+	path = xasprintf("%s/gdb.exit", b->rundir);
+	file_writef(path, "%d\n", code);
+	free(path);
+	return code;
+}
+
+void gdb_batch_free(struct gdb_batch *b)
+{
+	if (!b)
+		return;
+	gdb_kernel_release(&b->k);
+	gdb_proc_release(&b->proc);
+	free(b->gdb);
+	free(b->data_dir);
+	free(b->rundir);
+	free(b->socket);
+	free(b->log);
+	free(b->script);
+	free(b);
 }
 
 /* ---- replay --------------------------------------------------------------- */

@@ -77,6 +77,83 @@ void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *ini
  */
 int gdb_qmp_cont(const char *qmp_socket, char **err);
 
+/* ---- gdb beside a running QEMU -------------------------------------------- */
+
+/* Exit status recorded for a batch gdb that netlab ended at its timeout. */
+#define GDB_EXIT_TIMEOUT 124
+
+/*
+ * struct gdb_proc - one gdb process attached to a VM's gdbstub
+ *
+ * gdb_proc_start() writes `dir`/gdb-init.gdb (gdb_init_script()), waits
+ * for QEMU's socket and starts gdb. A batch gdb (`script` given) reads
+ * /dev/null and writes everything to s->log. Drive it from the run loop
+ * with gdb_proc_tick(): once gdb has gone, the VM is resumed over QMP (gdb
+ * may quit with the guest stopped by -S or a breakpoint), and a batch gdb
+ * older than `timeout_s` is ended (SIGTERM, SIGKILL 3 s later). When the
+ * VM has ended, gdb_proc_stop() gives gdb `grace_s` to see the connection
+ * close, then ends it. gdb dies with its parent (PR_SET_PDEATHSIG).
+ *
+ * Strings are owned by the struct; gdb_proc_release() frees them.
+ */
+struct gdb_proc {
+	pid_t pid;			/* 0: not started */
+	int status;			/* waitpid()'s, once exited */
+	bool exited, timed_out, batch;
+	double started, term_at, cont_at;
+	unsigned int timeout_s;		/* batch gdb: 0 = no limit */
+	char *qmp;			/* the VM's QMP socket, NULL = never resume */
+};
+
+void gdb_proc_init(struct gdb_proc *p, const char *qmp_socket, unsigned int timeout_s);
+int gdb_proc_start(struct gdb_proc *p, const char *gdb, const struct gdb_kernel *k,
+		   const struct gdb_session *s, const char *dir, const char *script, char **err);
+void gdb_proc_tick(struct gdb_proc *p);
+void gdb_proc_stop(struct gdb_proc *p, unsigned int grace_s);
+/* 0..255 as gdb exited; 128 + signal; GDB_EXIT_TIMEOUT when netlab ended it;
+ * -1 while it runs or when it never started. */
+int gdb_proc_exit_code(const struct gdb_proc *p);
+void gdb_proc_release(struct gdb_proc *p);
+
+/*
+ * gdb_log_ended_guest() - whether gdb's log says the guest went away under
+ * it ("Remote connection closed", ...): a batch script whose last command
+ * ran the guest to its end fails for that reason only.
+ */
+bool gdb_log_ended_guest(const char *log_path);
+
+/*
+ * A batch gdb for a run that nobody watches (a scenario's [gdb] section).
+ *
+ * gdb_batch_new() checks gdb and the kernel's debug files; the caller then
+ * boots the VM paused with the gdbstub on gdb_batch_socket(), and calls
+ * gdb_batch_spawned() once QEMU runs and gdb_batch_tick() from the run loop
+ * (both fit run_opts' on_spawned/on_tick). gdb_batch_finish(), after the
+ * run, ends gdb if need be and writes RUN_DIR/gdb.exit; gdb's output is
+ * RUN_DIR/gdb.log. Return of gdb_batch_new(): 0, or -EINVAL with *err (no
+ * gdb, no vmlinux with debug info).
+ */
+struct gdb_batch_opts {
+	const char *rundir;		/* the run's directory (created by the run) */
+	const char *qmp;		/* the debugged VM's QMP socket */
+	const char *kernel;		/* its bzImage; vmlinux beside it */
+	const char *script;		/* .gdb or .py */
+	const char *const *breaks;	/* hbreak before the kernel runs */
+	size_t n_breaks;
+	unsigned int timeout_s;		/* gdb is ended after this */
+};
+
+struct gdb_batch;
+
+int gdb_batch_new(const struct gdb_batch_opts *o, struct gdb_batch **out, char **err);
+/* RUN_DIR/gdb.sock: where QEMU's gdbstub listens. Owned by `b`. */
+const char *gdb_batch_socket(const struct gdb_batch *b);
+void gdb_batch_spawned(void *b);
+void gdb_batch_tick(void *b);
+/* gdb's exit status as gdb_proc_exit_code() gives it (-1: never ran). */
+int gdb_batch_finish(struct gdb_batch *b);
+void gdb_batch_free(struct gdb_batch *b);
+
 /* ---- record/replay ----------------------------------------------------- */
 
 /*
