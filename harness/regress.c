@@ -17,6 +17,7 @@
 
 #include "acpi.h"
 #include "baseline.h"
+#include "libvirt.h"
 #include "regress.h"
 #include "scnrun.h"
 
@@ -138,9 +139,11 @@ static void worker_signal(int sig)
 }
 
 /* In the child: one guest run. Exits 0 when it ran (whatever the verdict). */
-static void worker(const struct regress_opts *o, const struct regress_scn *rs, const char *dir)
+static void worker(const struct regress_opts *o, const struct regress_scn *rs, const char *dir,
+		   const char *uri)
 {
 	struct sigaction sa = { .sa_handler = worker_signal };
+	struct gdb_batch *gdb = NULL;
 	struct run_result res;
 	struct run_opts ro;
 	char *err = NULL;
@@ -151,7 +154,12 @@ static void worker(const struct regress_opts *o, const struct regress_scn *rs, c
 	sigaction(SIGINT, &sa, NULL);
 	scn_run_opts(o, rs, &ro);
 	ro.out = dir;
-	ret = run_execute(&ro, &worker_stop, &res, &err);
+	ro.connect = uri;
+	/* A scenario's [gdb]: a batch gdb on the paused guest (scnrun.h). */
+	ret = scnrun_gdb_attach(rs->scn, &rs->cfg, &ro, &gdb, &err);
+	if (!ret)
+		ret = run_execute(&ro, &worker_stop, &res, &err);
+	scnrun_gdb_finish(gdb);
 	if (ret) {
 		char *p = xasprintf("%s/harness-error", dir);
 
@@ -167,8 +175,22 @@ struct job {
 	size_t scn;
 	unsigned int rep;
 	pid_t pid;
+	size_t conn;			/* index into the connections */
 	double start;
 };
+
+/* The connections of a run: libvirt URIs, or one slot for the direct backend. */
+static size_t n_conns(const struct regress_opts *o)
+{
+	return o->base.backend == RUN_BACKEND_LIBVIRT && o->n_connect ? o->n_connect : 1;
+}
+
+static const char *conn_uri(const struct regress_opts *o, size_t k)
+{
+	if (o->base.backend != RUN_BACKEND_LIBVIRT)
+		return NULL;
+	return o->n_connect ? o->connect[k] : lv_default_uri();
+}
 
 static void progress(const struct regress_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -225,14 +247,21 @@ static void job_done(struct regress *r, const struct regress_opts *o, struct job
 	struct regress_run *run = &rs->runs[j->rep];
 
 	read_run(run);
-	progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s)", done, total, rs->scn->name, j->rep + 1,
-		 rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start);
+	run->connect = conn_uri(o, j->conn);
+	if (run->connect && n_conns(o) > 1)
+		progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s, %s)", done, total, rs->scn->name,
+			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start,
+			 run->connect);
+	else
+		progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s)", done, total, rs->scn->name,
+			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start);
 }
 
 static int run_all(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop)
 {
-	size_t total = 0, next = 0, done = 0, running = 0;
+	size_t total = 0, next = 0, done = 0, running = 0, nc = n_conns(o);
 	unsigned int jobs = o->jobs ? o->jobs : 1;
+	unsigned int *busy = xzalloc(nc * sizeof(*busy));
 	struct job *all;
 
 	for (size_t i = 0; i < r->n; i++)
@@ -243,15 +272,25 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 			all[k] = (struct job){ .scn = i, .rep = rep };
 
 	while (done < total) {
-		while (running < jobs && next < total && !(stop && *stop)) {
-			struct job *j = &all[next++];
-			const char *dir = r->s[j->scn].runs[j->rep].dir;
+		for (;;) {
+			struct job *j;
+			const char *dir;
+			size_t k = 0;
 
+			/* The least busy connection with room for one more guest. */
+			for (size_t c = 1; c < nc; c++)
+				if (busy[c] < busy[k])
+					k = c;
+			if (busy[k] >= jobs || next >= total || (stop && *stop))
+				break;
+			j = &all[next++];
+			dir = r->s[j->scn].runs[j->rep].dir;
+			j->conn = k;
 			fflush(NULL);
 			j->start = now_s();
 			j->pid = fork();
 			if (j->pid == 0)
-				worker(o, &r->s[j->scn], dir);
+				worker(o, &r->s[j->scn], dir, conn_uri(o, k));
 			if (j->pid < 0) {
 				j->pid = 0;
 				r->s[j->scn].runs[j->rep].reason = xstrdup("fork failed");
@@ -259,6 +298,7 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 				continue;
 			}
 			running++;
+			busy[k]++;
 		}
 		if (!running)
 			break;
@@ -280,6 +320,7 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 				if (all[k].pid == pid) {
 					all[k].pid = 0;
 					running--;
+					busy[all[k].conn]--;
 					job_done(r, o, &all[k], ++done, total);
 				}
 			}
@@ -287,6 +328,7 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 	}
 	r->interrupted = stop && *stop;
 	free(all);
+	free(busy);
 	return 0;
 }
 
@@ -477,7 +519,19 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	/* Probe the accelerator once, not in every worker. */
 	for (size_t i = 0; i < r->n; i++)
 		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
-	if (any_fast) {
+	if (o->base.backend == RUN_BACKEND_LIBVIRT) {
+		/* Every connection must answer before anything runs. */
+		for (size_t k = 0; k < n_conns(o); k++) {
+			struct lv_conn *c;
+
+			ret = lv_open(conn_uri(o, k), &c, err);
+			if (ret)
+				return ret;
+			lv_close(c);
+		}
+		resolved.base.accel = o->base.accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		r->accel_why = xstrdup("libvirt backend: domain type 'qemu' (TCG) unless --accel kvm");
+	} else if (any_fast) {
 		resolved.base.icount_shift = -1;
 		ret = accel_resolve(&resolved.base, &resolved.base.accel, &r->accel_why, err);
 		if (ret)

@@ -423,6 +423,92 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	return 0;
 }
 
+/* ---- [gdb] ------------------------------------------------------------- */
+
+/* [gdb] vm, else the VM with an e1000e NIC, else VM a. */
+static unsigned int gdb_vm(const struct scenario *s, const struct vm_config *cfg)
+{
+	if (s->gdb_vm >= 0)
+		return (unsigned int)s->gdb_vm;
+	for (unsigned int i = 0; i < cfg->n_nics; i++)
+		if (!strcmp(cfg->nics[i].model->name, "e1000e"))
+			return cfg->nics[i].vm;
+	return 0;
+}
+
+int scnrun_gdb_attach(const struct scenario *s, const struct vm_config *cfg, struct run_opts *o,
+		      struct gdb_batch **g, char **err)
+{
+	unsigned int vm = gdb_vm(s, cfg);
+	char *qmp = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/qmp.sock", o->out, run_vm_name(vm))
+					 : xasprintf("%s/qmp.sock", o->out);
+	struct gdb_batch_opts bo = {
+		.rundir = o->out, .qmp = qmp, .script = s->gdb_script,
+		.kernel = vm && o->peer_kernel ? o->peer_kernel : o->kernel,
+		.breaks = (const char *const *)s->gdb_breaks, .n_breaks = s->n_gdb_breaks,
+		.timeout_s = s->gdb_timeout_s,
+	};
+	int ret;
+
+	*g = NULL;
+	if (!s->gdb) {
+		free(qmp);
+		return 0;
+	}
+	ret = gdb_batch_new(&bo, g, err);
+	free(qmp);
+	if (ret)
+		return ret;
+	o->debug.gdb_socket = gdb_batch_socket(*g);
+	o->debug.gdb_vm = vm;
+	o->debug.paused = true;
+	o->on_spawned = gdb_batch_spawned;
+	o->on_tick = gdb_batch_tick;
+	o->ctx = *g;
+	return 0;
+}
+
+void scnrun_gdb_finish(struct gdb_batch *g)
+{
+	gdb_batch_finish(g);
+	gdb_batch_free(g);
+}
+
+int scnrun_gdb_metrics(const struct scenario *s, const char *rundir, struct metrics *m,
+		       char **err)
+{
+	char *path = xasprintf("%s/gdb.log", rundir), *log = NULL, *save = NULL, *exit_s = NULL;
+	double *lines = xzalloc((s->n_gdb_match + 1) * sizeof(*lines));
+	int ret = file_read(path, &log, NULL);
+
+	if (ret) {
+		err_set(err, "%s: no gdb output '%s': %s", s->path, path, strerror(-ret));
+		goto out;
+	}
+	for (char *l = strtok_r(log, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		for (size_t i = 0; i < s->n_gdb_match; i++)
+			lines[i] += regexec(&s->gdb_match[i].re, l, 0, NULL, 0) == 0;
+	for (size_t i = 0; i < s->n_gdb_match; i++) {
+		char *name = xasprintf("gdb.lines_matching.%s", s->gdb_match[i].name);
+
+		metrics_set(m, name, lines[i]);
+		free(name);
+	}
+	free(path);
+	path = xasprintf("%s/gdb.exit", rundir);
+	ret = file_read(path, &exit_s, NULL);
+	if (ret)
+		err_set(err, "%s: no gdb exit status '%s': %s", s->path, path, strerror(-ret));
+	else
+		metrics_set(m, "gdb.exit", atof(exit_s));
+out:
+	free(exit_s);
+	free(path);
+	free(log);
+	free(lines);
+	return ret ? -EIO : 0;
+}
+
 /* ---- collection ------------------------------------------------------- */
 
 struct collect {
@@ -936,6 +1022,8 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_trace_path(&c);
 	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
+	if (!ret && s->gdb)
+		ret = scnrun_gdb_metrics(s, rundir, m, err);
 	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
 		free(c.files[i]);
 	return ret;

@@ -9,7 +9,9 @@
 #ifndef NETLAB_SCNRUN_H
 #define NETLAB_SCNRUN_H
 
+#include "gdb.h"
 #include "metrics.h"
+#include "run.h"
 #include "scenario.h"
 #include "vmcfg.h"
 
@@ -30,9 +32,33 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
  * Metrics of a finished run in `rundir` (whose guest files are in
  * rundir/files): generator results (udp.*, tcp.*, rr.*), counter deltas
  * (snmp.*, netstat.*, softnet.*, nic.*, qdisc.*), ring sizes, pcap counts
- * and, for UDP, the per-layer loss accounting (loss.*).
+ * and, for UDP, the per-layer loss accounting (loss.*); with [gdb],
+ * gdb.exit and gdb.lines_matching.NAME from RUN_DIR/gdb.exit and gdb.log.
  */
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err);
+
+/*
+ * scnrun_gdb_attach() - a scenario's [gdb] on a run about to start
+ *
+ * For a scenario with [gdb]: the debugged VM ([gdb] vm, else the one with
+ * an e1000e NIC, else a) boots paused with its gdbstub on RUN_DIR/gdb.sock,
+ * and `o`'s on_spawned/on_tick/ctx start and drive a batch gdb running the
+ * script (gdb.h, gdb_batch). `o->out` must be set. After run_execute(),
+ * scnrun_gdb_finish() ends gdb (RUN_DIR/gdb.log, gdb.exit) and frees *g.
+ * Return: 0 (*g NULL without [gdb]), -EINVAL with *err when gdb or the
+ * kernel's debug files are missing.
+ */
+int scnrun_gdb_attach(const struct scenario *s, const struct vm_config *cfg, struct run_opts *o,
+		      struct gdb_batch **g, char **err);
+void scnrun_gdb_finish(struct gdb_batch *g);
+
+/*
+ * scnrun_gdb_metrics() - gdb.exit (RUN_DIR/gdb.exit) and, for each [gdb]
+ * match.NAME, gdb.lines_matching.NAME: the lines of RUN_DIR/gdb.log that
+ * its regex matches. Return: 0, or -EIO with *err when a file is missing.
+ */
+int scnrun_gdb_metrics(const struct scenario *s, const char *rundir, struct metrics *m,
+		       char **err);
 
 #endif /* NETLAB_SCNRUN_H */
