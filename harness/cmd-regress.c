@@ -17,7 +17,7 @@
 static const char regress_usage[] =
 	"usage: netlab regress [options] [SCENARIO.scn | NAME | 'GLOB' ...]\n"
 	"  runs every scenario of --dir (default: tests/regress), or those named\n"
-	"  -j, --jobs N            guests at a time (default 2)\n"
+	"  -j, --jobs N            guests at a time (default 2); with libvirt, per connection\n"
 	"  -o, --out DIR           suite run directory (default runs/regress-DATE-PID)\n"
 	"      --dir DIR           where NAME and GLOB are looked up\n"
 	"      --repeat N          runs per scenario (default: the scenario's `repeat`)\n"
@@ -26,11 +26,15 @@ static const char regress_usage[] =
 	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
 	"      --list              list the scenarios that would run, and exit\n"
 	"      --kernel, --initrd, --accel, --qemu   as for netlab run\n"
+	"      --backend NAME      qemu (default) or libvirt\n"
+	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
+	"                          libvirt); repeat it to spread the suite over several, each\n"
+	"                          with -j guests at a time; results merge into one report\n"
 	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
-       O_QEMU };
+       O_QEMU, O_BACKEND, O_CONNECT };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -40,6 +44,8 @@ static const struct option longopts[] = {
 	{ "list", no_argument, NULL, O_LIST }, { "kernel", required_argument, NULL, O_KERNEL },
 	{ "initrd", required_argument, NULL, O_INITRD }, { "accel", required_argument, NULL, O_ACCEL },
 	{ "qemu", required_argument, NULL, O_QEMU }, { "help", no_argument, NULL, 'h' },
+	{ "backend", required_argument, NULL, O_BACKEND },
+	{ "connect", required_argument, NULL, O_CONNECT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -49,6 +55,7 @@ struct regress_cmd {
 	bool ktap, list, help;
 	char **own;
 	size_t n_own;
+	const char **connect;
 };
 
 /* Keep `s` to free it at the end; returns it. */
@@ -133,6 +140,23 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
+	case O_BACKEND:
+		if (run_backend_parse(arg, &rc->o.base.backend))
+			goto bad;
+		return 0;
+	case O_CONNECT:
+		for (size_t i = 0; i < rc->o.n_connect; i++) {
+			if (!strcmp(rc->connect[i], arg)) {
+				err_set(err, "--connect '%s' given twice\nhint: -j sets the guests "
+					     "at a time per connection", arg);
+				return -EINVAL;
+			}
+		}
+		rc->connect = realloc(rc->connect, (rc->o.n_connect + 1) * sizeof(*rc->connect));
+		rc->connect[rc->o.n_connect++] = arg;
+		rc->o.connect = rc->connect;
+		rc->o.base.backend = RUN_BACKEND_LIBVIRT;
+		return 0;
 	case 'h': rc->help = true; return 0;
 	default:
 		err_set(err, "bad option (see 'netlab regress --help')");
@@ -176,6 +200,10 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 		if (parse_one(rc, c, optarg, err))
 			return -EINVAL;
 	}
+	if (rc->o.n_connect && rc->o.base.backend != RUN_BACKEND_LIBVIRT) {
+		err_set(err, "--connect needs --backend libvirt, not qemu");
+		return -EINVAL;
+	}
 	fill_defaults(rc);
 	if (optind == argc && resolve(rc, "*", err))
 		return -EINVAL;
@@ -191,6 +219,7 @@ static void release(struct regress_cmd *rc)
 		free(rc->own[i]);
 	free(rc->own);
 	free(rc->o.scenarios);
+	free(rc->connect);
 }
 
 static volatile sig_atomic_t regress_stop;

@@ -262,6 +262,9 @@ static struct json_object *json_scenario(const struct regress_scn *rs)
 		json_object_object_add(run, "verdict",
 				       json_object_new_string(run_verdict_name(rs->runs[k].verdict)));
 		json_object_object_add(run, "wall_s", json_object_new_double(rs->runs[k].wall_s));
+		if (rs->runs[k].connect)
+			json_object_object_add(run, "connect",
+					       json_object_new_string(rs->runs[k].connect));
 		json_object_array_add(runs, run);
 	}
 	json_object_object_add(o, "runs", runs);

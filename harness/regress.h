@@ -35,6 +35,7 @@ struct regress_run {
 	int exit_status;
 	double wall_s;
 	char *reason;
+	const char *connect;		/* the libvirt URI it ran on, or NULL */
 };
 
 struct regress_scn {
@@ -67,7 +68,11 @@ struct regress_opts {
 	char **scenarios;		/* scenario file paths */
 	size_t n_scenarios;
 	const char *out;		/* suite run directory (created; must be new or empty) */
-	unsigned int jobs;
+	unsigned int jobs;		/* guests at a time (per connection with libvirt) */
+	/* libvirt backend (base.backend): the connections scenarios are spread
+	 * over, each with `jobs` guests at a time; none = the default URI. */
+	const char *const *connect;
+	size_t n_connect;
 	unsigned int repeat;		/* 0: each scenario's own */
 	int deterministic;		/* -1: each scenario's own, else 0/1 */
 	bool update_baselines;
