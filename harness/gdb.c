@@ -452,17 +452,25 @@ static void gdb_proc_reap(struct gdb_proc *p, bool block)
 		p->exited = true;
 }
 
-/* SIGTERM (gdb detaches: its breakpoints go), then SIGKILL 3 s later. */
+/*
+ * SIGINT first: gdb stops the guest, abandons the script (a command that
+ * waits or a Python sleep alike) and, batch, quits by detaching, which
+ * removes its breakpoints and resumes the guest. SIGTERM 3 s later, SIGKILL
+ * after 6 s; a killed gdb leaves its breakpoints in QEMU (see the tick).
+ */
 static void gdb_proc_end(struct gdb_proc *p)
 {
+	double t;
+
 	if (p->pid <= 0 || p->exited)
 		return;
 	if (!p->term_at) {
 		p->term_at = now_s();
-		kill(p->pid, SIGTERM);
-	} else if (now_s() - p->term_at > 3) {
-		kill(p->pid, SIGKILL);
+		kill(p->pid, SIGINT);
+		return;
 	}
+	t = now_s() - p->term_at;
+	kill(p->pid, t > 6 ? SIGKILL : t > 3 ? SIGTERM : 0);
 }
 
 void gdb_proc_tick(struct gdb_proc *p)

@@ -90,7 +90,7 @@ int gdb_qmp_cont(const char *qmp_socket, char **err);
  * /dev/null and writes everything to s->log. Drive it from the run loop
  * with gdb_proc_tick(): once gdb has gone, the VM is resumed over QMP (gdb
  * may quit with the guest stopped by -S or a breakpoint), and a batch gdb
- * older than `timeout_s` is ended (SIGTERM, SIGKILL 3 s later). When the
+ * older than `timeout_s` is ended (SIGINT, then SIGTERM, SIGKILL). When the
  * VM has ended, gdb_proc_stop() gives gdb `grace_s` to see the connection
  * close, then ends it. gdb dies with its parent (PR_SET_PDEATHSIG).
  *
