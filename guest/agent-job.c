@@ -163,6 +163,11 @@ static int parse_kv(const struct job_line *l, const char *key, const char *value
 			line_warn(l, "timeout '%s' is not a number of seconds", value);
 		return 0;
 	}
+	if (!strcmp(key, "ack")) {
+		if (!parse_uint(value, &job->ack))
+			line_warn(l, "ack '%s' is not a number of seconds", value);
+		return 0;
+	}
 	if (!strcmp(key, "topology"))
 		return set_str(&job->topology, value);
 	if (!strncmp(key, "nic.", 4))

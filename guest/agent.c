@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <poll.h>
 #include <sys/reboot.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -186,6 +187,26 @@ static void port_close(int *fd)
 	*fd = -1;
 }
 
+/*
+ * Hosts that stream the ports (libvirt) may still hold data when QEMU
+ * exits: wait until the host says it has everything (one byte on the
+ * status port), at most job.ack seconds.
+ */
+static void wait_ack(struct agent *a)
+{
+	struct pollfd p = { .fd = a->status_fd, .events = POLLIN };
+	char c;
+	int n;
+
+	do
+		n = poll(&p, 1, (int)a->job.ack * 1000);
+	while (n < 0 && errno == EINTR);
+	if (n > 0 && read(a->status_fd, &c, 1) == 1)
+		say("the host has every port's data");
+	else
+		say("no ack from the host within %u s; powering off anyway", a->job.ack);
+}
+
 /* The end of every path: report, flush, power off; never returns. */
 static void __attribute__((noreturn)) agent_poweroff(struct agent *a)
 {
@@ -193,10 +214,12 @@ static void __attribute__((noreturn)) agent_poweroff(struct agent *a)
 	status(a, "poweroff");
 	mark("%s", NETLAB_MARK_POWEROFF);
 	/* Blocking virtio-serial writes return once the host took the data. */
-	port_close(&a->status_fd);
 	port_close(&a->stdout_fd);
 	port_close(&a->stderr_fd);
 	port_close(&a->files_fd);
+	if (a->job.ack && a->status_fd >= 0)
+		wait_ack(a);
+	port_close(&a->status_fd);
 	sync();
 	tcdrain(STDERR_FILENO);
 	reboot(RB_POWER_OFF);
@@ -388,7 +411,8 @@ static int port_open(const char *name, long long deadline)
 		}
 		sleep_ms(10);
 	}
-	fd = open(dev, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	/* Read-write: the status port carries the host's ack (job key "ack"). */
+	fd = open(dev, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		say("cannot open port '%s' (%s): %s", name, dev, strerror(errno));
 	return fd;

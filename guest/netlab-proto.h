@@ -68,10 +68,15 @@
  *   timeout=SECONDS            guest-side command timeout (0 = none)
  *   sysctl.<name>=value        applied before the command (e.g.
  *                              sysctl.net.core.rmem_max=...)
+ *   ack=SECONDS                after "poweroff", wait up to SECONDS for a
+ *                              byte from the host on the status port before
+ *                              powering off: for hosts whose ports are streams
+ *                              (the libvirt backend) that must drain first
  */
 #define NETLAB_KEY_VERSION "version"
 #define NETLAB_KEY_TOPOLOGY "topology"
 #define NETLAB_KEY_TIMEOUT "timeout"
+#define NETLAB_KEY_ACK "ack"
 
 /* Console markers printed by the agent (one line each, at line start). */
 #define NETLAB_MARK_AGENT "netlab-agent: started"

@@ -21,6 +21,11 @@
 
 /* After a domain ends, how long its streams may take to drain. */
 #define LV_DRAIN_S 10.0
+/* Once the guest said "poweroff", its ports are drained when their streams
+ * have been quiet this long: every byte it wrote had left QEMU by then. */
+#define LV_QUIET_MS 300
+/* The status port's index in qemu_guest_ports, +1 for the console. */
+#define LV_STATUS_STREAM 3
 
 struct lv_conn {
 	virConnectPtr conn;
@@ -31,12 +36,12 @@ struct lv_conn {
 
 /* A console or port of a domain, copied into a local file by a thread. */
 struct lv_stream {
+	struct lv_vm *vm;
 	const char *what;		/* "console", or the port name */
 	virStreamPtr st;
 	int fd;
-	pthread_t th;
-	bool running;
-	volatile int done;
+	bool running;			/* its event callback is registered */
+	int done;			/* (atomic) set by the event loop at its end */
 	int result;			/* 0: end of stream, -1: error */
 };
 
@@ -49,8 +54,17 @@ struct lv_vm {
 	char *name;
 	virDomainPtr dom;
 	struct lv_stream streams[LV_N_STREAMS];
+	long long last_data_ms;		/* (atomic) when a stream last brought data */
+	int poweroff_seen;		/* (atomic) the status port said "poweroff" */
+	char status_tail[16];		/* the status port's last bytes (event loop) */
+	bool acked;			/* the guest was told it may power off */
 	bool ended, killed, finished;
 };
+
+static long long mono_ms(void)
+{
+	return (long long)(now_s() * 1000.0);
+}
 
 static void lv_quiet(void *ud, virErrorPtr e)
 {
@@ -61,6 +75,32 @@ static const char *lv_msg(void)
 	const char *m = virGetLastErrorMessage();
 
 	return m && *m ? m : "unknown libvirt error";
+}
+
+/*
+ * Consoles and ports are non-blocking streams served by libvirt's default
+ * event loop on a thread of its own: blocking receives on several streams
+ * of one connection starve its other calls (seen with a pair's 10 streams).
+ */
+static pthread_once_t ev_once = PTHREAD_ONCE_INIT;
+static int ev_ok;
+
+static void *ev_loop(void *arg)
+{
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			usleep(10000);
+	return NULL;
+}
+
+static void ev_start(void)
+{
+	pthread_t t;
+
+	if (virEventRegisterDefaultImpl() < 0 || pthread_create(&t, NULL, ev_loop, NULL))
+		return;
+	pthread_detach(t);
+	ev_ok = 1;
 }
 
 /* ---- connection and staging pool ----------------------------------------- */
@@ -111,14 +151,14 @@ static int ensure_pool(struct lv_conn *c, char **err)
 	return 0;
 }
 
-int lv_open(const char *uri, struct lv_conn **out, char **err)
+static int conn_open(const char *uri, bool events, struct lv_conn **out, char **err)
 {
 	struct lv_conn *c;
 	int ret;
 
 	*out = NULL;
 	virSetErrorFunc(NULL, lv_quiet);
-	if (virInitialize() < 0) {
+	if (virInitialize() < 0 || (events && (pthread_once(&ev_once, ev_start) || !ev_ok))) {
 		err_set(err, "cannot initialise libvirt: %s", lv_msg());
 		return -EIO;
 	}
@@ -140,6 +180,20 @@ int lv_open(const char *uri, struct lv_conn **out, char **err)
 	}
 	*out = c;
 	return 0;
+}
+
+int lv_open(const char *uri, struct lv_conn **out, char **err)
+{
+	return conn_open(uri, true, out, err);
+}
+
+int lv_check(const char *uri, char **err)
+{
+	struct lv_conn *c;
+	int ret = conn_open(uri, false, &c, err);
+
+	lv_close(c);
+	return ret;
 }
 
 void lv_close(struct lv_conn *c)
@@ -294,22 +348,59 @@ static void delete_staged(struct lv_vm *v)
 
 /* ---- streams ------------------------------------------------------------- */
 
-static void *pump(void *arg)
+static void stream_end(struct lv_stream *s, int n)
 {
-	struct lv_stream *s = arg;
-	char buf[65536];
-	int n;
-
-	while ((n = virStreamRecv(s->st, buf, sizeof(buf))) > 0)
-		if (sink_write(s->st, buf, (size_t)n, &s->fd) < 0)
-			break;
-	s->result = n == 0 ? 0 : -1;
+	virStreamEventRemoveCallback(s->st);
 	if (n == 0)
 		virStreamFinish(s->st);
 	else
 		virStreamAbort(s->st);
-	s->done = 1;
-	return NULL;
+	s->result = n == 0 ? 0 : -1;
+	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Watch the status port for the agent's last line. */
+static void status_data(struct lv_vm *v, const char *buf, size_t n)
+{
+	char *t = v->status_tail;
+	size_t keep = sizeof(v->status_tail) - 1, have = strlen(t);
+
+	if (n >= keep) {
+		memcpy(t, buf + n - keep, keep);
+		t[keep] = '\0';
+	} else {
+		if (have + n > keep) {
+			memmove(t, t + have + n - keep, keep - n);
+			have = keep - n;
+		}
+		memcpy(t + have, buf, n);
+		t[have + n] = '\0';
+	}
+	if (strstr(t, "poweroff\n"))
+		__atomic_store_n(&v->poweroff_seen, 1, __ATOMIC_RELEASE);
+}
+
+static void stream_event(virStreamPtr st, int events, void *opaque)
+{
+	struct lv_stream *s = opaque;
+	char buf[65536];
+
+	if (__atomic_load_n(&s->done, __ATOMIC_ACQUIRE))
+		return;
+	for (;;) {
+		int n = virStreamRecv(st, buf, sizeof(buf));
+
+		if (n == -2)		/* nothing more for now */
+			return;
+		if (n > 0 && sink_write(st, buf, (size_t)n, &s->fd) == n) {
+			__atomic_store_n(&s->vm->last_data_ms, mono_ms(), __ATOMIC_RELAXED);
+			if (s == &s->vm->streams[LV_STATUS_STREAM])
+				status_data(s->vm, buf, (size_t)n);
+			continue;
+		}
+		stream_end(s, n > 0 ? -1 : n);
+		return;
+	}
 }
 
 static int open_stream(struct lv_vm *v, struct lv_stream *s, const char *what, const char *file,
@@ -319,25 +410,24 @@ static int open_stream(struct lv_vm *v, struct lv_stream *s, const char *what, c
 	int ret = 0;
 
 	s->what = what;
+	s->vm = v;
 	s->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (s->fd < 0) {
 		ret = -errno;
 		err_set(err, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	s->st = virStreamNew(v->c->conn, 0);
+	s->st = virStreamNew(v->c->conn, VIR_STREAM_NONBLOCK);
 	if (!s->st ||
 	    (s == &v->streams[0]
 		     ? virDomainOpenConsole(v->dom, NULL, s->st, VIR_DOMAIN_CONSOLE_FORCE)
-		     : virDomainOpenChannel(v->dom, what, s->st, VIR_DOMAIN_CHANNEL_FORCE)) < 0) {
+		     : virDomainOpenChannel(v->dom, what, s->st, VIR_DOMAIN_CHANNEL_FORCE)) < 0 ||
+	    virStreamEventAddCallback(s->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_HANGUP |
+						     VIR_STREAM_EVENT_ERROR,
+				      stream_event, s, NULL) < 0) {
 		err_set(err, "libvirt at '%s': cannot open the %s of domain '%s': %s", v->c->uri,
 			what, v->name, lv_msg());
 		ret = -EIO;
-		goto out;
-	}
-	if (pthread_create(&s->th, NULL, pump, s)) {
-		err_set(err, "cannot start a thread for the %s stream", what);
-		ret = -EAGAIN;
 		goto out;
 	}
 	s->running = true;
@@ -346,7 +436,7 @@ out:
 	return ret;
 }
 
-/* Let every stream reach its end (the domain is gone), then join. */
+/* Let every stream reach its end (the domain is gone), or give up on it. */
 static void drain_streams(struct lv_vm *v)
 {
 	double until = now_s() + LV_DRAIN_S;
@@ -356,11 +446,12 @@ static void drain_streams(struct lv_vm *v)
 
 		if (!s->running)
 			continue;
-		while (!s->done && now_s() < until)
-			usleep(10000);
-		if (!s->done)
-			virStreamAbort(s->st);	/* unblocks the thread's receive */
-		pthread_join(s->th, NULL);
+		while (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE) && now_s() < until)
+			usleep(5000);
+		if (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
+			virStreamEventRemoveCallback(s->st);
+			virStreamAbort(s->st);
+		}
 		s->running = false;
 	}
 }
@@ -466,21 +557,36 @@ out:
 	return ret;
 }
 
+/* Whether the domain ended: shut off, crashed, or gone (a transient domain
+ * that powered off or was destroyed no longer exists: lookup errors mean so). */
 static bool dom_ended(struct lv_vm *v)
 {
 	int state, reason;
 
 	if (!v->dom)
 		return true;
-	/* A transient domain that shut down is gone: lookup errors mean ended. */
 	if (virDomainGetState(v->dom, &state, &reason, 0) < 0)
 		return true;
 	return state == VIR_DOMAIN_SHUTOFF || state == VIR_DOMAIN_CRASHED;
 }
 
+/* The guest waits at poweroff (job "ack") until its ports are drained. */
+static void maybe_ack(struct lv_vm *v)
+{
+	struct lv_stream *s = &v->streams[LV_STATUS_STREAM];
+
+	if (v->acked || !__atomic_load_n(&v->poweroff_seen, __ATOMIC_ACQUIRE) ||
+	    mono_ms() - __atomic_load_n(&v->last_data_ms, __ATOMIC_RELAXED) < LV_QUIET_MS)
+		return;
+	if (s->st && virStreamSend(s->st, "\n", 1) == -2)
+		return;		/* try again on the next turn */
+	v->acked = true;
+}
+
 bool lv_vm_wait(struct lv_vm *v, int ms)
 {
 	for (;;) {
+		maybe_ack(v);
 		if (v->ended || dom_ended(v)) {
 			v->ended = true;
 			return true;
@@ -496,11 +602,11 @@ void lv_vm_kill(struct lv_vm *v)
 {
 	if (!v->dom || v->ended)
 		return;
-	if (!dom_ended(v)) {
-		virDomainDestroy(v->dom);
-		v->killed = true;
-	}
 	v->ended = true;
+	if (dom_ended(v))
+		return;
+	virDomainDestroy(v->dom);
+	v->killed = true;
 }
 
 int lv_vm_status(const struct lv_vm *v)

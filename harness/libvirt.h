@@ -29,6 +29,9 @@
 #define LV_POOL_NAME "netlab-stage"
 #define LV_POOL_DIR "/var/tmp/netlab-stage"
 
+/* How long a guest waits at poweroff for netlab to have drained its ports. */
+#define LV_ACK_S 20
+
 /* Where a domain's files are on the libvirt host, and how it is wired. */
 struct lv_stage {
 	const char *name;		/* domain name; staged files are NAME.* */
@@ -76,6 +79,9 @@ struct lv_vm;
  */
 int lv_open(const char *uri, struct lv_conn **out, char **err);
 void lv_close(struct lv_conn *c);
+/* lv_open() and lv_close() without starting libvirt's event loop thread:
+ * for a parent that forks workers afterwards. */
+int lv_check(const char *uri, char **err);
 
 struct lv_vm_opts {
 	const struct vm_config *cfg;

@@ -522,12 +522,9 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	if (o->base.backend == RUN_BACKEND_LIBVIRT) {
 		/* Every connection must answer before anything runs. */
 		for (size_t k = 0; k < n_conns(o); k++) {
-			struct lv_conn *c;
-
-			ret = lv_open(conn_uri(o, k), &c, err);
+			ret = lv_check(conn_uri(o, k), err);
 			if (ret)
 				return ret;
-			lv_close(c);
 		}
 		resolved.base.accel = o->base.accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
 		r->accel_why = xstrdup("libvirt backend: domain type 'qemu' (TCG) unless --accel kvm");
