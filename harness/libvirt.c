@@ -43,6 +43,9 @@ struct lv_stream {
 	bool running;			/* its event callback is registered */
 	int done;			/* (atomic) set by the event loop at its end */
 	int result;			/* 0: end of stream, -1: error */
+	char *error;			/* why it failed, when it did */
+	unsigned long long bytes;	/* received so far */
+	double end_s;			/* when it ended (now_s), 0 while open */
 };
 
 #define LV_N_STREAMS (1 + QEMU_N_PORTS)
@@ -58,6 +61,8 @@ struct lv_vm {
 	int poweroff_seen;		/* (atomic) the status port said "poweroff" */
 	char status_tail[16];		/* the status port's last bytes (event loop) */
 	bool acked;			/* the guest was told it may power off */
+	double t0, poweroff_s, ack_s, ended_s;	/* for libvirt.log */
+	char *local_dir;
 	bool ended, killed, finished;
 };
 
@@ -182,9 +187,48 @@ static int conn_open(const char *uri, bool events, struct lv_conn **out, char **
 	return 0;
 }
 
+/*
+ * Staged files of runs that died by SIGKILL (their domains went with the
+ * connection, their volumes did not): volumes named by lv_default_name()
+ * on this host whose process is gone.
+ */
+static void gc_stale(struct lv_conn *c)
+{
+	char *mine = lv_default_name(), *cut;
+	virStorageVolPtr *vols = NULL;
+	int n;
+
+	/* "netlab-HOST-PID-N" -> "netlab-HOST-" */
+	cut = strrchr(mine, '-');
+	*cut = '\0';
+	cut = strrchr(mine, '-');
+	cut[1] = '\0';
+	n = virStoragePoolListAllVolumes(c->pool, &vols, 0);
+	for (int i = 0; i < n; i++) {
+		const char *vn = virStorageVolGetName(vols[i]);
+		size_t plen = strlen(mine);
+		char *end;
+		long pid;
+
+		if (vn && !strncmp(vn, mine, plen)) {
+			pid = strtol(vn + plen, &end, 10);
+			if (end != vn + plen && *end == '-' && pid > 0 && kill((pid_t)pid, 0) &&
+			    errno == ESRCH)
+				virStorageVolDelete(vols[i], 0);
+		}
+		virStorageVolFree(vols[i]);
+	}
+	free(vols);
+	free(mine);
+}
+
 int lv_open(const char *uri, struct lv_conn **out, char **err)
 {
-	return conn_open(uri, true, out, err);
+	int ret = conn_open(uri, true, out, err);
+
+	if (!ret)
+		gc_stale(*out);
+	return ret;
 }
 
 int lv_check(const char *uri, char **err)
@@ -350,12 +394,15 @@ static void delete_staged(struct lv_vm *v)
 
 static void stream_end(struct lv_stream *s, int n)
 {
+	if (n < 0)
+		s->error = xasprintf("%s", n == -1 ? lv_msg() : "cannot write the local file");
 	virStreamEventRemoveCallback(s->st);
 	if (n == 0)
 		virStreamFinish(s->st);
 	else
 		virStreamAbort(s->st);
 	s->result = n == 0 ? 0 : -1;
+	s->end_s = now_s();
 	__atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -376,8 +423,10 @@ static void status_data(struct lv_vm *v, const char *buf, size_t n)
 		memcpy(t + have, buf, n);
 		t[have + n] = '\0';
 	}
-	if (strstr(t, "poweroff\n"))
+	if (strstr(t, "poweroff\n") && !__atomic_load_n(&v->poweroff_seen, __ATOMIC_ACQUIRE)) {
+		v->poweroff_s = now_s();
 		__atomic_store_n(&v->poweroff_seen, 1, __ATOMIC_RELEASE);
+	}
 }
 
 static void stream_event(virStreamPtr st, int events, void *opaque)
@@ -393,12 +442,13 @@ static void stream_event(virStreamPtr st, int events, void *opaque)
 		if (n == -2)		/* nothing more for now */
 			return;
 		if (n > 0 && sink_write(st, buf, (size_t)n, &s->fd) == n) {
+			s->bytes += (unsigned long long)n;
 			__atomic_store_n(&s->vm->last_data_ms, mono_ms(), __ATOMIC_RELAXED);
 			if (s == &s->vm->streams[LV_STATUS_STREAM])
 				status_data(s->vm, buf, (size_t)n);
 			continue;
 		}
-		stream_end(s, n > 0 ? -1 : n);
+		stream_end(s, n > 0 ? -3 : n);
 		return;
 	}
 }
@@ -463,6 +513,8 @@ static void free_streams(struct lv_vm *v)
 
 		if (s->st)
 			virStreamFree(s->st);
+		free(s->error);
+		s->error = NULL;
 		if (s->fd >= 0)
 			close(s->fd);
 		s->st = NULL;
@@ -495,6 +547,8 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 	v->cfg = o->cfg;
 	v->vm = o->vm;
 	v->name = xstrdup(o->name);
+	v->local_dir = xstrdup(o->local_dir);
+	v->t0 = now_s();
 	for (int i = 0; i < LV_N_STREAMS; i++)
 		v->streams[i].fd = -1;
 	other = virDomainLookupByName(c->conn, o->name);
@@ -578,16 +632,43 @@ static void maybe_ack(struct lv_vm *v)
 	if (v->acked || !__atomic_load_n(&v->poweroff_seen, __ATOMIC_ACQUIRE) ||
 	    mono_ms() - __atomic_load_n(&v->last_data_ms, __ATOMIC_RELAXED) < LV_QUIET_MS)
 		return;
-	if (s->st && virStreamSend(s->st, "\n", 1) == -2)
-		return;		/* try again on the next turn */
+	if (s->st) {
+		int n = virStreamSend(s->st, "\n", 1);
+
+		if (n == -2)
+			return;		/* try again on the next turn */
+		if (n < 0 && !s->error)
+			s->error = xasprintf("cannot send the guest its ack: %s", lv_msg());
+	}
 	v->acked = true;
+	v->ack_s = now_s();
+}
+
+/* Acked and every stream at its end: the guest has powered off. */
+static bool streams_closed(struct lv_vm *v)
+{
+	if (!v->acked)
+		return false;
+	for (int i = 0; i < LV_N_STREAMS; i++)
+		if (v->streams[i].running && !__atomic_load_n(&v->streams[i].done, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
 }
 
 bool lv_vm_wait(struct lv_vm *v, int ms)
 {
 	for (;;) {
 		maybe_ack(v);
+		/* QEMU closed every chardev at the guest's power-off; libvirt
+		 * takes ~2 s more to reap it: that is not the run's time. */
+		if (!v->ended && streams_closed(v)) {
+			v->ended_s = now_s();
+			v->ended = true;
+			virDomainDestroy(v->dom);
+		}
 		if (v->ended || dom_ended(v)) {
+			if (!v->ended)
+				v->ended_s = now_s();
 			v->ended = true;
 			return true;
 		}
@@ -614,6 +695,32 @@ int lv_vm_status(const struct lv_vm *v)
 	return v->killed ? SIGKILL : 0;
 }
 
+/* LOCAL_DIR/libvirt.log: what the backend saw, in seconds from the start. */
+static void write_log(struct lv_vm *v)
+{
+	struct sbuf b;
+	char *path;
+
+#define REL(t) ((t) > 0 ? (t) - v->t0 : -1.0)
+	sbuf_init(&b);
+	sbuf_addf(&b, "domain %s on %s\n", v->name, v->c->uri);
+	sbuf_addf(&b, "poweroff_seen %.3f\nack_sent %.3f\nended %.3f%s\n", REL(v->poweroff_s),
+		  REL(v->ack_s), REL(v->ended_s), v->killed ? " (destroyed by netlab)" : "");
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		sbuf_addf(&b, "stream %s bytes %llu end %.3f %s%s\n", s->what ? s->what : "?",
+			  s->bytes, REL(s->end_s),
+			  !s->end_s ? "open" : s->result ? "error: " : "eof",
+			  s->error ? s->error : "");
+	}
+#undef REL
+	path = xasprintf("%s/libvirt.log", v->local_dir);
+	file_writef(path, "%s", b.s);
+	free(path);
+	sbuf_release(&b);
+}
+
 int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 {
 	int ret = 0;
@@ -623,6 +730,16 @@ int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 	v->finished = true;
 	lv_vm_kill(v);
 	drain_streams(v);
+	write_log(v);
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		if (s->error && !ret) {
+			ret = -EIO;
+			err_set(err, "the %s stream of domain '%s' broke: %s", s->what, v->name,
+				s->error);
+		}
+	}
 	virStoragePoolRefresh(v->c->pool, 0);
 	for (unsigned int i = 0; i < v->cfg->n_nics; i++) {
 		const struct vm_nic *n = &v->cfg->nics[i];
@@ -656,5 +773,6 @@ void lv_vm_release(struct lv_vm *v)
 	if (v->dom)
 		virDomainFree(v->dom);
 	free(v->name);
+	free(v->local_dir);
 	free(v);
 }
