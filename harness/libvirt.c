@@ -731,6 +731,11 @@ int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 	lv_vm_kill(v);
 	drain_streams(v);
 	write_log(v);
+	if (v->poweroff_s > 0 && !v->acked && !v->killed) {
+		ret = -EIO;
+		err_set(err, "domain '%s' powered off before its ports went quiet (see libvirt.log)",
+			v->name);
+	}
 	for (int i = 0; i < LV_N_STREAMS; i++) {
 		struct lv_stream *s = &v->streams[i];
 

@@ -116,6 +116,8 @@ static void set_reason(struct run_result *res, char *reason)
 	res->reason = reason;
 }
 
+static void __run_classify(const struct run_obs *obs, struct run_result *res);
+
 static void classify_no_exit(const struct run_obs *obs, struct run_result *res)
 {
 	char *tail;
@@ -148,7 +150,39 @@ static void classify_no_exit(const struct run_obs *obs, struct run_result *res)
 	free(tail);
 }
 
-void run_classify(const struct run_obs *obs, struct run_result *res)
+/*
+ * A VM without virtio-serial ports (a recorded VM, see qemu.c) has its
+ * agent say "netlab-agent: status: X" on the console instead: those lines,
+ * as the status port would have carried them. NULL when there are none.
+ */
+static char *console_status(const char *console)
+{
+	static const char tag[] = "netlab-agent: status: ";
+	struct sbuf b;
+
+	if (!console || !strstr(console, "netlab-agent: no virtio-serial device"))
+		return NULL;
+	sbuf_init(&b);
+	for (const char *p = strstr(console, tag); p; p = strstr(p + 1, tag))
+		if (p == console || p[-1] == '\n')
+			sbuf_addf(&b, "%.*s\n", (int)strcspn(p + sizeof(tag) - 1, "\r\n"),
+				  p + sizeof(tag) - 1);
+	return sbuf_detach(&b);
+}
+
+void run_classify(const struct run_obs *obs_in, struct run_result *res)
+{
+	struct run_obs o = *obs_in;
+	const struct run_obs *obs = &o;
+	char *cstatus = NULL;
+
+	if (!o.status || !*o.status)
+		o.status = cstatus = console_status(o.console);
+	__run_classify(obs, res);
+	free(cstatus);
+}
+
+static void __run_classify(const struct run_obs *obs, struct run_result *res)
 {
 	memset(res, 0, sizeof(*res));
 	res->exit_status = status_exit(obs->status);
@@ -163,6 +197,13 @@ void run_classify(const struct run_obs *obs, struct run_result *res)
 
 		res->verdict = RV_PANIC;
 		res->reason = strndup(p, strcspn(p, "\r\n"));
+	} else if (obs->transport_error) {
+		res->verdict = RV_INFRA;
+		res->reason = xasprintf("the run's output did not all arrive: %s", obs->transport_error);
+	} else if (obs->console && strstr(obs->console, "netlab-agent: no ack from the host")) {
+		res->verdict = RV_INFRA;
+		res->reason = xstrdup("the guest powered off before netlab had drained its ports "
+				      "(no ack within the job's wait): its output may be incomplete");
 	} else if (obs->timed_out || status_has(obs->status, "timeout")) {
 		res->verdict = RV_TIMEOUT;
 		res->reason = xstrdup(res->agent_started ? "the command did not finish in time"

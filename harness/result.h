@@ -28,6 +28,7 @@ struct run_obs {
 	const char *status;	/* status port text */
 	const char *console;	/* console log */
 	const char *qemu_log;	/* QEMU's stderr */
+	const char *transport_error;	/* the run's output did not all arrive (libvirt), or NULL */
 };
 
 struct run_result {

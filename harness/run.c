@@ -218,6 +218,7 @@ struct run_vm {
 	struct vm_proc p;		/* the direct backend's QEMU */
 	struct lv_vm *lv;		/* the libvirt backend's domain */
 	char *domain;			/* its name */
+	char *transport_error;		/* libvirt: what did not come back */
 	struct tail tails[4];		/* stdout, stderr, console, status */
 	struct run_obs obs;
 	struct run_result res;
@@ -284,6 +285,8 @@ static void lv_finish(struct run_ctx *c, struct run_vm *v)
 	char *err = NULL;
 
 	if (lv_vm_finish(v->lv, c->o->out, &err)) {
+		if (!v->transport_error)
+			v->transport_error = xstrdup(err);
 		char *path = xasprintf("%s/qemu.log", v->dir);
 		FILE *f = fopen(path, "a");
 
@@ -441,6 +444,7 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 	v->obs.console = v->tails[2].text.s;
 	v->obs.status = v->tails[3].text.s;
 	v->obs.qemu_log = qlog;
+	v->obs.transport_error = v->transport_error;
 	run_classify(&v->obs, &v->res);
 	free(qlog);
 	path = xasprintf("%s/exit-status", v->dir);
@@ -698,6 +702,7 @@ static void release_ctx(struct run_ctx *c)
 			vm_release(&v->p);
 		}
 		free(v->domain);
+		free(v->transport_error);
 		for (int t = 0; v->spawned && t < 4; t++) {
 			if (v->tails[t].fd >= 0)
 				close(v->tails[t].fd);

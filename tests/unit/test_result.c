@@ -146,6 +146,33 @@ static void test_result__interrupted(void **state)
 	run_result_release(&r);
 }
 
+/* libvirt: output that did not all come back is never a clean result. */
+static void test_result__incomplete_output_is_infra(void **state)
+{
+	static const char ok[] = "agent 1\ntopology ok\nexec 50\nexit 0\npoweroff\n";
+	struct run_obs o = { .qemu_status = 0, .status = ok,
+			     .transport_error = "the netlab.files stream of domain 'd' broke: x" };
+	struct run_result r;
+
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_INFRA);
+	assert_non_null(strstr(r.reason, "did not all arrive: the netlab.files stream"));
+	assert_int_equal(r.exit_status, 0);
+	run_result_release(&r);
+
+	o.transport_error = NULL;
+	o.console = "[ 9.1] netlab-agent: no ack from the host within 20 s; powering off anyway\n";
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_INFRA);
+	assert_non_null(strstr(r.reason, "before netlab had drained its ports"));
+	run_result_release(&r);
+
+	o.console = "[ 9.1] netlab-agent: the host has every port's data\n";
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_OK);
+	run_result_release(&r);
+}
+
 static void test_result__json_has_verdict_status_and_kernel(void **state)
 {
 	struct vm_config cfg = { .kernel = "/k/bzImage", .accel = VM_ACCEL_TCG,
@@ -221,6 +248,7 @@ int main(void)
 		cmocka_unit_test(test_result__qemu_failure_is_infra),
 		cmocka_unit_test(test_result__topology_error_is_infra),
 		cmocka_unit_test(test_result__interrupted),
+		cmocka_unit_test(test_result__incomplete_output_is_infra),
 		cmocka_unit_test(test_result__json_has_verdict_status_and_kernel),
 		cmocka_unit_test(test_result__json_write_error_names_file),
 		cmocka_unit_test(test_result__text_tail),
