@@ -155,6 +155,59 @@ static void test_run_opts__env_kernel_is_default(void **state)
 	unsetenv("KERNEL");
 }
 
+static void test_run_opts__libvirt_backend_options(void **state)
+{
+	struct run_cmd rc;
+	char *err = NULL;
+
+	assert_int_equal(PARSE(&rc, &err, "--backend", "libvirt", "--domain-name", "t-1.x_y"), 0);
+	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	assert_null(rc.opts.connect);
+	assert_string_equal(rc.opts.domain_name, "t-1.x_y");
+	assert_false(rc.print_xml);
+	run_cmd_release(&rc);
+
+	/* --connect implies the backend; --print-xml too. */
+	assert_int_equal(PARSE(&rc, &err, "--connect", "qemu+ssh://h/system"), 0);
+	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	assert_string_equal(rc.opts.connect, "qemu+ssh://h/system");
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--print-xml"), 0);
+	assert_true(rc.print_xml);
+	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--backend", "qemu"), 0);
+	assert_int_equal(rc.opts.backend, RUN_BACKEND_QEMU);
+	run_cmd_release(&rc);
+}
+
+static void test_run_opts__libvirt_bad_options(void **state)
+{
+	static const char *const bad[][3] = {
+		{ "--backend", "xen", "expected qemu or libvirt" },
+		{ "--domain-name", "a b", "--domain-name 'a b'" },
+		{ "--domain-name", "-x", "not starting with" },
+		{ "--domain-name", "", "--domain-name ''" },
+		{ "--domain-name", "0123456789012345678901234567890123456789012345678",
+		  "1 to 48" },
+	};
+	struct run_cmd rc;
+	char *err = NULL;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(PARSE(&rc, &err, (char *)bad[i][0], (char *)bad[i][1]), -EINVAL);
+		assert_non_null(strstr(err, bad[i][2]));
+		free(err);
+		err = NULL;
+		run_cmd_release(&rc);
+	}
+	assert_int_equal(PARSE(&rc, &err, "--connect", "qemu:///system", "--backend", "qemu"),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--connect needs --backend libvirt"));
+	free(err);
+	run_cmd_release(&rc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +218,8 @@ int main(void)
 		cmocka_unit_test(test_run_opts__acpi_is_repeatable_in_order),
 		cmocka_unit_test(test_run_opts__record_every_vm_or_one),
 		cmocka_unit_test(test_run_opts__env_kernel_is_default),
+		cmocka_unit_test(test_run_opts__libvirt_backend_options),
+		cmocka_unit_test(test_run_opts__libvirt_bad_options),
 	};
 
 	return cmocka_run_group_tests_name("run_opts", tests, NULL, NULL);
