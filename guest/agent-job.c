@@ -165,7 +165,7 @@ static int parse_kv(const struct job_line *l, const char *key, const char *value
 	}
 	if (!strcmp(key, "ack")) {
 		if (!parse_uint(value, &job->ack))
-			line_warn(l, "ack '%s' is not a number of seconds", value);
+			line_warn(l, "ack '%s' is not a number", value);
 		return 0;
 	}
 	if (!strcmp(key, "topology"))

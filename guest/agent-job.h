@@ -47,7 +47,7 @@ struct job {
 	int version;		/* 0 when absent */
 	char *topology;		/* NULL when absent */
 	unsigned int timeout;	/* seconds, 0 = none */
-	unsigned int ack;	/* seconds to wait for the host's ack at poweroff, 0 = none */
+	unsigned int ack;	/* nonzero: wait for the host's ack at poweroff */
 	struct job_nic *nics;
 	size_t n_nics;
 	struct job_var *sysctls;

@@ -190,21 +190,34 @@ static void port_close(int *fd)
 /*
  * Hosts that stream the ports (libvirt) may still hold data when QEMU
  * exits: wait until the host says it has everything (one byte on the
- * status port), at most job.ack seconds.
+ * status port). No guest-side timeout: under -icount with sleep=off an idle
+ * guest's clock warps, and a 20 s wait passed in microseconds of host time.
+ * The host bounds the wait (it acks at the latest 20 s after "poweroff",
+ * and its run timeout ends the VM).
  */
 static void wait_ack(struct agent *a)
 {
 	struct pollfd p = { .fd = a->status_fd, .events = POLLIN };
+	ssize_t r = -1;
+	int n = 0;
 	char c;
-	int n;
 
-	do
-		n = poll(&p, 1, (int)a->job.ack * 1000);
-	while (n < 0 && errno == EINTR);
-	if (n > 0 && read(a->status_fd, &c, 1) == 1)
-		say("the host has every port's data");
-	else
-		say("no ack from the host within %u s; powering off anyway", a->job.ack);
+	for (;;) {
+		n = poll(&p, 1, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		r = read(a->status_fd, &c, 1);
+		if (r == 1) {
+			say("the host has every port's data");
+			return;
+		}
+		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+			break;	/* the host side of the port went away */
+	}
+	say("no ack from the host; powering off anyway (poll %d revents %#x, read %zd)", n,
+	    p.revents, r);
 }
 
 /* The end of every path: report, flush, power off; never returns. */

@@ -68,10 +68,11 @@
  *   timeout=SECONDS            guest-side command timeout (0 = none)
  *   sysctl.<name>=value        applied before the command (e.g.
  *                              sysctl.net.core.rmem_max=...)
- *   ack=SECONDS                after "poweroff", wait up to SECONDS for a
- *                              byte from the host on the status port before
- *                              powering off: for hosts whose ports are streams
- *                              (the libvirt backend) that must drain first
+ *   ack=1                      after "poweroff", wait for a byte from the
+ *                              host on the status port before powering off:
+ *                              for hosts whose ports are streams (the libvirt
+ *                              backend) that must drain first. The host bounds
+ *                              the wait; the guest has no timeout of its own
  */
 #define NETLAB_KEY_VERSION "version"
 #define NETLAB_KEY_TOPOLOGY "topology"

@@ -61,6 +61,7 @@ struct lv_vm {
 	int poweroff_seen;		/* (atomic) the status port said "poweroff" */
 	char status_tail[16];		/* the status port's last bytes (event loop) */
 	bool acked;			/* the guest was told it may power off */
+	char *busy_error;		/* the ack went out before the ports were quiet */
 	double t0, poweroff_s, ack_s, ended_s;	/* for libvirt.log */
 	char *local_dir;
 	bool ended, killed, finished;
@@ -629,9 +630,16 @@ static void maybe_ack(struct lv_vm *v)
 {
 	struct lv_stream *s = &v->streams[LV_STATUS_STREAM];
 
-	if (v->acked || !__atomic_load_n(&v->poweroff_seen, __ATOMIC_ACQUIRE) ||
-	    mono_ms() - __atomic_load_n(&v->last_data_ms, __ATOMIC_RELAXED) < LV_QUIET_MS)
+	bool late;
+
+	if (v->acked || !__atomic_load_n(&v->poweroff_seen, __ATOMIC_ACQUIRE))
 		return;
+	late = now_s() - v->poweroff_s > LV_ACK_S;
+	if (!late && mono_ms() - __atomic_load_n(&v->last_data_ms, __ATOMIC_RELAXED) < LV_QUIET_MS)
+		return;
+	if (late && !v->busy_error)
+		v->busy_error = xasprintf("the ports of domain '%s' were still busy %d s after the "
+					  "guest said poweroff", v->name, LV_ACK_S);
 	if (s->st) {
 		int n = virStreamSend(s->st, "\n", 1);
 
@@ -731,7 +739,10 @@ int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 	lv_vm_kill(v);
 	drain_streams(v);
 	write_log(v);
-	if (v->poweroff_s > 0 && !v->acked && !v->killed) {
+	if (v->busy_error) {
+		ret = -EIO;
+		err_set(err, "%s", v->busy_error);
+	} else if (v->poweroff_s > 0 && !v->acked && !v->killed) {
 		ret = -EIO;
 		err_set(err, "domain '%s' powered off before its ports went quiet (see libvirt.log)",
 			v->name);
@@ -778,6 +789,7 @@ void lv_vm_release(struct lv_vm *v)
 	if (v->dom)
 		virDomainFree(v->dom);
 	free(v->name);
+	free(v->busy_error);
 	free(v->local_dir);
 	free(v);
 }

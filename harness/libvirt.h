@@ -29,7 +29,8 @@
 #define LV_POOL_NAME "netlab-stage"
 #define LV_POOL_DIR "/var/tmp/netlab-stage"
 
-/* How long a guest waits at poweroff for netlab to have drained its ports. */
+/* At the latest this long after the guest said "poweroff", netlab lets it
+ * power off even if its ports are still busy (the run is then infra-error). */
 #define LV_ACK_S 20
 
 /* Where a domain's files are on the libvirt host, and how it is wired. */

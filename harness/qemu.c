@@ -225,8 +225,8 @@ void job_text(const struct vm_config *cfg, unsigned int vm, struct sbuf *out)
 	sbuf_addf(out, "%s=%d\n", NETLAB_KEY_VERSION, NETLAB_PROTO_VERSION);
 	sbuf_addf(out, "%s=%s\n", NETLAB_KEY_TOPOLOGY, n_nics ? cfg->topo->name : "none");
 	sbuf_addf(out, "%s=%u\n", NETLAB_KEY_TIMEOUT, cfg->timeout_s);
-	if (cfg->host_ack_s)
-		sbuf_addf(out, "%s=%u\n", NETLAB_KEY_ACK, cfg->host_ack_s);
+	if (cfg->host_ack)
+		sbuf_addf(out, "%s=1\n", NETLAB_KEY_ACK);
 	for (size_t i = 0; i < cfg->n_job_lines; i++)
 		sbuf_addf(out, "%s\n", cfg->job_lines[i]);
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {

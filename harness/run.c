@@ -852,7 +852,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	}
 	if (!ret && o->backend == RUN_BACKEND_LIBVIRT) {
 		/* The ports are streams: the guest waits for netlab to drain them. */
-		c.cfg.host_ack_s = LV_ACK_S;
+		c.cfg.host_ack = true;
 		ret = lv_accel(o, &c.cfg.accel, &c.accel_why, err);
 		if (!ret)
 			ret = lv_open(o->connect ? o->connect : lv_default_uri(), &c.lv, err);

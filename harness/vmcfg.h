@@ -66,7 +66,7 @@ struct vm_config {
 	unsigned int mem_mb;
 	unsigned int smp;
 	unsigned int timeout_s;		/* guest-side command timeout */
-	unsigned int host_ack_s;	/* job "ack": the guest waits for the host at poweroff */
+	bool host_ack;			/* job "ack": the guest waits for the host at poweroff */
 	int icount_shift;		/* -icount shift (deterministic TCG), -1 = off */
 	const struct topology *topo;
 	/* Extra "key=value" job lines, e.g. "sysctl.net.core.rmem_max=4194304". */
