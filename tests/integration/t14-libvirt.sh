@@ -92,8 +92,9 @@ test_expect_success 'udp-clean and udp-rcvbuf-overflow: the direct backend'"'"'s
 		test "$(metric "$j" udp-clean loss.wire_rx)" = "$(metric "$j" udp-clean udp.sent)"
 		lost=$(metric "$j" udp-rcvbuf-overflow udp.lost)
 		test "$lost" -gt 0
-		test "$(metric "$j" udp-rcvbuf-overflow snmp.B.Udp.RcvbufErrors)" = "$lost"
-		test "$(metric "$j" udp-rcvbuf-overflow drops.reason.SOCKET_RCVBUFF)" = "$lost"
+		test "$(metric "$j" udp-rcvbuf-overflow loss.rx_stack_drops)" = "$lost"
+		test "$(metric "$j" udp-rcvbuf-overflow drops.reason.SOCKET_RCVBUFF)" = \
+		     "$(metric "$j" udp-rcvbuf-overflow snmp.B.Udp.RcvbufErrors)"
 		test "$(metric "$j" udp-rcvbuf-overflow loss.unaccounted)" = 0
 		echo "$b: udp-clean sent $(metric "$j" udp-clean udp.sent), udp-rcvbuf-overflow lost $lost"
 	done
