@@ -29,8 +29,8 @@ static const char gdb_usage[] =
 	"  -b, --break FUNC      hardware breakpoint (hbreak) before the kernel runs; repeatable\n"
 	"      --batch FILE      run gdb commands FILE (.gdb, or .py) with nobody at the terminal;\n"
 	"                        gdb's output goes to RUN_DIR/gdb.log\n"
-	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb\n"
-	"                        (reverse-continue, reverse-stepi); output in VM_DIR/replay-N/\n"
+	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb,\n"
+	"                        forward only; output in VM_DIR/replay-N/\n"
 	"      --record          record the debugged VM too (replay.bin, replay.argv)\n"
 	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
 	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
@@ -467,7 +467,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		tick(s);
 	if (!p.exited) {
 		vm_kill(&p, 2000);
-		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: QEMU 7.2 replays a VM whose packets come from outside it (pair topology); a VM that sends to itself (loop topology) hangs in replay, see README 'netlab gdb'",
+		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: QEMU 7.2 stops for good in the replay of some recordings (README 'Record/replay'); record again, with less traffic",
 			vmdir, timeout, s->dir);
 		ret = -ETIMEDOUT;
 	}
