@@ -49,6 +49,30 @@ static void test_result__nonzero_exit_is_failed_and_passed_through(void **state)
 	run_result_release(&r);
 }
 
+/* A console-only VM (a recorded one: no virtio-serial) says its status there. */
+static void test_result__status_from_the_console_without_ports(void **state)
+{
+	struct run_obs o = {
+		.qemu_status = 0, .status = "",
+		.console = "netlab-agent: no virtio-serial device: all output goes to the console\n"
+			   "netlab-agent: status: agent 1\r\nnetlab-agent: status: exec 33\n"
+			   "x netlab-agent: status: exit 9\nnetlab-agent: status: exit 3\n",
+	};
+	struct run_obs with_ports = o;
+	struct run_result r;
+
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_FAILED);
+	assert_int_equal(r.exit_status, 3);	/* only whole lines count */
+	assert_true(r.agent_started);
+	run_result_release(&r);
+	/* A VM with ports and an empty status port is not read from its console. */
+	with_ports.console = "netlab-agent: status: exit 0\n";
+	classify(&with_ports, &r);
+	assert_int_equal(r.exit_status, -1);
+	run_result_release(&r);
+}
+
 static void test_result__panic_wins_and_carries_oops(void **state)
 {
 	struct run_obs o = { .qemu_status = 0, .status = "agent 1\nexec 50\n",
@@ -240,6 +264,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_result__exit_zero_is_ok),
 		cmocka_unit_test(test_result__nonzero_exit_is_failed_and_passed_through),
+		cmocka_unit_test(test_result__status_from_the_console_without_ports),
 		cmocka_unit_test(test_result__panic_wins_and_carries_oops),
 		cmocka_unit_test(test_result__host_timeout),
 		cmocka_unit_test(test_result__timeout_before_agent_says_boot),
