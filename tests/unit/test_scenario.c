@@ -258,7 +258,7 @@ static void test_scenario__rejects_unknown_section_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-section.scn", 4,
-		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace)");
+		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb)");
 }
 
 static void test_scenario__rejects_unknown_key_with_line(void **state)
