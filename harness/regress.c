@@ -520,6 +520,15 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	for (size_t i = 0; i < r->n; i++)
 		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
 	if (o->base.backend == RUN_BACKEND_LIBVIRT) {
+		/* A scenario's gdb resumes the guest over QMP, which libvirt owns. */
+		for (size_t i = 0; i < r->n; i++) {
+			if (r->s[i].scn->gdb) {
+				err_set(err, "%s: [gdb] runs with the direct QEMU backend only\n"
+					     "hint: run it without --backend libvirt / --connect",
+					r->s[i].scn->path);
+				return -EINVAL;
+			}
+		}
 		/* Every connection must answer before anything runs. */
 		for (size_t k = 0; k < n_conns(o); k++) {
 			ret = lv_check(conn_uri(o, k), err);

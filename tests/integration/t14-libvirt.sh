@@ -158,6 +158,9 @@ test_expect_success 'bad input: unreachable URI, no daemon, a taken domain name:
 	test $rc = 2; grep -q "domain-name" "$T_TMP/b3.err"
 	rc=0; "$NETLAB" run --backend libvirt --record --out "$T_TMP/b4" 2>"$T_TMP/b4.err" || rc=$?
 	test $rc = 2; grep -q "direct QEMU backend" "$T_TMP/b4.err"
+	rc=0; "$NETLAB" regress --connect "$URI" --out "$T_TMP/b6" "$S/gdb/e1000e-rx.scn" \
+		2>"$T_TMP/b6.err" || rc=$?
+	test $rc = 2; grep -q "e1000e-rx.scn: \[gdb\] runs with the direct QEMU backend" "$T_TMP/b6.err"
 	cat >"$T_TMP/other.xml" <<-EOF
 	<domain type="qemu"><name>t14-taken-$$</name><memory unit="MiB">32</memory>
 	<os><type arch="x86_64">hvm</type></os></domain>
