@@ -30,7 +30,7 @@ static const char gdb_usage[] =
 	"      --batch FILE      run gdb commands FILE (.gdb, or .py) with nobody at the terminal;\n"
 	"                        gdb's output goes to RUN_DIR/gdb.log\n"
 	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb,\n"
-	"                        forward only; output in VM_DIR/replay-N/\n"
+	"                        (reverse-stepi; not reverse-continue); output in VM_DIR/replay-N/\n"
 	"      --record          record the debugged VM too (replay.bin, replay.argv)\n"
 	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
 	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
@@ -447,6 +447,13 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	sock = xasprintf("%s/gdb.sock", s->dir);
 	argv_init(&a);
 	gdb_replay_argv(vmdir, s->dir, sockdir, sock, true, &a, err);
+	/* QEMU snapshots the replay there when gdb attaches: reverse-stepi. */
+	path = xasprintf("%s/snapshots.qcow2", s->dir);
+	if (!gdb_replay_snapshot_disk(path, NULL)) {
+		argv_add(&a, "-drive");
+		argv_addf(&a, "file=%s,if=none,id=rr", path);
+	}
+	free(path);
 	path = xasprintf("%s/cmdline", s->dir);
 	{
 		char *line = argv_to_shell(&a);

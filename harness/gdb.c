@@ -299,7 +299,7 @@ void gdb_init_script(const struct gdb_kernel *k, const struct gdb_session *s, st
 	if (!s->batch)
 		sbuf_addf(o, "echo \\nnetlab: the kernel is stopped before its first instruction%s.\\n"
 			     "netlab: 'continue' boots it and the scenario runs; 'nl-help' lists netlab's commands.\\n\\n\n",
-			  s->replay ? " of the replay (forward only: 'monitor info replay' shows the icount)" : "");
+			  s->replay ? " of the replay ('monitor info replay' shows the icount; reverse-stepi works, reverse-continue does not with QEMU 7.2)" : "");
 }
 
 void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *init,
@@ -688,6 +688,21 @@ int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, c
 	}
 	if (paused)
 		argv_add(a, "-S");
+	return 0;
+}
+
+int gdb_replay_snapshot_disk(const char *path, char **err)
+{
+	char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)path, "1G", NULL };
+	int status = -1;
+	pid_t pid;
+
+	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, argv, environ) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		err_set(err, "cannot create the snapshot disk '%s' with qemu-img\nhint: install qemu-utils",
+			path);
+		return -EIO;
+	}
 	return 0;
 }
 
