@@ -23,7 +23,7 @@
 #define LV_DRAIN_S 10.0
 /* Once the guest said "poweroff", its ports are drained when their streams
  * have been quiet this long: every byte it wrote had left QEMU by then. */
-#define LV_QUIET_MS 300
+#define LV_QUIET_MS 100
 /* The status port's index in qemu_guest_ports, +1 for the console. */
 #define LV_STATUS_STREAM 3
 
@@ -62,7 +62,8 @@ struct lv_vm {
 	char status_tail[16];		/* the status port's last bytes (event loop) */
 	bool acked;			/* the guest was told it may power off */
 	char *busy_error;		/* the ack went out before the ports were quiet */
-	double t0, poweroff_s, ack_s, ended_s;	/* for libvirt.log */
+	double t0, staged_s, created_s, resumed_s;	/* for libvirt.log */
+	double poweroff_s, ack_s, ended_s;
 	char *local_dir;
 	bool ended, killed, finished;
 };
@@ -572,6 +573,7 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 		goto fail;
 	st.kernel = kernel;
 	st.initrd = initrd;
+	v->staged_s = now_s();
 	ret = lv_domain_xml(o->cfg, o->vm, &st, &xml, err);
 	if (ret)
 		goto fail;
@@ -587,6 +589,7 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 		err_set(err, "libvirt at '%s' refused domain '%s': %s", c->uri, o->name, m);
 		goto fail;
 	}
+	v->created_s = now_s();
 	ret = open_stream(v, &v->streams[0], "console", "console.log", o->local_dir, err);
 	for (int i = 0; !ret && i < QEMU_N_PORTS; i++)
 		ret = open_stream(v, &v->streams[1 + i], qemu_guest_ports[i],
@@ -598,6 +601,7 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 	}
 	if (ret)
 		goto fail;
+	v->resumed_s = now_s();
 	*out = v;
 	goto out;
 fail:
@@ -667,12 +671,15 @@ bool lv_vm_wait(struct lv_vm *v, int ms)
 {
 	for (;;) {
 		maybe_ack(v);
-		/* QEMU closed every chardev at the guest's power-off; libvirt
-		 * takes ~2 s more to reap it: that is not the run's time. */
+		/*
+		 * QEMU closed every chardev at the guest's power-off: the run
+		 * is over. libvirt takes ~2 s more to reap QEMU, holding the
+		 * domain (virDomainGetState and virDomainDestroy wait for it),
+		 * and the transient domain then goes by itself.
+		 */
 		if (!v->ended && streams_closed(v)) {
 			v->ended_s = now_s();
 			v->ended = true;
-			virDomainDestroy(v->dom);
 		}
 		if (v->ended || dom_ended(v)) {
 			if (!v->ended)
@@ -712,6 +719,8 @@ static void write_log(struct lv_vm *v)
 #define REL(t) ((t) > 0 ? (t) - v->t0 : -1.0)
 	sbuf_init(&b);
 	sbuf_addf(&b, "domain %s on %s\n", v->name, v->c->uri);
+	sbuf_addf(&b, "staged %.3f\ncreated %.3f\nresumed %.3f\n", REL(v->staged_s),
+		  REL(v->created_s), REL(v->resumed_s));
 	sbuf_addf(&b, "poweroff_seen %.3f\nack_sent %.3f\nended %.3f%s\n", REL(v->poweroff_s),
 		  REL(v->ack_s), REL(v->ended_s), v->killed ? " (destroyed by netlab)" : "");
 	for (int i = 0; i < LV_N_STREAMS; i++) {
