@@ -54,7 +54,8 @@ char *lv_stage_path(const struct lv_stage *st, const char *what);
  * vCPUs, ACPI, serial console, virtio-serial channels, UDP-wired NICs);
  * <qemu:commandline> only for what it has none of: the QEMU hub of the
  * loop topology and the NICs on it, filter-dump captures, -icount and the
- * gdbstub on a unix socket. Record/replay is refused (-EINVAL).
+ * gdbstub on a unix socket. Record/replay is refused (-EINVAL). On error,
+ * `out` may hold a partial document: discard it.
  */
 int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_stage *st,
 		  struct sbuf *out, char **err);
