@@ -147,14 +147,10 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	bool hub = cfg->topo->n_vms == 1;
 	unsigned int slot = LV_NIC_SLOT0;
 	struct sbuf cmd, q;
-	int ret = qemu_check_config(cfg, err);
+	int ret = qemu_check_config(cfg, vm, err);
 
 	if (ret)
 		return ret;
-	if (vm >= cfg->topo->n_vms) {
-		err_set(err, "topology '%s' has no VM %u", cfg->topo->name, vm);
-		return -EINVAL;
-	}
 	if (cfg->debug.rr != VM_RR_OFF) {
 		err_set(err, "record/replay runs only with the direct QEMU backend\n"
 			     "hint: drop --backend libvirt to use --record or --replay");

@@ -28,7 +28,7 @@ const char *qemu_port_file(const char *port)
 	return "files.tar";
 }
 
-int qemu_check_config(const struct vm_config *cfg, char **err)
+int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err)
 {
 	if (!cfg->qemu || !cfg->kernel || !cfg->initrd || !cfg->rundir || !cfg->topo) {
 		err_set(err, "incomplete VM configuration (qemu, kernel, initrd, rundir, topology)");
@@ -55,6 +55,10 @@ int qemu_check_config(const struct vm_config *cfg, char **err)
 			err_set(err, "NIC %c has no model", cfg->nics[i].label);
 			return -EINVAL;
 		}
+	}
+	if (vm >= cfg->topo->n_vms) {
+		err_set(err, "topology '%s' has no VM %u", cfg->topo->name, vm);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -168,14 +172,10 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	const char *dir = vm_dir(cfg, vm);
 	const char *kernel = vm == 1 && cfg->peer_kernel ? cfg->peer_kernel : cfg->kernel;
 	const char *initrd = vm < VM_MAX_VMS && cfg->vm_initrd[vm] ? cfg->vm_initrd[vm] : cfg->initrd;
-	int ret = qemu_check_config(cfg, err);
+	int ret = qemu_check_config(cfg, vm, err);
 
 	if (ret)
 		return ret;
-	if (vm >= cfg->topo->n_vms) {
-		err_set(err, "topology '%s' has no VM %u", cfg->topo->name, vm);
-		return -EINVAL;
-	}
 	argv_add(a, cfg->qemu);
 	argv_add(a, "-name");
 	argv_add(a, "netlab,debug-threads=on");

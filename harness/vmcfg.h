@@ -119,8 +119,8 @@ const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);
-/* What every backend needs of a configuration; -EINVAL with *err. */
-int qemu_check_config(const struct vm_config *cfg, char **err);
+/* What every backend needs of a configuration and its VM `vm`; -EINVAL with *err. */
+int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err);
 
 /* The guest's virtio-serial port names (guest/netlab-proto.h). */
 #define QEMU_N_PORTS 4
