@@ -98,7 +98,8 @@ test_expect_success 'a bad [gdb] section is refused before anything boots: FILE:
 # (kfree_skb NO_SOCKET drops), then says "done" over TCP. VM b prints its
 # drop count and the md5 of its sequence of drop locations on the console.
 # Two replays under gdb must stop at virtnet_poll at the same instruction
-# count and agree with each other and the recording as far as they got. A
+# count and agree with each other and the recording as far as they got; a
+# third steps one instruction on and back with reverse-stepi. A
 # replay that finishes must show the recording's drops and drop locations.
 # Some recordings replay to the end (27-29 s), others stall during the
 # command (1 of 4 measured here finished): NETLAB_RR_TESTS=1 requires both
@@ -139,7 +140,7 @@ test_expect_success 'a recorded VM replays: breakpoint at the same icount, same 
 	EOF
 	finished=0
 	for i in 1 2; do
-		rc=0; "$NETLAB" gdb --replay --batch "$T_TMP/ic.gdb" --timeout 75 "$T_TMP/rec" \
+		rc=0; "$NETLAB" gdb --replay --batch "$T_TMP/ic.gdb" --timeout 100 "$T_TMP/rec" \
 			2>"$T_TMP/replay$i.err" || rc=$?
 		grep "replay .* in " "$T_TMP/replay$i.err"
 		test $rc = 0 || test $rc = 125 || { cat "$T_TMP/replay$i.err"; false; }
@@ -163,6 +164,26 @@ test_expect_success 'a recorded VM replays: breakpoint at the same icount, same 
 	cmp -n "$n" "$c1" "$c2"
 	cmp -n "$n" "$c1" "$T_TMP/rec/vm-b/console.log"
 	[ -z "${NETLAB_RR_TESTS:-}" ] || test $finished = 2
+	# A third replay: stepi one instruction on, reverse-stepi back (QEMU
+	# replays from the snapshot it took when gdb attached, so the console
+	# starts over: not compared), then kill.
+	cat >"$T_TMP/rev.gdb" <<-EOF
+	hbreak virtnet_poll
+	continue
+	monitor info replay
+	stepi
+	monitor info replay
+	reverse-stepi
+	monitor info replay
+	kill
+	EOF
+	"$NETLAB" gdb --replay --batch "$T_TMP/rev.gdb" --timeout 100 "$T_TMP/rec" \
+		2>"$T_TMP/replay3.err" || true
+	r=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-3/gdb.log" | tr "\n" " ")
+	echo "replay 3: $r"
+	set -- $(echo "$r" | grep -o "[0-9][0-9]*")
+	test $# = 3 && test "instruction count = $1" = "$a"
+	test $2 = $(($1 + 1)) && test $3 = $1
 	no_process_with "$T_TMP/rec"
 '
 
