@@ -205,6 +205,7 @@ static void gc_stale(struct lv_conn *c)
 	*cut = '\0';
 	cut = strrchr(mine, '-');
 	cut[1] = '\0';
+	virStoragePoolRefresh(c->pool, 0);	/* the captures QEMU created */
 	n = virStoragePoolListAllVolumes(c->pool, &vols, 0);
 	for (int i = 0; i < n; i++) {
 		const char *vn = virStorageVolGetName(vols[i]);
