@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "drvring.h"
+#include "jsonout.h"
 #include "hist.h"
 #include "metrics.h"
 #include "util.h"
@@ -34,7 +35,7 @@ static const char *name_q(char *buf, size_t n, const char *ifname, int q)
 }
 
 /* "p50 / p99" in us, or "-" */
-static const char *lat(char *buf, size_t n, const struct drvring_dist *x)
+static const char *lat(char *buf, size_t n, const struct hist_summary *x)
 {
 	if (!x->count)
 		snprintf(buf, n, "-");
@@ -315,34 +316,6 @@ static void add_u(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_uint64(v));
 }
 
-static struct json_object *real(double v, const char *fmt)
-{
-	char buf[40];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	return json_object_new_double_s(v, buf);
-}
-
-static struct json_object *json_us(uint64_t ns)
-{
-	return real(us(ns), "%.3f");
-}
-
-static struct json_object *json_dist(const struct drvring_dist *x, bool unit_us)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *(*v)(uint64_t) = unit_us ? json_us : json_object_new_uint64;
-
-	add_u(o, "count", x->count);
-	add(o, "min", v(x->min));
-	add(o, "p50", v(x->p50));
-	add(o, "p90", v(x->p90));
-	add(o, "p99", v(x->p99));
-	add(o, "max", v(x->max));
-	add(o, "mean", real(unit_us ? x->mean / 1e3 : x->mean, "%.3f"));
-	return o;
-}
-
 static struct json_object *json_level(const struct drvring_level *l)
 {
 	struct json_object *o, *bins;
@@ -354,12 +327,12 @@ static struct json_object *json_level(const struct drvring_level *l)
 	add_u(o, "min", l->min);
 	add_u(o, "p1", l->p1);
 	add_u(o, "p50", l->p50);
-	add(o, "mean", real(l->mean, "%.3f"));
+	add(o, "mean", json_real(l->mean, "%.3f"));
 	add_u(o, "max", l->max);
 	add_u(o, "changes", l->changes);
-	add(o, "known_ms", real((double)l->ns / 1e6, "%.6f"));
+	add(o, "known_ms", json_real((double)l->ns / 1e6, "%.6f"));
 	for (int b = 0; l->ring && b < DRVRING_OCC_BINS; b++)
-		json_object_array_add(bins, real(pct(l->bin_ns[b], l->ns), "%.3f"));
+		json_object_array_add(bins, json_real(pct(l->bin_ns[b], l->ns), "%.3f"));
 	add(o, "pct_time_per_eighth", bins);
 	return o;
 }
@@ -407,21 +380,21 @@ static struct json_object *json_stats(struct json_object *o, const struct drvrin
 	add_u(rx, "refills_low", s->refills_low);
 	add_u(rx, "low_episodes", s->low_episodes);
 	add_u(rx, "empty_episodes", s->empty_episodes);
-	add(rx, "low_ms", real((double)s->low_ns / 1e6, "%.6f"));
-	add(rx, "refill_age_at_low_us", json_dist(&s->refill_age_low, true));
+	add(rx, "low_ms", json_real((double)s->low_ns / 1e6, "%.6f"));
+	add(rx, "refill_age_at_low_us", json_hist_summary(&s->refill_age_low, true));
 	add(o, "rx", rx);
 	add_u(napi, "irqs", s->irqs);
 	add_u(napi, "irqs_tx", s->irqs_tx);
 	add_u(napi, "polls", s->polls);
 	add_u(napi, "poll_ends", s->poll_ends);
 	add_u(napi, "budget_exhausted", s->budget_exhausted);
-	add(napi, "budget_exhausted_pct", real(pct(s->budget_exhausted, s->poll_ends), "%.3f"));
+	add(napi, "budget_exhausted_pct", json_real(pct(s->budget_exhausted, s->poll_ends), "%.3f"));
 	add_u(napi, "repolls", s->repolls);
-	add(napi, "work", json_dist(&s->work, false));
-	add(napi, "irq_poll_us", json_dist(&s->irq_poll_ns, true));
-	add(napi, "desc_stack_us", json_dist(&s->desc_stack_ns, true));
+	add(napi, "work", json_hist_summary(&s->work, false));
+	add(napi, "irq_poll_us", json_hist_summary(&s->irq_poll_ns, true));
+	add(napi, "desc_stack_us", json_hist_summary(&s->desc_stack_ns, true));
 	add_u(napi, "desc_stack_copied", s->desc_stack_copied);
-	add(napi, "poll_us", json_dist(&s->poll_ns, true));
+	add(napi, "poll_us", json_hist_summary(&s->poll_ns, true));
 	add(o, "napi", napi);
 	add_u(tx, "ring", s->tx_ring);
 	add(tx, "inflight", json_level(&s->inflight));
@@ -447,7 +420,7 @@ static struct json_object *json_series(const struct drvring_series *s)
 			if (b->min > b->max)
 				json_object_array_add(a[k], NULL);
 			else if (k == 1)
-				json_object_array_add(a[k], real(b->ns ? b->mean : b->min, "%.2f"));
+				json_object_array_add(a[k], json_real(b->ns ? b->mean : b->min, "%.2f"));
 			else
 				json_object_array_add(a[k],
 						      json_object_new_uint64(k ? b->max : b->min));
@@ -461,8 +434,8 @@ static struct json_object *json_episode(const struct drvring_episode *e)
 {
 	struct json_object *o = json_object_new_object();
 
-	add(o, "ts", real((double)e->ts / 1e9, "%.9f"));
-	add(o, "lasted_ms", e->end_ts ? real((double)(e->end_ts - e->ts) / 1e6, "%.6f") : NULL);
+	add(o, "ts", json_real((double)e->ts / 1e9, "%.9f"));
+	add(o, "lasted_ms", e->end_ts ? json_real((double)(e->end_ts - e->ts) / 1e6, "%.6f") : NULL);
 	add_u(o, "cpu", (uint64_t)e->cpu);
 	add_u(o, "ring", e->ring);
 	add_u(o, "low_mark", e->low_mark);
@@ -491,8 +464,8 @@ static struct json_object *json_queue(const struct drvring *d, const struct drvr
 	json_stats(o, &q->s);
 	if (q->from_probes)
 		json_fallback(o);
-	add(ser, "t0", real((double)q->fill.t0 / 1e9, "%.9f"));
-	add(ser, "width_ms", real((double)q->fill.width_ns / 1e6, "%.3f"));
+	add(ser, "t0", json_real((double)q->fill.t0 / 1e9, "%.9f"));
+	add(ser, "width_ms", json_real((double)q->fill.width_ns / 1e6, "%.3f"));
 	add(ser, "rx_fill", json_series(&q->fill));
 	add(ser, "tx_inflight", json_series(&q->inflight));
 	add(o, "series", ser);
@@ -508,7 +481,7 @@ static struct json_object *json_queue(const struct drvring *d, const struct drvr
 
 static struct json_object *json_counter(double v)
 {
-	return v < 0 ? NULL : real(v, "%.0f");
+	return v < 0 ? NULL : json_real(v, "%.0f");
 }
 
 static struct json_object *json_nic(const struct drvring_nic *n)
@@ -554,8 +527,8 @@ struct json_object *drvring_to_json(const struct drvring *d)
 	add(t, "cpus", json_object_new_int(d->cpus));
 	add(t, "buffers", json_object_new_int(d->buffers));
 	add_u(t, "events", d->events);
-	add(t, "first_ts", real((double)d->t0 / 1e9, "%.9f"));
-	add(t, "last_ts", real((double)d->last_ts / 1e9, "%.9f"));
+	add(t, "first_ts", json_real((double)d->t0 / 1e9, "%.9f"));
+	add(t, "last_ts", json_real((double)d->last_ts / 1e9, "%.9f"));
 	add_u(t, "lost_events", d->lost);
 	add_u(t, "lost_gaps", d->lost_gaps);
 	add(o, "trace", t);
@@ -593,7 +566,7 @@ static void mset(struct metrics *m, const char *ifname, const char *what, double
 }
 
 static void mdist(struct metrics *m, const char *ifname, const char *what,
-		  const struct drvring_dist *x)
+		  const struct hist_summary *x)
 {
 	char name[64];
 

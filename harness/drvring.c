@@ -895,20 +895,6 @@ void drvring_lost(struct drvring *d, uint64_t ts)
 
 /* ---- results ----------------------------------------------------------------------- */
 
-static void dist_of(struct drvring_dist *o, const struct hist *h)
-{
-	memset(o, 0, sizeof(*o));
-	if (!h->count)
-		return;
-	o->count = h->count;
-	o->min = h->min;
-	o->max = h->max;
-	o->p50 = hist_percentile(h, 50);
-	o->p90 = hist_percentile(h, 90);
-	o->p99 = hist_percentile(h, 99);
-	o->mean = hist_mean(h);
-}
-
 /* The lowest level at or below which the ring spent @p percent of the time. */
 static unsigned int level_pct(const uint64_t *ns, uint64_t total, double p)
 {
@@ -955,11 +941,11 @@ static void level_of(struct drvring_level *o, const uint64_t *ns, bool seen, uns
 
 static void stats_of(struct drvring_stats *s, const struct acc *a)
 {
-	dist_of(&s->work, a->h[H_WORK]);
-	dist_of(&s->poll_ns, a->h[H_POLL]);
-	dist_of(&s->irq_poll_ns, a->h[H_IRQ_POLL]);
-	dist_of(&s->desc_stack_ns, a->h[H_DESC_STACK]);
-	dist_of(&s->refill_age_low, a->h[H_REFILL_AGE]);
+	hist_summarize(a->h[H_WORK], &s->work);
+	hist_summarize(a->h[H_POLL], &s->poll_ns);
+	hist_summarize(a->h[H_IRQ_POLL], &s->irq_poll_ns);
+	hist_summarize(a->h[H_DESC_STACK], &s->desc_stack_ns);
+	hist_summarize(a->h[H_REFILL_AGE], &s->refill_age_low);
 	level_of(&s->fill, a->fill_ns, a->fill_seen, a->fill_min, a->fill_max, a->fill_changes,
 		 s->rx_ring);
 	level_of(&s->inflight, a->infl_ns, a->infl_seen, a->infl_min, a->infl_max, a->infl_changes,

@@ -74,6 +74,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
+
 struct json_object;
 struct metrics;
 
@@ -164,12 +166,6 @@ struct drvring_opts {
 };
 
 /* A distribution from a log-linear histogram (within 1/256); ns or a count. */
-struct drvring_dist {
-	uint64_t count;
-	uint64_t min, p50, p90, p99, max;
-	double mean;
-};
-
 /* A ring's level over time, in descriptors (or skbs). */
 struct drvring_level {
 	uint64_t ns; /* time the level was known */
@@ -218,11 +214,11 @@ struct drvring_stats {
 	uint64_t refills, refill_alloc, refill_want, refill_failures, refills_low;
 	struct drvring_level fill;
 	uint64_t low_episodes, empty_episodes, low_ns;
-	struct drvring_dist refill_age_low; /* time since the last refill as an episode began */
+	struct hist_summary refill_age_low; /* time since the last refill as an episode began */
 	/* NAPI */
 	uint64_t irqs, irqs_tx, polls, poll_ends, budget_exhausted, repolls;
-	struct drvring_dist work; /* packets per poll */
-	struct drvring_dist poll_ns, irq_poll_ns, desc_stack_ns;
+	struct hist_summary work; /* packets per poll */
+	struct hist_summary poll_ns, irq_poll_ns, desc_stack_ns;
 	uint64_t desc_stack_copied;
 	/* transmit */
 	unsigned int tx_ring;

@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "jsonout.h"
 #include "metrics.h"
 #include "netrx.h"
 #include "util.h"
@@ -73,7 +74,7 @@ void netrx_print_tree(const struct netrx *nr, const struct netrx_tree *t, FILE *
 	fputc('\n', f);
 }
 
-static void print_dist(FILE *f, const char *name, const struct netrx_dist *d)
+static void print_dist(FILE *f, const char *name, const struct hist_summary *d)
 {
 	if (!d->count) {
 		fprintf(f, "  %-28s %8s\n", name, "-");
@@ -198,34 +199,12 @@ void netrx_print(const struct netrx *nr, FILE *f)
 
 /* ---- JSON ------------------------------------------------------------------------ */
 
-static struct json_object *json_fixed(uint64_t v, uint64_t unit, int digits)
-{
-	char buf[40];
-
-	snprintf(buf, sizeof(buf), "%llu.%0*llu", (unsigned long long)(v / unit), digits,
-		 (unsigned long long)(v % unit));
-	return json_object_new_double_s((double)v / (double)unit, buf);
-}
-
-static struct json_object *json_us(uint64_t ns)
-{
-	return json_fixed(ns, 1000, 3);
-}
-
 static struct json_object *json_ms(uint64_t from, uint64_t to)
 {
 	char buf[40];
 
 	snprintf(buf, sizeof(buf), "%.6f", ms(from, to));
 	return json_object_new_double_s(ms(from, to), buf);
-}
-
-static struct json_object *json_real(double v, const char *fmt)
-{
-	char buf[40];
-
-	snprintf(buf, sizeof(buf), fmt, v);
-	return json_object_new_double_s(v, buf);
 }
 
 static void add(struct json_object *o, const char *k, struct json_object *v)
@@ -244,24 +223,6 @@ static struct json_object *json_hex(uint64_t v)
 
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
 	return json_object_new_string(buf);
-}
-
-/* A distribution; @unit_us: values are ns, shown in microseconds. */
-static struct json_object *json_dist(const struct netrx_dist *d, bool unit_us)
-{
-	struct json_object *o = json_object_new_object();
-	struct json_object *(*v)(uint64_t) = unit_us ? json_us : json_object_new_uint64;
-
-	if (!o)
-		return NULL;
-	add_u(o, "count", d->count);
-	add(o, "min", v(d->min));
-	add(o, "p50", v(d->p50));
-	add(o, "p90", v(d->p90));
-	add(o, "p99", v(d->p99));
-	add(o, "max", v(d->max));
-	add(o, "mean", json_real(unit_us ? d->mean / 1e3 : d->mean, "%.3f"));
-	return o;
 }
 
 static struct json_object *json_trace(const struct netrx *nr)
@@ -316,10 +277,10 @@ static struct json_object *json_rx(const struct netrx *nr)
 	add_u(o, "consumed", nr->rx_consumed);
 	add_u(o, "dropped", nr->rx_dropped);
 	add_u(o, "skbs_not_followed", nr->skbs_untracked);
-	add(o, "irq_softirq_us", json_dist(&nr->irq_softirq, true));
-	add(o, "poll_us", json_dist(&nr->poll, true));
-	add(o, "frames_per_poll", json_dist(&nr->work, false));
-	add(o, "rx_copy_us", json_dist(&nr->rx_copy, true));
+	add(o, "irq_softirq_us", json_hist_summary(&nr->irq_softirq, true));
+	add(o, "poll_us", json_hist_summary(&nr->poll, true));
+	add(o, "frames_per_poll", json_hist_summary(&nr->work, false));
+	add(o, "rx_copy_us", json_hist_summary(&nr->rx_copy, true));
 	return o;
 }
 
@@ -343,15 +304,15 @@ static struct json_object *json_dev(const struct netrx_dev *d)
 	add_u(rx, "copied", d->rx_copied);
 	add_u(rx, "consumed", d->rx_consumed);
 	add_u(rx, "dropped", d->rx_dropped);
-	add(rx, "poll_us", json_dist(&d->poll, true));
-	add(rx, "frames_per_poll", json_dist(&d->work, false));
-	add(rx, "rx_copy_us", json_dist(&d->rx_copy, true));
+	add(rx, "poll_us", json_hist_summary(&d->poll, true));
+	add(rx, "frames_per_poll", json_hist_summary(&d->work, false));
+	add(rx, "rx_copy_us", json_hist_summary(&d->rx_copy, true));
 	add_u(tx, "packets", d->tx_packets);
 	add_u(tx, "requeued", d->tx_busy);
 	add_u(tx, "dropped", d->tx_dropped);
-	add(tx, "qdisc_us", json_dist(&d->tx_qdisc, true));
-	add(tx, "dev_us", json_dist(&d->tx_dev, true));
-	add(tx, "free_us", json_dist(&d->tx_free, true));
+	add(tx, "qdisc_us", json_hist_summary(&d->tx_qdisc, true));
+	add(tx, "dev_us", json_hist_summary(&d->tx_dev, true));
+	add(tx, "free_us", json_hist_summary(&d->tx_free, true));
 	add(o, "rx", rx);
 	add(o, "tx", tx);
 	return o;
@@ -369,9 +330,9 @@ static struct json_object *json_tx(const struct netrx *nr)
 	add_u(o, "packets", nr->tx_packets);
 	add_u(o, "requeued", nr->tx_busy);
 	add_u(o, "dropped", nr->tx_dropped);
-	add(o, "qdisc_us", json_dist(&nr->tx_qdisc, true));
-	add(o, "dev_us", json_dist(&nr->tx_dev, true));
-	add(o, "free_us", json_dist(&nr->tx_free, true));
+	add(o, "qdisc_us", json_hist_summary(&nr->tx_qdisc, true));
+	add(o, "dev_us", json_hist_summary(&nr->tx_dev, true));
+	add(o, "free_us", json_hist_summary(&nr->tx_free, true));
 	for (size_t i = 0; i < nr->n_tx; i++) {
 		const struct netrx_tx *x = &nr->tx[i];
 		struct json_object *r = json_object_new_object();
@@ -506,7 +467,7 @@ struct json_object *netrx_to_json(const struct netrx *nr)
 		    nr->irqs[i].dev >= 0 ? json_object_new_string(nr->devs[nr->irqs[i].dev].name)
 					 : NULL);
 		add_u(q, "raised", nr->irqs[i].raised);
-		add(q, "irq_softirq_us", json_dist(&nr->irqs[i].irq_softirq, true));
+		add(q, "irq_softirq_us", json_hist_summary(&nr->irqs[i].irq_softirq, true));
 		json_object_array_add(irqs, q);
 	}
 	add(o, "irqs", irqs);
@@ -522,7 +483,7 @@ struct json_object *netrx_to_json(const struct netrx *nr)
 
 /* ---- metrics ---------------------------------------------------------------------- */
 
-static void metric_dist(struct metrics *m, const char *prefix, const struct netrx_dist *d)
+static void metric_dist(struct metrics *m, const char *prefix, const struct hist_summary *d)
 {
 	char name[128];
 

@@ -987,20 +987,6 @@ static int find_events(struct reader *r, const char *path, char **err)
 	return 0;
 }
 
-static void dist_of(struct netrx_dist *d, const struct hist *h)
-{
-	memset(d, 0, sizeof(*d));
-	if (!h || !h->count)
-		return;
-	d->count = h->count;
-	d->min = h->min;
-	d->max = h->max;
-	d->p50 = hist_percentile(h, 50);
-	d->p90 = hist_percentile(h, 90);
-	d->p99 = hist_percentile(h, 99);
-	d->mean = hist_mean(h);
-}
-
 static int cmp_tree(const void *a, const void *b)
 {
 	const struct netrx_tree *x = *(struct netrx_tree *const *)a,
@@ -1034,7 +1020,7 @@ static void finish(struct reader *r)
 	static const int map[H_DEV_N] = {
 		H_POLL, H_WORK, H_RX_COPY, H_TX_QDISC, H_TX_DEV, H_TX_FREE
 	};
-	struct netrx_dist *gd[H_DEV_N + 1] = { &nr->poll,	&nr->work,   &nr->rx_copy,
+	struct hist_summary *gd[H_DEV_N + 1] = { &nr->poll,	&nr->work,   &nr->rx_copy,
 					       &nr->tx_qdisc,	&nr->tx_dev, &nr->tx_free,
 					       &nr->irq_softirq };
 
@@ -1056,14 +1042,14 @@ static void finish(struct reader *r)
 	qsort(nr->tx, nr->n_tx, sizeof(*nr->tx), cmp_tx);
 
 	for (int h = 0; h <= H_DEV_N; h++)
-		dist_of(gd[h], r->gh[h]);
+		hist_summarize(r->gh[h], gd[h]);
 	for (size_t i = 0; i < nr->n_devs; i++) {
 		struct netrx_dev *d = &nr->devs[i];
-		struct netrx_dist *dd[H_DEV_N] = { &d->poll,	 &d->work,   &d->rx_copy,
+		struct hist_summary *dd[H_DEV_N] = { &d->poll,	 &d->work,   &d->rx_copy,
 						   &d->tx_qdisc, &d->tx_dev, &d->tx_free };
 
 		for (int h = 0; h < H_DEV_N; h++)
-			dist_of(dd[map[h]], r->dh[i][h]);
+			hist_summarize(r->dh[i][h], dd[map[h]]);
 	}
 	nr->irqs = xzalloc((r->n_irqs + 1) * sizeof(*nr->irqs));
 	for (size_t i = 0; i < r->n_irqs; i++) {
@@ -1081,7 +1067,7 @@ static void finish(struct reader *r)
 		for (size_t d = 0; d < nr->n_devs && q->dev < 0; d++)
 			if (strstr(q->name, nr->devs[d].name))
 				q->dev = (int)d;
-		dist_of(&q->irq_softirq, ie->h);
+		hist_summarize(ie->h, &q->irq_softirq);
 	}
 	qsort(nr->irqs, nr->n_irqs, sizeof(*nr->irqs), cmp_irq);
 }

@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hist.h"
+
 struct json_object;
 struct metrics;
 
@@ -51,19 +53,13 @@ struct netrx_opts {
 };
 
 /* A distribution, from a log-linear histogram (values within 1/256). */
-struct netrx_dist {
-	uint64_t count;
-	uint64_t min, p50, p90, p99, max; /* ns (frames for frames per poll) */
-	double mean;
-};
-
 /* A hardware interrupt that raised NET_RX at least once. */
 struct netrx_irq {
 	int irq;
 	char *name; /* the handler's name: "ethA-rx-0", "virtio1-input.0" */
 	int dev; /* index into netrx.devs when the name contains a device's name, or -1 */
 	uint64_t raised; /* handler runs that raised NET_RX */
-	struct netrx_dist irq_softirq; /* handler entry -> NET_RX softirq entry */
+	struct hist_summary irq_softirq; /* handler entry -> NET_RX softirq entry */
 };
 
 struct netrx_dev {
@@ -77,16 +73,16 @@ struct netrx_dev {
 	uint64_t rx_copied; /* of those, copied to user space */
 	uint64_t rx_consumed; /* consumed without a copy (e.g. forwarded, ARP, ACKs) */
 	uint64_t rx_dropped; /* kfree_skb without a copy */
-	struct netrx_dist poll; /* poll duration: softirq entry or previous poll end -> poll end */
-	struct netrx_dist work; /* frames per poll */
-	struct netrx_dist rx_copy; /* netif_receive_skb -> first copy to user space */
+	struct hist_summary poll; /* poll duration: softirq entry or previous poll end -> poll end */
+	struct hist_summary work; /* frames per poll */
+	struct hist_summary rx_copy; /* netif_receive_skb -> first copy to user space */
 	/* transmit */
 	uint64_t tx_packets; /* net_dev_xmit with rc 0 after a net_dev_queue */
 	uint64_t tx_busy; /* net_dev_xmit with rc != 0 (requeued) */
 	uint64_t tx_dropped; /* freed after net_dev_queue, before a good net_dev_xmit */
-	struct netrx_dist tx_qdisc; /* net_dev_queue -> net_dev_start_xmit (or qdisc_dequeue) */
-	struct netrx_dist tx_dev; /* net_dev_start_xmit -> net_dev_xmit */
-	struct netrx_dist tx_free; /* net_dev_xmit -> consume_skb / kfree_skb */
+	struct hist_summary tx_qdisc; /* net_dev_queue -> net_dev_start_xmit (or qdisc_dequeue) */
+	struct hist_summary tx_dev; /* net_dev_start_xmit -> net_dev_xmit */
+	struct hist_summary tx_free; /* net_dev_xmit -> consume_skb / kfree_skb */
 };
 
 enum netrx_ev_type { NETRX_EV_RX, NETRX_EV_POLL };
@@ -172,7 +168,7 @@ struct netrx {
 	uint64_t polls, polls_other, budget_exhausted, frames, rx_skbs;
 	uint64_t rx_copied, rx_consumed, rx_dropped;
 	uint64_t tx_packets, tx_busy, tx_dropped;
-	struct netrx_dist irq_softirq, poll, work, rx_copy, tx_qdisc, tx_dev, tx_free;
+	struct hist_summary irq_softirq, poll, work, rx_copy, tx_qdisc, tx_dev, tx_free;
 
 	struct netrx_irq *irqs; /* by irq number */
 	size_t n_irqs;

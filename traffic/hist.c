@@ -137,3 +137,17 @@ double hist_mean(const struct hist *h)
 		return 0;
 	return (double)(h->sum / h->count) + (double)(h->sum % h->count) / (double)h->count;
 }
+
+void hist_summarize(const struct hist *h, struct hist_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!h || !h->count)
+		return;
+	s->count = h->count;
+	s->min = h->min;
+	s->max = h->max;
+	s->p50 = hist_percentile(h, 50);
+	s->p90 = hist_percentile(h, 90);
+	s->p99 = hist_percentile(h, 99);
+	s->mean = hist_mean(h);
+}

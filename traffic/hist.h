@@ -38,6 +38,16 @@ void hist_record(struct hist *h, uint64_t v);
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
 
+/* What a report says of a distribution; all zero for no values. */
+struct hist_summary {
+	uint64_t count;
+	uint64_t min, p50, p90, p99, max;
+	double mean;
+};
+
+/* @h may be NULL (no values). */
+void hist_summarize(const struct hist *h, struct hist_summary *s);
+
 unsigned int hist_index(uint64_t v);
 uint64_t hist_bucket_lo(unsigned int idx);
 uint64_t hist_bucket_width(unsigned int idx);

@@ -198,6 +198,30 @@ static void test_hist__empty(void **state)
 	assert_int_equal(h.count, 0);
 }
 
+static void test_hist__summary(void **state)
+{
+	struct hist *h = hist_new();
+	struct hist_summary s;
+
+	(void)state;
+	hist_summarize(NULL, &s);
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.max, 0);
+	hist_summarize(h, &s);
+	assert_int_equal(s.count, 0);
+	for (uint64_t v = 1; v <= 100; v++)
+		hist_record(h, v);
+	hist_summarize(h, &s);
+	assert_int_equal(s.count, 100);
+	assert_int_equal(s.min, 1);
+	assert_int_equal(s.max, 100);
+	assert_int_equal(s.p50, hist_percentile(h, 50));
+	assert_int_equal(s.p90, 90);
+	assert_int_equal(s.p99, 99);
+	assert_true(s.mean > 50.49 && s.mean < 50.51);
+	hist_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_hist__every_bucket_within_bound),
 		cmocka_unit_test(test_hist__record_never_allocates),
 		cmocka_unit_test(test_hist__empty),
+		cmocka_unit_test(test_hist__summary),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

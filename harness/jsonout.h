@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * JSON values as the reports print them: fixed-point numbers whose text is
+ * exact (json-c keeps the given text), and distributions.
+ */
+#ifndef NETLAB_JSONOUT_H
+#define NETLAB_JSONOUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "hist.h"
+
+/* v / unit with `digits` decimals, exactly: ns -> s is (v, 1000000000, 9). */
+struct json_object *json_fixed(uint64_t v, uint64_t unit, int digits);
+/* Nanoseconds as microseconds, 3 decimals. */
+struct json_object *json_us(uint64_t ns);
+/* A double printed with printf format `fmt` (e.g. "%.3f"). */
+struct json_object *json_real(double v, const char *fmt);
+/* {count, min, p50, p90, p99, max, mean}; unit_us: values are ns, shown in µs. */
+struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us);
+
+#endif /* NETLAB_JSONOUT_H */
