@@ -34,28 +34,6 @@ static void xml_esc(struct sbuf *b, const char *s)
 	}
 }
 
-static void qarg(struct sbuf *b, const char *v)
-{
-	sbuf_adds(b, "    <qemu:arg value='");
-	xml_esc(b, v);
-	sbuf_adds(b, "'/>\n");
-}
-
-static void qargf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void qargf(struct sbuf *b, const char *fmt, ...)
-{
-	struct sbuf v;
-	va_list ap;
-
-	sbuf_init(&v);
-	va_start(ap, fmt);
-	sbuf_vaddf(&v, fmt, ap);
-	va_end(ap);
-	qarg(b, v.s);
-	sbuf_release(&v);
-}
-
 char *lv_stage_path(const struct lv_stage *st, const char *what)
 {
 	return xasprintf("%s/%s.%s", st->dir, st->name, what);
@@ -146,7 +124,8 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	/* Topologies that wire NICs across VMs use UDP; the others a hub. */
 	bool hub = cfg->topo->n_vms == 1;
 	unsigned int slot = LV_NIC_SLOT0;
-	struct sbuf cmd, q;
+	struct sbuf cmd;
+	struct argv q;
 	int ret = qemu_check_config(cfg, vm, err);
 
 	if (ret)
@@ -157,7 +136,7 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 		return -EINVAL;
 	}
 	sbuf_init(&cmd);
-	sbuf_init(&q);
+	argv_init(&q);
 	sbuf_addf(b, "<domain type='%s' xmlns:qemu='%s'>\n", cfg->accel == VM_ACCEL_KVM ? "kvm" : "qemu",
 		  LV_QEMU_NS);
 	sbuf_adds(b, "  <name>");
@@ -186,48 +165,40 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	sbuf_adds(b, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
 	add_channels(b, st);
 
-	if (cfg->icount_shift >= 0) {
-		qarg(&q, "-icount");
-		qargf(&q, "shift=%d,sleep=off,align=off", cfg->icount_shift);
-	}
+	qemu_icount_args(cfg, &q);
 	for (unsigned int i = 0; !ret && i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
-		char id[32], *pcap;
+		char id[32], pcap[16], *path;
 
 		if (n->vm != vm)
 			continue;
 		netdev_id(n, hub, id, sizeof(id));
 		if (hub) {
-			qarg(&q, "-netdev");
-			qargf(&q, "hubport,id=%s,hubid=%u", id, n->hub);
-			qarg(&q, "-device");
-			qargf(&q, "%s,netdev=%s,mac=%s,romfile=,bus=pci.0,addr=0x%x",
-			      n->model->qemu_device, id, n->mac, slot);
+			qemu_hubport_args(n, &q);
+			qemu_nic_device_args(n, id, slot, &q);
 		} else {
 			ret = add_udp_nic(b, cfg, n, st, slot, err);
 		}
 		slot++;
-		pcap = xasprintf("nic-%c.pcap", n->label);
-		{
-			char *path = lv_stage_path(st, pcap);
-
-			qarg(&q, "-object");
-			qargf(&q, "filter-dump,id=dump%c,netdev=%s,file=%s", n->label, id, path);
-			free(path);
-		}
-		free(pcap);
+		snprintf(pcap, sizeof(pcap), "nic-%c.pcap", n->label);
+		path = lv_stage_path(st, pcap);
+		qemu_nic_dump_args(n, id, path, &q);
+		free(path);
 	}
-	if (cfg->debug.gdb_socket && vm == cfg->debug.gdb_vm) {
-		qarg(&q, "-chardev");
-		qargf(&q, "socket,path=%s,server=on,wait=off,id=gdb0", cfg->debug.gdb_socket);
-		qarg(&q, "-gdb");
-		qarg(&q, "chardev:gdb0");
-	}
+	if (vm == cfg->debug.gdb_vm)
+		qemu_gdbstub_args(cfg, &q);
 	sbuf_adds(b, "    <memballoon model='none'/>\n  </devices>\n");
-	if (q.len)
-		sbuf_addf(b, "  <qemu:commandline>\n%s  </qemu:commandline>\n", q.s);
+	if (q.n) {
+		sbuf_adds(b, "  <qemu:commandline>\n");
+		for (size_t i = 0; i < q.n; i++) {
+			sbuf_adds(b, "    <qemu:arg value='");
+			xml_esc(b, q.v[i]);
+			sbuf_adds(b, "'/>\n");
+		}
+		sbuf_adds(b, "  </qemu:commandline>\n");
+	}
 	sbuf_adds(b, "</domain>\n");
 	sbuf_release(&cmd);
-	sbuf_release(&q);
+	argv_release(&q);
 	return ret;
 }

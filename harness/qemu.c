@@ -131,15 +131,31 @@ static void add_rr_filters(const struct vm_config *cfg, unsigned int vm, struct 
 	}
 }
 
-/* gdbstub on a unix socket (never a TCP port); -S: wait for gdb's continue. */
+/* Never a TCP port. */
+void qemu_gdbstub_args(const struct vm_config *cfg, struct argv *a)
+{
+	if (!cfg->debug.gdb_socket)
+		return;
+	argv_add(a, "-chardev");
+	argv_addf(a, "socket,path=%s,server=on,wait=off,id=gdb0", cfg->debug.gdb_socket);
+	argv_add(a, "-gdb");
+	argv_add(a, "chardev:gdb0");
+}
+
+/* Virtual time follows the instruction count: in-guest timings repeat run
+ * after run. sleep=off warps over idle time. */
+void qemu_icount_args(const struct vm_config *cfg, struct argv *a)
+{
+	if (cfg->icount_shift < 0)
+		return;
+	argv_add(a, "-icount");
+	argv_addf(a, "shift=%d,sleep=off,align=off", cfg->icount_shift);
+}
+
+/* The gdbstub; -S: wait for gdb's continue. */
 static void add_gdb(const struct vm_config *cfg, struct argv *a)
 {
-	if (cfg->debug.gdb_socket) {
-		argv_add(a, "-chardev");
-		argv_addf(a, "socket,path=%s,server=on,wait=off,id=gdb0", cfg->debug.gdb_socket);
-		argv_add(a, "-gdb");
-		argv_add(a, "chardev:gdb0");
-	}
+	qemu_gdbstub_args(cfg, a);
 	if (cfg->debug.paused)
 		argv_add(a, "-S");
 }
@@ -186,14 +202,10 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	argv_add(a, "-no-reboot");
 	argv_add(a, "-accel");
 	argv_add(a, vm_accel_name(cfg->accel));
-	if (rr_on(cfg, vm)) {
+	if (rr_on(cfg, vm))
 		add_rr(cfg, vm, a);
-	} else if (cfg->icount_shift >= 0) {
-		/* Virtual time follows the instruction count: in-guest timings
-		 * repeat run after run. sleep=off warps over idle time. */
-		argv_add(a, "-icount");
-		argv_addf(a, "shift=%d,sleep=off,align=off", cfg->icount_shift);
-	}
+	else
+		qemu_icount_args(cfg, a);
 	argv_add(a, "-m");
 	argv_addf(a, "%u", cfg->mem_mb);
 	argv_add(a, "-smp");

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vmcfg.h"
@@ -111,14 +112,39 @@ static int loop_setup(struct vm_config *cfg, char **err)
 	return check_extra_models(cfg, err);
 }
 
+void qemu_hubport_args(const struct vm_nic *n, struct argv *a)
+{
+	argv_add(a, "-netdev");
+	argv_addf(a, "hubport,id=net%c,hubid=%u", n->label, n->hub);
+}
+
+void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned int slot,
+			  struct argv *a)
+{
+	argv_add(a, "-device");
+	if (slot)
+		argv_addf(a, "%s,netdev=%s,mac=%s,romfile=,bus=pci.0,addr=0x%x",
+			  n->model->qemu_device, netdev, n->mac, slot);
+	else
+		argv_addf(a, "%s,netdev=%s,mac=%s,romfile=", n->model->qemu_device, netdev, n->mac);
+}
+
+void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
+			struct argv *a)
+{
+	argv_add(a, "-object");
+	argv_addf(a, "filter-dump,id=dump%c,netdev=%s,file=%s", n->label, netdev, path);
+}
+
 /* The NIC's device and a host-side capture of its link, on netdev "net<label>". */
 static void nic_device_args(const struct vm_config *cfg, const struct vm_nic *n, struct argv *a)
 {
-	argv_add(a, "-device");
-	argv_addf(a, "%s,netdev=net%c,mac=%s,romfile=", n->model->qemu_device, n->label, n->mac);
-	argv_add(a, "-object");
-	argv_addf(a, "filter-dump,id=dump%c,netdev=net%c,file=%s/nic-%c.pcap", n->label, n->label,
-		  cfg->rundir, n->label);
+	char netdev[8], *pcap = xasprintf("%s/nic-%c.pcap", cfg->rundir, n->label);
+
+	snprintf(netdev, sizeof(netdev), "net%c", n->label);
+	qemu_nic_device_args(n, netdev, 0, a);
+	qemu_nic_dump_args(n, netdev, pcap, a);
+	free(pcap);
 }
 
 /* Each NIC on a hub port. */
@@ -129,8 +155,7 @@ static void hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, str
 
 		if (n->vm != vm)
 			continue;
-		argv_add(a, "-netdev");
-		argv_addf(a, "hubport,id=net%c,hubid=%u", n->label, n->hub);
+		qemu_hubport_args(n, a);
 		nic_device_args(cfg, n, a);
 	}
 }

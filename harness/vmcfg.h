@@ -117,6 +117,23 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 /* Where VM `vm` keeps its console, ports and QMP socket. */
 const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 
+/*
+ * QEMU arguments both backends pass: the direct one on its command line,
+ * libvirt's in <qemu:commandline>.
+ */
+/* -icount of deterministic mode; nothing when cfg->icount_shift < 0. */
+void qemu_icount_args(const struct vm_config *cfg, struct argv *a);
+/* The gdbstub on the unix socket cfg->debug.gdb_socket; nothing without one. */
+void qemu_gdbstub_args(const struct vm_config *cfg, struct argv *a);
+/* NIC n's -netdev hubport (id "net<label>") on its hub. */
+void qemu_hubport_args(const struct vm_nic *n, struct argv *a);
+/* NIC n's -device on netdev `netdev`, in PCI slot `slot` (0: QEMU's choice). */
+void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned int slot,
+			  struct argv *a);
+/* A filter-dump of NIC n's link (netdev `netdev`) into the pcap file `path`. */
+void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
+			struct argv *a);
+
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);
 /* What every backend needs of a configuration and its VM `vm`; -EINVAL with *err. */
