@@ -44,14 +44,23 @@ const char *lv_nic_model(const struct nic_model *m)
 	return strcmp(m->name, "virtio-net") ? m->name : "virtio";
 }
 
-char *lv_default_name(void)
+char *lv_name_prefix(void)
 {
-	static unsigned int seq;
 	char host[64] = "host";
 
 	gethostname(host, sizeof(host) - 1);
 	host[strcspn(host, ".")] = '\0';
-	return xasprintf("netlab-%s-%d-%u", host, (int)getpid(), seq++);
+	return xasprintf("netlab-%s-", host);
+}
+
+char *lv_default_name(void)
+{
+	static unsigned int seq;
+	char *prefix = lv_name_prefix(), *name;
+
+	name = xasprintf("%s%d-%u", prefix, (int)getpid(), seq++);
+	free(prefix);
+	return name;
 }
 
 const char *lv_default_uri(void)

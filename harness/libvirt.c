@@ -196,20 +196,15 @@ static int conn_open(const char *uri, bool events, struct lv_conn **out, char **
  */
 static void gc_stale(struct lv_conn *c)
 {
-	char *mine = lv_default_name(), *cut;
+	char *mine = lv_name_prefix();
+	size_t plen = strlen(mine);
 	virStorageVolPtr *vols = NULL;
 	int n;
 
-	/* "netlab-HOST-PID-N" -> "netlab-HOST-" */
-	cut = strrchr(mine, '-');
-	*cut = '\0';
-	cut = strrchr(mine, '-');
-	cut[1] = '\0';
 	virStoragePoolRefresh(c->pool, 0);	/* the captures QEMU created */
 	n = virStoragePoolListAllVolumes(c->pool, &vols, 0);
 	for (int i = 0; i < n; i++) {
 		const char *vn = virStorageVolGetName(vols[i]);
-		size_t plen = strlen(mine);
 		char *end;
 		long pid;
 

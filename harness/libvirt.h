@@ -65,6 +65,8 @@ const char *lv_nic_model(const struct nic_model *m);
 
 /* Default domain name prefix: "netlab-HOST-PID-N", N counting per process. */
 char *lv_default_name(void);
+/* "netlab-HOST-": what every default name of this host starts with. */
+char *lv_name_prefix(void);
 
 /* Default URI: $NETLAB_LIBVIRT_URI, else qemu:///system as root, else qemu:///session. */
 const char *lv_default_uri(void);
