@@ -369,14 +369,13 @@ out:
 	return ret;
 }
 
-/* Delete every volume NAME.* of the domain. */
+/* Delete every volume NAME.* of the domain (the pool refreshed by the caller). */
 static void delete_staged(struct lv_vm *v)
 {
 	virStorageVolPtr *vols = NULL;
 	size_t plen = strlen(v->name);
 	int n;
 
-	virStoragePoolRefresh(v->c->pool, 0);
 	n = virStoragePoolListAllVolumes(v->c->pool, &vols, 0);
 	for (int i = 0; i < n; i++) {
 		const char *vn = virStorageVolGetName(vols[i]);
@@ -603,6 +602,7 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 fail:
 	lv_vm_kill(v);
 	drain_streams(v);
+	virStoragePoolRefresh(c->pool, 0);	/* captures of a domain that ran */
 	delete_staged(v);
 	lv_vm_release(v);
 out:
@@ -688,6 +688,11 @@ bool lv_vm_wait(struct lv_vm *v, int ms)
 		usleep(20000);
 		ms -= 20;
 	}
+}
+
+bool lv_vm_ended(const struct lv_vm *v)
+{
+	return v->ended;
 }
 
 void lv_vm_kill(struct lv_vm *v)

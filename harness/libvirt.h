@@ -109,6 +109,8 @@ struct lv_vm_opts {
 int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **out, char **err);
 /* Wait up to `ms` for the domain to end; true once it has. */
 bool lv_vm_wait(struct lv_vm *v, int ms);
+/* Whether the domain had ended at the last lv_vm_wait() (no call to libvirt). */
+bool lv_vm_ended(const struct lv_vm *v);
 /* Destroy the domain if it still runs. */
 void lv_vm_kill(struct lv_vm *v);
 /* 0 when the domain shut itself down, else a wait status (SIGKILL). */

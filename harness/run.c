@@ -248,9 +248,10 @@ static bool rv_wait(struct run_vm *v, int ms)
 	return v->lv ? lv_vm_wait(v->lv, ms) : vm_wait(&v->p, ms);
 }
 
+/* As of the last rv_wait() or rv_kill(). */
 static bool rv_exited(struct run_vm *v)
 {
-	return v->lv ? lv_vm_wait(v->lv, 0) : v->p.exited;
+	return v->lv ? lv_vm_ended(v->lv) : v->p.exited;
 }
 
 static void rv_kill(struct run_vm *v, int grace_ms)
@@ -265,7 +266,7 @@ static void rv_kill(struct run_vm *v, int grace_ms)
 static int rv_status(struct run_vm *v)
 {
 	if (v->lv)
-		return lv_vm_wait(v->lv, 0) ? lv_vm_status(v->lv) : -1;
+		return lv_vm_ended(v->lv) ? lv_vm_status(v->lv) : -1;
 	return v->p.exited ? v->p.status : -1;
 }
 
