@@ -15,7 +15,7 @@ PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-HARNESS_LIB := util topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
+HARNESS_LIB := util matrix coverage topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
 	       scenario baseline scnrun regress regress-out tracefile tracedrops pktpath pktpath-out netrx netrx-out drvring drvring-out runview acpi bisect bisect-step gdb libvirt libvirt-xml jsonout
 HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report cmd-bisect cmd-gdb
 # The log-linear latency histogram is shared with the traffic generators.

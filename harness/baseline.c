@@ -129,6 +129,26 @@ double baseline_value(const struct metrics *b, const struct check_expr *e)
 	return v;
 }
 
+char *baseline_key(const struct scenario *scn, const char *subject)
+{
+	return scn->case_id ? xasprintf("%s[%s]", subject, scn->case_id) : xstrdup(subject);
+}
+
+double baseline_case_value(const struct metrics *b, const struct scenario *scn,
+			   const struct check_expr *e)
+{
+	char *key;
+	double v;
+	bool ok;
+
+	if (!b || !check_subject(e))
+		return NAN;
+	key = baseline_key(scn, check_subject(e));
+	ok = metrics_get(b, key, &v);
+	free(key);
+	return ok ? v : NAN;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -198,10 +218,14 @@ static int set_subjects(struct json_object *o, const struct scenario *scn,
 	for (size_t i = 0; i < scn->n_checks; i++) {
 		const struct check_expr *e = scn->checks[i].expr;
 
+		char *key;
+
 		if (!check_uses_baseline(e))
 			continue;
 		metrics_get(measured, check_subject(e), &v);
-		json_object_object_add(o, check_subject(e), metrics_json_number(v));
+		key = baseline_key(scn, check_subject(e));
+		json_object_object_add(o, key, metrics_json_number(v));
+		free(key);
 	}
 	return 0;
 }

@@ -46,6 +46,16 @@ int baseline_load(const char *path, struct metrics **out, char **err);
 double baseline_value(const struct metrics *b, const struct check_expr *e);
 
 /*
+ * The key of a subject in a baselines file: the subject, and for a case of
+ * a [matrix] the subject followed by the case, "tcp.goodput_bps[nic.B=e1000]":
+ * the cases of one file share it. Caller frees.
+ */
+char *baseline_key(const struct scenario *scn, const char *subject);
+/* baseline_value() for scenario scn's check e. */
+double baseline_case_value(const struct metrics *b, const struct scenario *scn,
+			   const struct check_expr *e);
+
+/*
  * baseline_update() - record measured values as the new baselines
  * @path:     the .baseline.json file (created if missing)
  * @scn:      the scenario; every check that uses `baseline` has its subject

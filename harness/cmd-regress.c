@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "coverage.h"
 #include "regress.h"
 
 static const char regress_usage[] =
-	"usage: netlab regress [options] [SCENARIO.scn | NAME | 'GLOB' ...]\n"
-	"  runs every scenario of --dir (default: tests/regress), or those named\n"
+	"usage: netlab regress [options] [SCENARIO.scn | NAME | 'GLOB' | 'CASE' ...]\n"
+	"  runs every scenario of --dir (default: tests/regress), or those named; a case of\n"
+	"  a [matrix] is named NAME[AXIS=VALUE,...] (see --list), or matched by a GLOB\n"
 	"  -j, --jobs N            guests at a time (default 2); with libvirt, per connection\n"
 	"  -o, --out DIR           suite run directory (default runs/regress-DATE-PID)\n"
 	"      --dir DIR           where NAME and GLOB are looked up\n"
@@ -24,7 +26,9 @@ static const char regress_usage[] =
 	"      --deterministic B   yes|no: QEMU -icount (default: the scenario's)\n"
 	"      --update-baselines  write the measured medians to NAME.baseline.json\n"
 	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
-	"      --list              list the scenarios that would run, and exit\n"
+	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
+	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
+	"                          scenarios that would run cover, and exit (1 if one is not)\n"
 	"      --kernel, --initrd, --accel, --qemu   as for netlab run\n"
 	"      --backend NAME      qemu (default) or libvirt\n"
 	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
@@ -34,7 +38,7 @@ static const char regress_usage[] =
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -46,13 +50,15 @@ static const struct option longopts[] = {
 	{ "qemu", required_argument, NULL, O_QEMU }, { "help", no_argument, NULL, 'h' },
 	{ "backend", required_argument, NULL, O_BACKEND },
 	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "coverage", no_argument, NULL, O_COVERAGE },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct regress_cmd {
 	struct regress_opts o;
 	const char *dir;
-	bool ktap, list, help;
+	bool ktap, list, help, coverage;
+	const char **filters;		/* parallel to o.scenarios */
 	char **own;
 	size_t n_own;
 	const char **connect;
@@ -66,11 +72,41 @@ static char *own(struct regress_cmd *rc, char *s)
 	return s;
 }
 
+static void add_scenario_filtered(struct regress_cmd *rc, char *path, const char *filter)
+{
+	size_t n = rc->o.n_scenarios;
+
+	rc->o.scenarios = xrealloc_array(rc->o.scenarios, n + 1, sizeof(char *));
+	rc->filters = xrealloc_array(rc->filters, n + 1, sizeof(char *));
+	rc->o.scenarios[n] = path;
+	rc->filters[n] = filter;
+	rc->o.n_scenarios++;
+	rc->o.case_filter = rc->filters;
+	own(rc, path);
+}
+
 static void add_scenario(struct regress_cmd *rc, char *path)
 {
-	rc->o.scenarios = realloc(rc->o.scenarios, (rc->o.n_scenarios + 1) * sizeof(char *));
-	rc->o.scenarios[rc->o.n_scenarios++] = path;
-	own(rc, path);
+	add_scenario_filtered(rc, path, NULL);
+}
+
+/* A case name or glob: every scenario of --dir, keeping the cases it selects. */
+static int resolve_case(struct regress_cmd *rc, const char *arg, char **err)
+{
+	char *p = xasprintf("%s/*.scn", rc->dir);
+	glob_t g;
+
+	if (glob(p, 0, NULL, &g) != 0) {
+		err_set(err, "no scenario matches '%s' (looked in '%s')\nhint: netlab regress --list",
+			arg, rc->dir);
+		free(p);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		add_scenario_filtered(rc, xstrdup(g.gl_pathv[i]), arg);
+	globfree(&g);
+	free(p);
+	return 0;
 }
 
 /* A file, a NAME in --dir, or a GLOB (in --dir, then as given). */
@@ -87,9 +123,8 @@ static int resolve(struct regress_cmd *rc, const char *arg, char **err)
 		p = strstr(arg, ".scn") ? xasprintf("%s/%s", rc->dir, arg)
 					: xasprintf("%s/%s.scn", rc->dir, arg);
 		if (glob(p, 0, NULL, &g) != 0 && glob(arg, 0, NULL, &g) != 0) {
-			err_set(err, "no scenario matches '%s' (looked in '%s')", arg, rc->dir);
 			free(p);
-			return -EINVAL;
+			return resolve_case(rc, arg, err);
 		}
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			add_scenario(rc, xstrdup(g.gl_pathv[i]));
@@ -137,6 +172,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 	case O_UPDATE: rc->o.update_baselines = true; return 0;
 	case O_KTAP: rc->ktap = true; return 0;
 	case O_LIST: rc->list = true; return 0;
+	case O_COVERAGE: rc->coverage = true; return 0;
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
@@ -219,7 +255,49 @@ static void release(struct regress_cmd *rc)
 		free(rc->own[i]);
 	free(rc->own);
 	free(rc->o.scenarios);
+	free(rc->filters);
 	free(rc->connect);
+}
+
+/* --coverage: the table, the cells missing; 1 when a required one is. */
+static int print_coverage(const struct regress *r)
+{
+	struct coverage cv;
+	unsigned int missing, total = 0;
+
+	memset(&cv, 0, sizeof(cv));
+	for (size_t i = 0; i < r->n; i++) {
+		const char *models[VM_MAX_NICS] = { NULL };
+
+		for (unsigned int k = 0; k < r->s[i].cfg.n_nics && k < VM_MAX_NICS; k++)
+			models[k] = r->s[i].cfg.nics[k].model->name;
+		coverage_add(&cv, r->s[i].scn, models);
+	}
+	printf("%-11s %-4s %-5s", "MODEL", "ROLE", "PROTO");
+	for (int c = 0; c < COV_CLASSES; c++)
+		printf(" %7s", coverage_class_name(c));
+	printf("\n");
+	for (int m = 0; m < COV_MODELS; m++)
+		for (int role = 0; role < COV_ROLES; role++)
+			for (int p = 0; p < COV_PROTOS; p++) {
+				printf("%-11s %-4s %-5s", coverage_model_name(m),
+				       coverage_role_name(role), coverage_proto_name(p));
+				for (int c = 0; c < COV_CLASSES; c++) {
+					unsigned int n = cv.n[m][role][p][c];
+
+					total += coverage_required(p, c);
+					if (n)
+						printf(" %7u", n);
+					else
+						printf(" %7s", coverage_required(p, c) ? "MISSING" : "-");
+				}
+				printf("\n");
+			}
+	missing = coverage_missing(&cv);
+	printf("cells: the scenarios (matrix cases) that exercise each; '-' is not required\n");
+	printf("coverage: %u/%u required cells covered by %zu scenarios\n", total - missing, total,
+	       r->n);
+	return missing ? NL_EXIT_FAIL : NL_EXIT_OK;
 }
 
 static volatile sig_atomic_t regress_stop;
@@ -272,12 +350,22 @@ int cmd_regress(int argc, char **argv)
 		ret = NL_EXIT_OK;
 		goto out;
 	}
-	if (regress_load(&rc.o, &r, &err))
+	if (regress_load(&rc.o, &r, &err)) {
+		if (!r && rc.filters && err && !strcmp(err, "no scenarios to run")) {
+			free(err);
+			err = xstrdup("no scenario or matrix case matches what was named\n"
+				      "hint: netlab regress --list shows every case's name");
+		}
 		goto fail;
+	}
 	if (rc.list) {
 		for (size_t i = 0; i < r->n; i++)
 			printf("%-28s %s\n", r->s[i].scn->name, r->s[i].scn->description ?: "");
 		ret = NL_EXIT_OK;
+		goto out;
+	}
+	if (rc.coverage) {
+		ret = print_coverage(r);
 		goto out;
 	}
 	rc.o.progress = on_progress;

@@ -44,6 +44,61 @@ static const char *lat(char *buf, size_t n, const struct hist_summary *x)
 	return buf;
 }
 
+#define NOHO_SHOWN 4 /* values of the descriptors without a hand-off in text and metrics */
+
+/*
+ * "1514 (8000), 1000 (293), others (5)": the NOHO_SHOWN most frequent values
+ * of @v, the rest of its count, and "unknown (N)" for those of @total
+ * without the key.
+ */
+static void values_list(struct sbuf *b, const struct drvring_values *v, uint64_t total, bool hex)
+{
+	uint64_t shown = 0;
+	size_t i;
+
+	for (i = 0; i < v->n && i < NOHO_SHOWN; i++) {
+		sbuf_addf(b, hex ? "%s0x%llx (%llu)" : "%s%llu (%llu)", i ? ", " : "",
+			  (unsigned long long)v->top[i].v, (unsigned long long)v->top[i].count);
+		shown += v->top[i].count;
+	}
+	if (v->count > shown)
+		sbuf_addf(b, "%sothers (%llu)", i ? ", " : "",
+			  (unsigned long long)(v->count - shown));
+	if (total > v->count)
+		sbuf_addf(b, "%sunknown (%llu)", v->count ? ", " : "",
+			  (unsigned long long)(total - v->count));
+}
+
+/*
+ * Are there descriptors without a hand-off to count (0 included)? With
+ * rx_desc lines, or on a receive ring that received nothing; not from
+ * hand-offs without rx_desc lines (virtio_net, the kprobe fallback) nor
+ * where nothing was received.
+ */
+static bool noho_counted(const struct drvring_stats *s)
+{
+	return s->rx_desc || (s->refills && !s->rx_handoffs);
+}
+
+/* Under a receive row: the descriptors without a hand-off, and those handed off. */
+static void print_noho(const struct drvring_stats *s, FILE *f)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "%llu descriptors, len ", (unsigned long long)s->rx_desc_no_handoff);
+	values_list(&b, &s->noho_len, s->rx_desc_no_handoff, false);
+	sbuf_adds(&b, "; status ");
+	values_list(&b, &s->noho_status, s->rx_desc_no_handoff, true);
+	if (s->handoff_len.count)
+		sbuf_addf(&b, "; handed off: %llu, len %llu..%llu",
+			  (unsigned long long)s->handoff_len.count,
+			  (unsigned long long)s->handoff_len.min,
+			  (unsigned long long)s->handoff_len.max);
+	fprintf(f, "    no hand-off: %s\n", b.s);
+	sbuf_release(&b);
+}
+
 static void print_rx(const struct drvring *d, FILE *f)
 {
 	char n[40];
@@ -75,6 +130,8 @@ static void print_rx(const struct drvring *d, FILE *f)
 			(unsigned long long)q->s.rx_handoffs,
 			(unsigned long long)q->s.rx_desc_no_handoff,
 			q->fill_estimated ? "  (fill estimated: no rx_desc lines)" : "");
+		if (q->s.rx_desc_no_handoff)
+			print_noho(&q->s, f);
 	}
 	fprintf(f, "\nRefill (low: fill < ring/%u; empty: fill <= %u)\n", d->low_div,
 		d->empty_fill);
@@ -341,9 +398,10 @@ static struct json_object *json_level(const struct drvring_level *l)
 static void json_fallback(struct json_object *o)
 {
 	static const char *const rx[] = {
-		"ring",		  "descs",	     "desc_errors",	    "descs_no_handoff",
-		"refill_allocs",  "refill_failures", "refills_low",	    "low_episodes",
-		"empty_episodes", "low_ms",	     "refill_age_at_low_us"
+		"ring",		  "descs",	     "desc_errors",	     "descs_no_handoff",
+		"refill_allocs",  "refill_failures", "refills_low",	     "low_episodes",
+		"empty_episodes", "low_ms",	     "refill_age_at_low_us", "no_handoff",
+		"handoff_len"
 	};
 	static const char *const tx[] = { "ring", "done", "cleans", "cleaned", "inflight_unit" };
 	struct json_object *x;
@@ -361,6 +419,63 @@ static void json_fallback(struct json_object *o)
 			add(x, tx[i], NULL);
 }
 
+static struct json_object *json_u_or_null(bool known, uint64_t v)
+{
+	return known ? json_object_new_uint64(v) : NULL;
+}
+
+/* {"min", "max" (when !hex), "values": [{@key, "count"}], "other" (, "missing")} */
+static struct json_object *json_values(const struct drvring_values *v, uint64_t total,
+				       const char *key, bool hex)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	if (!hex) {
+		add(o, "min", json_u_or_null(v->count, v->min));
+		add(o, "max", json_u_or_null(v->count, v->max));
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct json_object *e = json_object_new_object();
+		char x[24];
+
+		snprintf(x, sizeof(x), "0x%llx", (unsigned long long)v->top[i].v);
+		add(e, key, hex ? json_object_new_string(x) : json_object_new_uint64(v->top[i].v));
+		add_u(e, "count", v->top[i].count);
+		json_object_array_add(a, e);
+	}
+	add(o, "values", a);
+	add_u(o, "other", v->other);
+	if (total > v->count)
+		add_u(o, "missing", total - v->count);
+	return o;
+}
+
+static struct json_object *json_noho(const struct drvring_stats *s)
+{
+	struct json_object *o;
+
+	if (!noho_counted(s))
+		return NULL;
+	o = json_object_new_object();
+	add_u(o, "count", s->rx_desc_no_handoff);
+	add(o, "len", json_values(&s->noho_len, s->rx_desc_no_handoff, "len", false));
+	add(o, "status", json_values(&s->noho_status, s->rx_desc_no_handoff, "status", true));
+	return o;
+}
+
+static struct json_object *json_range(const struct drvring_range *r)
+{
+	struct json_object *o;
+
+	if (!r->count)
+		return NULL;
+	o = json_object_new_object();
+	add_u(o, "count", r->count);
+	add_u(o, "min", r->min);
+	add_u(o, "max", r->max);
+	return o;
+}
+
 /* The stats into @o, after its identity keys. */
 static struct json_object *json_stats(struct json_object *o, const struct drvring_stats *s)
 {
@@ -372,6 +487,8 @@ static struct json_object *json_stats(struct json_object *o, const struct drvrin
 	add_u(rx, "descs", s->rx_desc);
 	add_u(rx, "desc_errors", s->rx_desc_errors);
 	add_u(rx, "descs_no_handoff", s->rx_desc_no_handoff);
+	add(rx, "no_handoff", json_noho(s));
+	add(rx, "handoff_len", json_range(&s->handoff_len));
 	add_u(rx, "handoffs", s->rx_handoffs);
 	add_u(rx, "refills", s->refills);
 	add_u(rx, "refill_allocs", s->refill_alloc);
@@ -592,6 +709,35 @@ static void napi_metrics(struct metrics *m, const char *ifn, const struct drvrin
 	mdist(m, ifn, "napi.poll", &s->poll_ns);
 }
 
+/* The descriptors without a hand-off, also 0, where they are counted; the lengths handed off. */
+static void noho_metrics(struct metrics *m, const char *ifn, const struct drvring_stats *s)
+{
+	const struct drvring_values *l = &s->noho_len, *st = &s->noho_status;
+	char what[64];
+
+	if (s->handoff_len.count) {
+		mset(m, ifn, "rx.handoff_len_min", (double)s->handoff_len.min);
+		mset(m, ifn, "rx.handoff_len_max", (double)s->handoff_len.max);
+	}
+	if (!noho_counted(s))
+		return;
+	mset(m, ifn, "rx.no_handoff", (double)s->rx_desc_no_handoff);
+	if (l->count) {
+		mset(m, ifn, "rx.no_handoff_len_min", (double)l->min);
+		mset(m, ifn, "rx.no_handoff_len_max", (double)l->max);
+	}
+	for (size_t i = 0; i < l->n && i < NOHO_SHOWN; i++) {
+		snprintf(what, sizeof(what), "rx.no_handoff_len.%llu",
+			 (unsigned long long)l->top[i].v);
+		mset(m, ifn, what, (double)l->top[i].count);
+	}
+	for (size_t i = 0; i < st->n && i < NOHO_SHOWN; i++) {
+		snprintf(what, sizeof(what), "rx.no_handoff_status.0x%llx",
+			 (unsigned long long)st->top[i].v);
+		mset(m, ifn, what, (double)st->top[i].count);
+	}
+}
+
 /* The kprobe fallback's NIC (named by its driver): what the probes know. */
 static void fallback_metrics(struct metrics *m, const struct drvring_nic *n)
 {
@@ -643,6 +789,7 @@ void drvring_metrics(const struct drvring *d, struct metrics *m)
 			mset(m, ifn, "rx.empty_episodes", (double)s->empty_episodes);
 			mset(m, ifn, "rx.low_ms", (double)s->low_ns / 1e6);
 		}
+		noho_metrics(m, ifn, s);
 		napi_metrics(m, ifn, s);
 		if (s->xmits || s->tx_done) {
 			if (s->tx_ring)
@@ -655,4 +802,57 @@ void drvring_metrics(const struct drvring *d, struct metrics *m)
 			mset(m, ifn, "tx.inflight.mean", s->inflight.mean);
 		}
 	}
+}
+
+/* ---- evidence ------------------------------------------------------------------------ */
+
+/* "; the 7 handed up were 60..74 B", or nothing to compare with. */
+static void evidence_handed(struct sbuf *b, const struct drvring_stats *s)
+{
+	const struct drvring_range *r = &s->handoff_len;
+
+	if (r->count == 1)
+		sbuf_addf(b, "; the 1 handed up was %llu B", (unsigned long long)r->min);
+	else if (r->count && r->min == r->max)
+		sbuf_addf(b, "; the %llu handed up were all %llu B", (unsigned long long)r->count,
+			  (unsigned long long)r->min);
+	else if (r->count)
+		sbuf_addf(b, "; the %llu handed up were %llu..%llu B", (unsigned long long)r->count,
+			  (unsigned long long)r->min, (unsigned long long)r->max);
+	else if (!s->rx_handoffs)
+		sbuf_adds(b, "; none was handed up");
+}
+
+/* Does every one of the @total descriptors have the one value of @v? */
+static bool one_value(const struct drvring_values *v, uint64_t total)
+{
+	return v->n == 1 && v->count == total;
+}
+
+char *drvring_nic_evidence(const struct drvring_nic *n)
+{
+	const struct drvring_stats *s = &n->s;
+	const struct drvring_values *l = &s->noho_len, *st = &s->noho_status;
+	uint64_t total = s->rx_desc_no_handoff;
+	struct sbuf b;
+
+	if (!total)
+		return NULL;
+	sbuf_init(&b);
+	sbuf_addf(&b, "%llu descriptor%s completed without a hand-off by %s %s: ",
+		  (unsigned long long)total, total == 1 ? "" : "s", n->driver, n->ifname);
+	if (one_value(l, total))
+		sbuf_addf(&b, "%s%llu B", total > 1 ? "all " : "", (unsigned long long)l->top[0].v);
+	else {
+		sbuf_adds(&b, "len ");
+		values_list(&b, l, total, false);
+	}
+	if (one_value(st, total))
+		sbuf_addf(&b, " (status 0x%llx)", (unsigned long long)st->top[0].v);
+	else {
+		sbuf_adds(&b, "; status ");
+		values_list(&b, st, total, true);
+	}
+	evidence_handed(&b, s);
+	return sbuf_detach(&b);
 }

@@ -285,8 +285,16 @@ static void lev_forget(struct lev *l, uint64_t ts)
 /* Accumulators that NICs sum from their queues. */
 enum { H_WORK, H_POLL, H_IRQ_POLL, H_DESC_STACK, H_REFILL_AGE, H_N };
 
+/* The first DRVRING_NOHO_TRACK distinct values with their counts; later ones in other. */
+struct vtab {
+	size_t n;
+	struct drvring_value e[DRVRING_NOHO_TRACK];
+	uint64_t count, other, min, max;
+};
+
 struct acc {
 	struct hist *h[H_N];
+	struct vtab noho_len, noho_status; /* descriptors without a hand-off */
 	uint64_t *fill_ns, *infl_ns;
 	bool fill_seen, infl_seen;
 	unsigned int fill_min, fill_max, infl_min, infl_max;
@@ -306,7 +314,8 @@ struct queue {
 	bool low;
 	struct drvring_episode ep;
 	bool desc_pending;
-	uint64_t desc_ts, desc_skb;
+	uint64_t desc_ts, desc_skb, desc_len, desc_status;
+	uint32_t desc_has; /* K(LEN), K(STATUS) when the rx_desc line had them */
 	/* NAPI */
 	bool in_poll;
 	int poll_cpu;
@@ -408,10 +417,57 @@ static void minmax_add(bool *seen, unsigned int *mn, unsigned int *mx, bool fsee
 	*seen = true;
 }
 
+/* Widen [*mn, *mx] (unset unless @seen) to [lo, hi]. */
+static void span_add(uint64_t *mn, uint64_t *mx, bool seen, uint64_t lo, uint64_t hi)
+{
+	if (!seen || lo < *mn)
+		*mn = lo;
+	if (!seen || hi > *mx)
+		*mx = hi;
+}
+
+static void vtab_add(struct vtab *t, uint64_t v, uint64_t count)
+{
+	size_t i;
+
+	span_add(&t->min, &t->max, t->count, v, v);
+	t->count += count;
+	for (i = 0; i < t->n && t->e[i].v != v; i++)
+		;
+	if (i < t->n)
+		t->e[i].count += count;
+	else if (t->n < DRVRING_NOHO_TRACK)
+		t->e[t->n++] = (struct drvring_value){ .v = v, .count = count };
+	else
+		t->other += count;
+}
+
+/* Counts add up by value (other fills only once the table is full: from->n > 0). */
+static void vtab_merge(struct vtab *to, const struct vtab *from)
+{
+	if (!from->count)
+		return;
+	for (size_t i = 0; i < from->n; i++)
+		vtab_add(to, from->e[i].v, from->e[i].count);
+	to->other += from->other;
+	to->count += from->other;
+	span_add(&to->min, &to->max, true, from->min, from->max);
+}
+
+static void range_add(struct drvring_range *to, const struct drvring_range *from)
+{
+	if (!from->count)
+		return;
+	span_add(&to->min, &to->max, to->count, from->min, from->max);
+	to->count += from->count;
+}
+
 static void acc_add(struct acc *to, const struct acc *from)
 {
 	for (int h = 0; h < H_N; h++)
 		hist_add(to->h[h], from->h[h]);
+	vtab_merge(&to->noho_len, &from->noho_len);
+	vtab_merge(&to->noho_status, &from->noho_status);
 	for (size_t i = 0; i <= DRVRING_LEVELS; i++) {
 		to->fill_ns[i] += from->fill_ns[i];
 		to->infl_ns[i] += from->infl_ns[i];
@@ -570,8 +626,26 @@ static void on_irq(struct queue *x, const struct drvring_line *l, uint64_t ts, i
 
 static void desc_unhanded(struct queue *x)
 {
-	if (x->desc_pending)
+	if (x->desc_pending) {
 		x->pub->s.rx_desc_no_handoff++;
+		if (x->desc_has & K(LEN))
+			vtab_add(&x->a.noho_len, x->desc_len, 1);
+		if (x->desc_has & K(STATUS))
+			vtab_add(&x->a.noho_status, x->desc_status, 1);
+	}
+	x->desc_pending = false;
+}
+
+/* The pending descriptor was handed off. */
+static void desc_handed(struct queue *x, const struct drvring_line *l, uint64_t ts)
+{
+	struct drvring_stats *s = &x->pub->s;
+
+	hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
+	if (x->desc_skb != l->v[DRVRING_K_SKB])
+		s->desc_stack_copied++;
+	if (x->desc_has & K(LEN))
+		range_add(&s->handoff_len, &(struct drvring_range){ 1, x->desc_len, x->desc_len });
 	x->desc_pending = false;
 }
 
@@ -616,6 +690,9 @@ static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line 
 		x->desc_pending = true;
 		x->desc_ts = ts;
 		x->desc_skb = l->v[DRVRING_K_SKB];
+		x->desc_len = l->v[DRVRING_K_LEN];
+		x->desc_status = l->v[DRVRING_K_STATUS];
+		x->desc_has = l->has & (K(LEN) | K(STATUS));
 		x->has_rx_desc = true;
 		x->descs_since_refill++;
 		if (x->ntu_known && ring && (l->has & K(IDX)))
@@ -629,12 +706,8 @@ static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line 
 	s->rx_handoffs++;
 	if (x->pub->from_probes)
 		return;
-	if (x->desc_pending) {
-		hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
-		if (x->desc_skb != l->v[DRVRING_K_SKB])
-			s->desc_stack_copied++;
-		x->desc_pending = false;
-	}
+	if (x->desc_pending)
+		desc_handed(x, l, ts);
 	if (!x->has_rx_desc) {
 		x->pub->fill_estimated = true;
 		x->descs_since_refill++;
@@ -939,8 +1012,37 @@ static void level_of(struct drvring_level *o, const uint64_t *ns, bool seen, uns
 	o->mean = sum / (double)o->ns;
 }
 
+/* Highest count first, then lowest value. */
+static int cmp_value(const void *a, const void *b)
+{
+	const struct drvring_value *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+static void values_of(struct drvring_values *o, const struct vtab *t)
+{
+	struct drvring_value e[DRVRING_NOHO_TRACK];
+
+	memset(o, 0, sizeof(*o));
+	o->count = o->other = t->count;
+	o->min = t->min;
+	o->max = t->max;
+	memcpy(e, t->e, t->n * sizeof(*e));
+	qsort(e, t->n, sizeof(*e), cmp_value);
+	o->n = t->n < DRVRING_NOHO_VALUES ? t->n : DRVRING_NOHO_VALUES;
+	for (size_t i = 0; i < o->n; i++) {
+		o->top[i] = e[i];
+		o->other -= e[i].count;
+	}
+}
+
 static void stats_of(struct drvring_stats *s, const struct acc *a)
 {
+	values_of(&s->noho_len, &a->noho_len);
+	values_of(&s->noho_status, &a->noho_status);
 	hist_summarize(a->h[H_WORK], &s->work);
 	hist_summarize(a->h[H_POLL], &s->poll_ns);
 	hist_summarize(a->h[H_IRQ_POLL], &s->irq_poll_ns);
@@ -963,6 +1065,7 @@ static void stats_add(struct drvring_stats *t, const struct drvring_stats *s)
 	t->rx_desc_errors += s->rx_desc_errors;
 	t->rx_desc_no_handoff += s->rx_desc_no_handoff;
 	t->rx_handoffs += s->rx_handoffs;
+	range_add(&t->handoff_len, &s->handoff_len);
 	t->refills += s->refills;
 	t->refill_alloc += s->refill_alloc;
 	t->refill_want += s->refill_want;

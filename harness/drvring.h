@@ -37,6 +37,12 @@
  *	under copybreak, counted in desc_stack_copied; a descriptor with no
  *	hand-off before the next one or the poll's end counts in
  *	rx_desc_no_handoff).
+ * No hand-off: the descriptors of rx_desc_no_handoff by len= and status=
+ *	(drvring_values: the most frequent values with exact counts, the rest
+ *	in other), and, to compare, the len= range of the descriptors that were
+ *	handed off (handoff_len). A driver that completes descriptors and
+ *	recycles their buffers without handing the frames to the stack (a
+ *	silent loss) shows there: drvring_nic_evidence() says it in a sentence.
  *
  * Kprobe fallback (issue 5): a driver that prints no netlab_drv lines (not
  * patched in this kernel) may have the fallback probes of traceset.h,
@@ -85,6 +91,8 @@ struct metrics;
 #define DRVRING_SERIES 100 /* buckets of a time series */
 #define DRVRING_BUCKET_NS 10000000ull /* their first width: 10 ms */
 #define DRVRING_OCC_BINS 8 /* the occupancy distribution, in eighths of the ring */
+#define DRVRING_NOHO_VALUES 8 /* values of the descriptors without a hand-off kept, per key */
+#define DRVRING_NOHO_TRACK 64 /* distinct values counted per key and queue; later ones: other */
 
 /* ---- one line ------------------------------------------------------------------- */
 
@@ -207,10 +215,36 @@ struct drvring_episode {
 	uint64_t since_irq_ns;
 };
 
+/* One value of a key and how many descriptors had it. */
+struct drvring_value {
+	uint64_t v, count;
+};
+
+/*
+ * The values of one key (len=, status=) of the descriptors without a
+ * hand-off. Of the first DRVRING_NOHO_TRACK distinct values a queue saw
+ * (a NIC: its queues' merged by value), the DRVRING_NOHO_VALUES most
+ * frequent, with exact counts; the rest in other.
+ */
+struct drvring_values {
+	uint64_t count; /* descriptors with the key; rx_desc_no_handoff - count lacked it */
+	uint64_t min, max; /* of all count values, other included; 0 when !count */
+	size_t n;
+	struct drvring_value top[DRVRING_NOHO_VALUES]; /* highest count first, then lowest value */
+	uint64_t other; /* count - the counts in top[] */
+};
+
+/* A range of values, and how many there were (min and max 0 when none). */
+struct drvring_range {
+	uint64_t count, min, max;
+};
+
 struct drvring_stats {
 	/* receive */
 	unsigned int rx_ring; /* ring= of the latest refill; 0 unknown */
 	uint64_t rx_desc, rx_desc_errors, rx_desc_no_handoff, rx_handoffs;
+	struct drvring_values noho_len, noho_status; /* of the rx_desc_no_handoff descriptors */
+	struct drvring_range handoff_len; /* len= of the rx_desc lines that were handed off */
 	uint64_t refills, refill_alloc, refill_want, refill_failures, refills_low;
 	struct drvring_level fill;
 	uint64_t low_episodes, empty_episodes, low_ns;
@@ -308,15 +342,40 @@ int drvring_finish(struct drvring *d);
 
 void drvring_free(struct drvring *d);
 
-/* Tables per NIC (receive ring, refill, NAPI, transmit), occupancy, series, episodes. */
+/*
+ * Tables per NIC (receive ring, refill, NAPI, transmit), occupancy, series,
+ * episodes. Under a queue's receive row with descriptors without a hand-off,
+ * their 4 most frequent lengths and statuses.
+ */
 void drvring_print(const struct drvring *d, FILE *f);
+
+/**
+ * drvring_nic_evidence() - the descriptors a NIC completed without a hand-off, in a sentence
+ * @n: a NIC of a finished drvring
+ *
+ * For the loss story: "8293 descriptors completed without a hand-off by
+ * e1000e ethB: all 1514 B (status 0x7); the 7 handed up were 60..74 B".
+ * Several lengths or statuses are listed as "len 1514 (8000), 1000 (293)",
+ * the 4 most frequent, then "others (N)".
+ *
+ * Return: a new string that the caller frees; NULL when @n has no such
+ * descriptor (rx_desc_no_handoff == 0, always so for the kprobe fallback
+ * and virtio_net, which have no rx_desc lines).
+ */
+char *drvring_nic_evidence(const struct drvring_nic *n);
 
 /**
  * drvring_to_json() - the result as one JSON object
  *
  * Keys: "trace", "lines" (+ "probe_events", "probe_events_unused" when the
  * trace has fallback probe events), "options", "nics" (per NIC: rx, napi, tx
- * as in drvring_stats, latencies in us, and "counters"), "queues" (the same
+ * as in drvring_stats, latencies in us, and "counters"; under "rx",
+ * "no_handoff": {"count", "len": {"min", "max", "values": [{"len", "count"}],
+ * "other"}, "status": {"values": [{"status": "0x7", "count"}], "other"}},
+ * min and max null without values, "missing": N in len or status only when
+ * N descriptors lacked the key; null where nothing is counted, as for the
+ * metric below; and "handoff_len": {"count", "min", "max"}, null when no
+ * descriptor was handed off), "queues" (the same
  * per queue, with "series" {t0, width_ms, rx_fill and tx_inflight: {min,
  * mean, max} arrays, null for buckets without a level} and "episodes"
  * {first, worst}). A NIC or queue of the kprobe fallback has
@@ -333,6 +392,13 @@ struct json_object *drvring_to_json(const struct drvring *d);
  *   drv.IFNAME.rx.fill.{min,p1,p50,mean,max}
  *   drv.IFNAME.rx.{ring,descs,handoffs,refills,refill_allocs,refill_failures,
  *	refills_low,low_episodes,empty_episodes,low_ms}
+ *   drv.IFNAME.rx.no_handoff, also 0, when counted: the NIC had rx_desc lines,
+ *	or refills and nothing received (not virtio_net, which has no rx_desc)
+ *   drv.IFNAME.rx.{no_handoff_len_min,no_handoff_len_max} when no_handoff > 0
+ *   drv.IFNAME.rx.no_handoff_len.LEN, drv.IFNAME.rx.no_handoff_status.0xHEX:
+ *	descriptors of that len= or status= without a hand-off, the 4 most
+ *	frequent of each ("drv.ethB.rx.no_handoff_len.1514", "...status.0x7")
+ *   drv.IFNAME.rx.{handoff_len_min,handoff_len_max} when a descriptor was handed off
  *   drv.IFNAME.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}
  *   drv.IFNAME.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}
  *   drv.IFNAME.tx.{ring,xmits,done}, drv.IFNAME.tx.inflight.{max,mean}

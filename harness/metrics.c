@@ -273,14 +273,22 @@ static const struct metric_family {
 	{ NULL, "drv.*.rx.fill.{min,p1,p50,mean,max}" },
 	{ NULL, "drv.*.rx.{ring,descs,handoffs,refills,refill_allocs,refill_failures,refills_low,"
 		"low_episodes,empty_episodes,low_ms}" },
+	{ NULL, "drv.*.rx.{no_handoff,no_handoff_len_min,no_handoff_len_max,handoff_len_min,"
+		"handoff_len_max}" },
+	{ NULL, "drv.*.rx.{no_handoff_len,no_handoff_status}.*" },
 	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
 	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
 	{ NULL, "drv.*.tx.{ring,xmits,done}" },
 	{ NULL, "drv.*.tx.inflight.{max,mean}" },
+	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
+	 * its IP layer, and lost between (scnrun.c); every generator. */
+	{ NULL, "nicrx.<LABEL>.{wire,ip,lost}" },
+	{ NULL, "loss.lost_in_driver" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },
-	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,lost_in_stack,unaccounted}" },
+	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,driver_drops,stack_in,lost_in_stack,"
+			"unaccounted}" },
 };
 
 enum family_match {

@@ -52,22 +52,95 @@ static double mget(const struct metrics *m, const char *name)
 	return metrics_value(m, name, NAN);
 }
 
+/* Each NIC label whose NIC/driver layer was measured (nicrx.<L>.lost), in order. */
+static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; m && i < metrics_count(m) && n < max; i++) {
+		const char *name;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (!strncmp(name, "nicrx.", 6) && name[6] && !strcmp(name + 7, ".lost") &&
+		    !memchr(labels, name[6], n))
+			labels[n++] = name[6];
+	}
+	return n;
+}
+
+/* "e1000e ethB: 8293 descriptors completed without a hand-off: len 1514 (8293); status 0x7 (8293)" */
+static void driver_evidence(const struct metrics *m, struct sbuf *b)
+{
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name, *ifname, *suffix = ".rx.no_handoff";
+		size_t nl, sl = strlen(suffix);
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		nl = strlen(name);
+		if (strncmp(name, "drv.", 4) || nl <= 4 + sl || strcmp(name + nl - sl, suffix) || v <= 0)
+			continue;
+		ifname = name + 4;
+		sbuf_addf(b, "\n      driver: %.*s completed %.0f received descriptors without handing them to the stack",
+			  (int)(nl - 4 - sl), ifname, v);
+		for (int pass = 0; pass < 2; pass++) {
+			const char *what = pass ? ".rx.no_handoff_status." : ".rx.no_handoff_len.";
+			char *prefix = xasprintf("drv.%.*s%s", (int)(nl - 4 - sl), ifname, what);
+			bool first = true;
+
+			for (size_t k = 0; k < metrics_count(m); k++) {
+				const char *n2;
+				double c;
+
+				metrics_at(m, k, &n2, &c);
+				if (strncmp(n2, prefix, strlen(prefix)))
+					continue;
+				sbuf_addf(b, "%s%s%s (%.0f)", first ? (pass ? "; status " : ": len ") : ", ",
+					  n2 + strlen(prefix), pass ? "" : " B", c);
+				first = false;
+			}
+			free(prefix);
+		}
+	}
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
 	double wire = mget(m, "loss.lost_on_wire"), stack = mget(m, "loss.lost_in_stack");
-	double un = mget(m, "loss.unaccounted");
+	double drv = mget(m, "loss.driver_drops"), un = mget(m, "loss.unaccounted");
+	char labels[8];
+	size_t n_labels = nicrx_labels(m, labels, sizeof(labels));
+	bool driver_lost = false;
 	struct sbuf b;
 
-	if (isnan(sent))
+	if (isnan(sent) && !n_labels)
 		return NULL;
 	sbuf_init(&b);
-	sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> wire A %.0f -> "
-		      "wire B %.0f (-%.0f between the NICs) -> receiver stack -%.0f (counted %.0f) -> "
-		      "delivered %.0f; unaccounted %.0f",
-		  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
-		  mget(m, "loss.wire_rx"), wire, stack, mget(m, "loss.rx_stack_drops"),
-		  mget(m, "loss.app_received"), un);
+	if (!isnan(sent))
+		sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> wire %.0f -> "
+			      "receiver's wire %.0f (-%.0f between the NICs) -> NIC/driver -%.0f -> "
+			      "receiver stack -%.0f (counted %.0f) -> delivered %.0f; unaccounted %.0f",
+			  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
+			  mget(m, "loss.wire_rx"), wire, isnan(drv) ? 0 : drv, stack,
+			  mget(m, "loss.rx_stack_drops"), mget(m, "loss.app_received"), un);
+	for (size_t i = 0; i < n_labels; i++) {
+		char name[32];
+		double w, ip, lost;
+
+		snprintf(name, sizeof(name), "nicrx.%c.wire", labels[i]);
+		w = mget(m, name);
+		snprintf(name, sizeof(name), "nicrx.%c.ip", labels[i]);
+		ip = mget(m, name);
+		lost = w - ip;
+		driver_lost |= lost > 0;
+		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP%s", i ? "; " :
+			  (isnan(sent) ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
+			  labels[i], w, ip, lost > 0 ? " (LOST in NIC/driver)" : "");
+		if (lost > 0)
+			sbuf_addf(&b, " -%.0f", lost);
+	}
 	{
 		/* What the trace says, by the kernel's own reason names. */
 		bool first = true;
@@ -84,14 +157,25 @@ char *regress_loss_story(const struct metrics *m)
 			first = false;
 		}
 	}
-	if (before > 0 || wire > 0 || stack > 0) {
+	driver_evidence(m, &b);
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before > 0)
 			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);", before);
 		if (wire > 0)
 			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+		for (size_t i = 0; i < n_labels; i++) {
+			char name[32];
+			double lost;
+
+			snprintf(name, sizeof(name), "nicrx.%c.lost", labels[i]);
+			lost = mget(m, name);
+			if (lost > 0)
+				sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them);",
+					  lost, labels[i]);
+		}
 		if (stack > 0)
-			sbuf_addf(&b, " %.0f in the receiver's stack (after the wire);", stack);
+			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver);", stack);
 	}
 	return sbuf_detach(&b);
 }

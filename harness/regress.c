@@ -4,6 +4,7 @@
  * one guest) -> metrics -> medians -> checks.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -56,18 +57,27 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->on_output = NULL;
 }
 
-static int load_one(const struct regress_opts *o, struct regress *r, const char *path, char **err)
+/* One scenario (or matrix case), parsed; r owns scn from here on. */
+static int load_one(const struct regress_opts *o, struct regress *r, struct scenario *scn,
+		    char **err)
 {
-	struct regress_scn *rs = &r->s[r->n];
+	struct regress_scn *rs;
+	const char *path = scn->path;
 	struct run_opts ro;
 	struct sbuf script;
+	char *bpath;
 	int ret;
 
+	r->s = xrealloc_array(r->s, r->n + 1, sizeof(*r->s));
+	rs = &r->s[r->n++];
 	memset(rs, 0, sizeof(*rs));
-	ret = scn_parse(path, &rs->scn, err);
+	rs->scn = scn;
+	/* A broken baselines file is bad input: found before anything boots. */
+	bpath = baseline_path(path);
+	ret = baseline_load(bpath, &rs->baseline, err);
+	free(bpath);
 	if (ret)
 		return -EINVAL;
-	r->n++;
 	/* An ACPI source iasl rejects is a scenario error, found before any boot. */
 	if (rs->scn->n_acpi) {
 		char *why = NULL;
@@ -102,20 +112,51 @@ static int load_one(const struct regress_opts *o, struct regress *r, const char 
 	return ret ? -EINVAL : 0;
 }
 
+static bool case_wanted(const char *filter, const char *name)
+{
+	return !filter || !strcmp(filter, name) || !fnmatch(filter, name, FNM_NOESCAPE);
+}
+
+static bool loaded(const struct regress *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->s[i].scn->name, name))
+			return true;
+	return false;
+}
+
+/* The cases of one file that its filter selects; each case at most once. */
+static int load_file(const struct regress_opts *o, struct regress *r, size_t k, char **err)
+{
+	const char *filter = o->case_filter ? o->case_filter[k] : NULL;
+	struct scenario **cases = NULL;
+	size_t n = 0;
+	int ret = scn_parse_cases(o->scenarios[k], &cases, &n, err) ? -EINVAL : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct scenario *c = cases[i];
+
+		cases[i] = NULL;
+		if (ret || !case_wanted(filter, c->name) || (filter && loaded(r, c->name))) {
+			scn_free(c);
+		} else if (loaded(r, c->name)) {
+			err_set(err, "%s: scenario named twice", c->name);
+			scn_free(c);
+			ret = -EINVAL;
+		} else {
+			ret = load_one(o, r, c, err);
+		}
+	}
+	free(cases);
+	return ret;
+}
+
 int regress_load(const struct regress_opts *o, struct regress **out, char **err)
 {
 	struct regress *r = xzalloc(sizeof(*r));
 
-	r->s = xzalloc((o->n_scenarios + 1) * sizeof(*r->s));
 	for (size_t i = 0; i < o->n_scenarios; i++) {
-		for (size_t j = 0; j < i; j++) {
-			if (!strcmp(o->scenarios[i], o->scenarios[j])) {
-				err_set(err, "%s: scenario named twice", o->scenarios[i]);
-				regress_free(r);
-				return -EINVAL;
-			}
-		}
-		if (load_one(o, r, o->scenarios[i], err)) {
+		if (load_file(o, r, i, err)) {
 			regress_free(r);
 			return -EINVAL;
 		}
@@ -240,21 +281,74 @@ static void read_run(struct regress_run *run)
 	json_object_put(j);
 }
 
+/* RUN_DIR/metrics.json: what `netlab report` shows beside the trace. */
+static void write_run_metrics(const char *dir, const struct metrics *m)
+{
+	struct json_object *j = metrics_to_json(m);
+	char *path = xasprintf("%s/metrics.json", dir);
+
+	if (j)
+		json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	json_object_put(j);
+	free(path);
+}
+
+/*
+ * A run that completed: its metrics (kept for evaluate()), and its checks on
+ * this run alone, for the progress line: "checks pass" or the failing ones.
+ */
+static void run_metrics(struct regress_scn *rs, struct regress_run *run, struct sbuf *say)
+{
+	char *err = NULL;
+
+	run->m = metrics_new();
+	if (scnrun_collect(rs->scn, &rs->cfg, run->dir, run->m, &err)) {
+		metrics_free(run->m);
+		run->m = NULL;
+		free(run->reason);
+		run->reason = err ? err : xstrdup("its metrics could not be read");
+		sbuf_addf(say, ", metrics unreadable: %.*s", (int)strcspn(run->reason, "\n"),
+			  run->reason);
+		return;
+	}
+	write_run_metrics(run->dir, run->m);
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		const struct scn_check *chk = &rs->scn->checks[c];
+		double base = baseline_case_value(rs->baseline, rs->scn, chk->expr);
+		struct check_result res;
+
+		memset(&res, 0, sizeof(res));
+		check_eval(chk->expr, run->m, base, &res);
+		if (res.status == CHECK_FAIL)
+			sbuf_addf(say, "%s%s", run->checks_failed++ ? ", " : ", checks FAIL: ",
+				  chk->name);
+		check_result_release(&res);
+	}
+	if (!run->checks_failed)
+		sbuf_adds(say, ", checks pass");
+}
+
 static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, size_t done,
 		     size_t total)
 {
 	struct regress_scn *rs = &r->s[j->scn];
 	struct regress_run *run = &rs->runs[j->rep];
+	double wall = now_s() - j->start;
+	struct sbuf say;
 
 	read_run(run);
 	run->connect = conn_uri(o, j->conn);
+	sbuf_init(&say);
+	if (run->verdict == RV_OK)
+		run_metrics(rs, run, &say);
 	if (run->connect && n_conns(o) > 1)
-		progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s, %s)", done, total, rs->scn->name,
-			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start,
+		progress(o, "[%zu/%zu] %s run %u/%u: %s%s (%.1f s, %s)", done, total, rs->scn->name,
+			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), say.s, wall,
 			 run->connect);
 	else
-		progress(o, "[%zu/%zu] %s run %u/%u: %s (%.1f s)", done, total, rs->scn->name,
-			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), now_s() - j->start);
+		progress(o, "[%zu/%zu] %s run %u/%u: %s%s (%.1f s)", done, total, rs->scn->name,
+			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), say.s, wall);
+	sbuf_release(&say);
 }
 
 static int run_all(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop)
@@ -385,21 +479,9 @@ static bool uses_baseline(const struct scenario *s)
 	return false;
 }
 
-/* RUN_DIR/metrics.json: what `netlab report` shows beside the trace. */
-static void write_run_metrics(const char *dir, const struct metrics *m)
-{
-	struct json_object *j = metrics_to_json(m);
-	char *path = xasprintf("%s/metrics.json", dir);
-
-	if (j)
-		json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	json_object_put(j);
-	free(path);
-}
-
 static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 {
-	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok)), *baseline = NULL;
+	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
 	char *bpath = baseline_path(rs->scn->path), *err = NULL;
 	size_t n_ok = 0;
 
@@ -411,16 +493,11 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 		enum regress_outcome f;
 
 		if (run->verdict == RV_OK) {
-			m = metrics_new();
-			if (scnrun_collect(rs->scn, &rs->cfg, run->dir, m, &err) == 0) {
-				write_run_metrics(run->dir, m);
+			m = run->m;
+			if (m) {
 				ok[n_ok++] = m;
 				continue;
 			}
-			metrics_free(m);
-			free(run->reason);
-			run->reason = err;
-			err = NULL;
 			f = RO_INFRA;
 		} else {
 			f = run_failure(run);
@@ -445,17 +522,21 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 			err = NULL;
 		}
 	}
-	if (baseline_load(bpath, &baseline, &err)) {
-		rs->outcome = RO_BAD;
-		free(rs->reason);
-		rs->reason = err;
-		err = NULL;
+	if (o->update_baselines) {
+		metrics_free(rs->baseline);
+		rs->baseline = NULL;
+		if (baseline_load(bpath, &rs->baseline, &err)) {
+			rs->outcome = RO_BAD;
+			free(rs->reason);
+			rs->reason = err;
+			err = NULL;
+		}
 	}
 	for (size_t c = 0; c < rs->scn->n_checks; c++) {
 		struct regress_check *rc = &rs->checks[c];
 
 		rc->check = &rs->scn->checks[c];
-		rc->baseline = baseline ? baseline_value(baseline, rc->check->expr) : NAN;
+		rc->baseline = baseline_case_value(rs->baseline, rs->scn, rc->check->expr);
 		if (!rs->median) {
 			rc->res.status = CHECK_NOT_MEASURED;
 			continue;
@@ -473,10 +554,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 		}
 	}
 	spread(rs, ok, n_ok);
-	for (size_t i = 0; i < n_ok; i++)
-		metrics_free(ok[i]);
 	free(ok);
-	metrics_free(baseline);
 	free(bpath);
 }
 
@@ -492,7 +570,10 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 	for (size_t i = 0; i < r->n; i++) {
 		struct regress_scn *rs = &r->s[i];
 
-		rs->dir = xasprintf("%s/%s", o->out, rs->scn->name);
+		char *name = scn_file_name(rs->scn);
+
+		rs->dir = xasprintf("%s/%s", o->out, name);
+		free(name);
 		rs->n_runs = rs->scn->repeat;
 		rs->runs = xzalloc(rs->n_runs * sizeof(*rs->runs));
 		for (unsigned int k = 0; k < rs->n_runs; k++)
@@ -581,7 +662,9 @@ void regress_free(struct regress *r)
 		for (unsigned int k = 0; k < rs->n_runs; k++) {
 			free(rs->runs[k].dir);
 			free(rs->runs[k].reason);
+			metrics_free(rs->runs[k].m);
 		}
+		metrics_free(rs->baseline);
 		for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
 			check_result_release(&rs->checks[c].res);
 		free(rs->checks);

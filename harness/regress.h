@@ -36,6 +36,8 @@ struct regress_run {
 	double wall_s;
 	char *reason;
 	const char *connect;		/* the libvirt URI it ran on, or NULL */
+	struct metrics *m;		/* its metrics, when it ran and they were read */
+	unsigned int checks_failed;	/* of the scenario's checks on this run alone */
 };
 
 struct regress_scn {
@@ -49,6 +51,7 @@ struct regress_scn {
 	struct regress_run *runs;	/* scn->repeat of them */
 	unsigned int n_runs;
 	struct metrics *median;		/* NULL when no run succeeded */
+	struct metrics *baseline;	/* the baselines file, read before anything runs */
 	struct regress_check *checks;
 	enum regress_outcome outcome;
 	char *reason;
@@ -66,6 +69,9 @@ struct regress {
 struct regress_opts {
 	struct run_opts base;		/* kernel, initrd, qemu, accel */
 	char **scenarios;		/* scenario file paths */
+	/* Per path, NULL or a pattern: only the cases of a [matrix] whose
+	 * name equals it or matches it as a glob (fnmatch). NULL: all. */
+	const char *const *case_filter;
 	size_t n_scenarios;
 	const char *out;		/* suite run directory (created; must be new or empty) */
 	unsigned int jobs;		/* guests at a time (per connection with libvirt) */

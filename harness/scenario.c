@@ -23,6 +23,7 @@
 
 #include <ini.h>
 
+#include "matrix.h"
 #include "metrics.h"
 #include "traceset.h"
 #include "util.h"
@@ -36,6 +37,7 @@ enum scn_section {
 	SEC_CHECKS,
 	SEC_TRACE,
 	SEC_GDB,
+	SEC_MATRIX,
 	N_SECTIONS,
 };
 
@@ -60,6 +62,11 @@ struct parse_ctx {
 	unsigned int nic_line[VM_MAX_NICS], ring_line[VM_MAX_NICS];
 	unsigned int netem_line[VM_MAX_NICS], qdisc_line[VM_MAX_NICS];
 	unsigned int gdb_vm_line, gdb_timeout_line;
+	unsigned int mtu_line[VM_MAX_NICS], direction_line;
+	/* A matrix case: the value of each axis of s->axes, and whether the
+	 * file has the axis's key (else it is added after the file is read). */
+	char **case_values;
+	bool *axis_used;
 	/* the earliest error */
 	char *err;
 	unsigned int err_line;		/* 0: about the whole file */
@@ -152,8 +159,9 @@ static const char *const rr_protos[] = { "tcp", "udp", NULL };
 #define CHOICE(n, c) { .name = n, .kind = OPT_CHOICE, .choices = c }
 
 static const struct gen_opt udp_stream_opts[] = {
-	VAL("rate"), VAL("bitrate"), VAL("size"), VAL("burst"), VAL("burst-gap"), VAL("count"),
-	VAL("rcvbuf"), VAL("read-delay"), VAL("port"), BOOL("dst-ipv6"), { .name = NULL },
+	VAL("rate"), VAL("bitrate"), VAL("size"), VAL("size-max"), VAL("seed"), VAL("burst"),
+	VAL("burst-gap"), VAL("count"), VAL("rcvbuf"), VAL("read-delay"), VAL("port"),
+	BOOL("dst-ipv6"), { .name = NULL },
 };
 
 static const struct gen_opt tcp_stream_opts[] = {
@@ -289,6 +297,19 @@ static int set_timeout(struct parse_ctx *c, const char *value)
 	return set_uint(c, "timeout", value, 1, 86400, &c->s->timeout_s);
 }
 
+static int set_direction(struct parse_ctx *c, const char *value)
+{
+	c->direction_line = c->line;
+	if (!strcmp(value, "A>B"))
+		c->s->direction = SCN_DIR_AB;
+	else if (!strcmp(value, "B>A"))
+		c->s->direction = SCN_DIR_BA;
+	else
+		return scn_err(c, c->line, "bad direction '%s': expected A>B or B>A (the sender first)",
+			       value);
+	return 0;
+}
+
 static int set_deterministic(struct parse_ctx *c, const char *value)
 {
 	if (scn_parse_bool(value, &c->s->deterministic))
@@ -339,13 +360,14 @@ static const struct {
 	{ "repeat", set_repeat },
 	{ "timeout", set_timeout },
 	{ "deterministic", set_deterministic },
+	{ "direction", set_direction },
 	{ "mem", set_mem },
 	{ "acpi", set_acpi },
 };
 
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
-	"coalesce.<LABEL>.PARAM, append, duration, " \
+	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
 	"repeat, timeout, deterministic, mem, acpi"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
@@ -394,6 +416,17 @@ static int set_ring(struct parse_ctx *c, const char *key, const char *value)
 			!strcmp(dot, ".rx") ? &c->s->ring_rx[i] : &c->s->ring_tx[i]);
 }
 
+/* mtu.<L> = BYTES: the NIC's MTU, set in the guest (ip link set mtu). */
+static int set_mtu(struct parse_ctx *c, const char *key, const char *value)
+{
+	int i = label_index(key + 4, strlen(key + 4));
+
+	if (i < 0)
+		return bad_label(c, key, key + 4, strlen(key + 4));
+	c->mtu_line[i] = c->line;
+	return set_uint(c, key, value, 68, 65535, &c->s->mtu[i]);
+}
+
 /* coalesce.<L>.<param> = N: interrupt coalescing, for ethtool -C. */
 static int set_coalesce(struct parse_ctx *c, const char *key, const char *value)
 {
@@ -440,6 +473,8 @@ static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
 		return set_ring(c, key, value);
 	if (!strncmp(key, "coalesce.", 9))
 		return set_coalesce(c, key, value);
+	if (!strncmp(key, "mtu.", 4))
+		return set_mtu(c, key, value);
 	return scn_err(c, c->line, "unknown key '%s' in [scenario] (allowed: %s)", key,
 		       SCENARIO_KEYS);
 }
@@ -520,13 +555,29 @@ static int key_checks(struct parse_ctx *c, const char *key, const char *value)
 	struct scenario *s = c->s;
 	struct check_expr *e = NULL;
 	struct scn_check *v;
-	char *why = NULL;
+	char *why = NULL, *name = xstrdup(key), *cond = strchr(name, '[');
+	size_t n;
 
-	if (!chars_ok(key, "_-") || strpbrk(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
-		return scn_err(c, c->line, "bad check name '%s': expected [a-z0-9_-]+", key);
+	if (cond) {
+		*cond++ = '\0';
+		n = strlen(cond);
+		if (!n || cond[n - 1] != ']' || n == 1) {
+			scn_err(c, c->line, "bad check name '%s': expected NAME or NAME[AXIS=VALUE,...]",
+				key);
+			free(name);
+			return -EINVAL;
+		}
+		cond[n - 1] = '\0';
+	}
+	if (!chars_ok(name, "_-") || strpbrk(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")) {
+		scn_err(c, c->line, "bad check name '%s': expected [a-z0-9_-]+", name);
+		free(name);
+		return -EINVAL;
+	}
 	if (check_parse(value, &e, &why)) {
-		scn_err(c, c->line, "check '%s': %s", key, why);
+		scn_err(c, c->line, "check '%s': %s", name, why);
 		free(why);
+		free(name);
 		return -EINVAL;
 	}
 	v = xzalloc((s->n_checks + 1) * sizeof(*v));
@@ -534,7 +585,8 @@ static int key_checks(struct parse_ctx *c, const char *key, const char *value)
 		memcpy(v, s->checks, s->n_checks * sizeof(*v));
 	free(s->checks);
 	s->checks = v;
-	v[s->n_checks].name = xstrdup(key);
+	v[s->n_checks].name = name;
+	v[s->n_checks].cond = cond ? xstrdup(cond) : NULL;
 	v[s->n_checks].expr = e;
 	v[s->n_checks].line = c->line;
 	s->n_checks++;
@@ -723,6 +775,27 @@ static int key_gdb(struct parse_ctx *c, const char *key, const char *value)
 		       key);
 }
 
+/* [matrix]: KEY = VALUES; read once, from the file (a case has a copy). */
+static int key_matrix(struct parse_ctx *c, const char *key, const char *value)
+{
+	struct scenario *s = c->s;
+	struct scn_axis ax;
+	char *why = NULL;
+
+	if (c->case_values)
+		return 0;
+	if (matrix_axis_parse(key, value, c->line, &ax, &why)) {
+		scn_err(c, c->line, "[matrix]: %s", why);
+		free(why);
+		return -EINVAL;
+	}
+	s->axes = xrealloc_array(s->axes, s->n_axes + 1, sizeof(*s->axes));
+	s->axes[s->n_axes++] = ax;
+	if (!matrix_n_cases(s->axes, s->n_axes))
+		return scn_err(c, c->line, "[matrix] has more than %d cases", MATRIX_MAX_CASES);
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*key)(struct parse_ctx *c, const char *key, const char *value);
@@ -735,9 +808,47 @@ static const struct {
 	[SEC_CHECKS] = { "checks", key_checks },
 	[SEC_TRACE] = { "trace", key_trace },
 	[SEC_GDB] = { "gdb", key_gdb },
+	[SEC_MATRIX] = { "matrix", key_matrix },
 };
 
-#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb"
+#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix"
+
+static const enum scn_section axis_sections[] = {
+	[MATRIX_SEC_SCENARIO] = SEC_SCENARIO,
+	[MATRIX_SEC_TRAFFIC] = SEC_TRAFFIC,
+	[MATRIX_SEC_SYSCTL] = SEC_SYSCTL,
+};
+
+/* In a matrix case, the case's value for (sec, key), or NULL. */
+static const char *case_override(struct parse_ctx *c, int sec, const char *key)
+{
+	for (size_t i = 0; c->case_values && i < c->s->n_axes; i++) {
+		const char *skey;
+		enum matrix_section ms = matrix_axis_section(c->s->axes[i].key, &skey);
+
+		if ((int)axis_sections[ms] == sec && !strcmp(skey, key)) {
+			c->axis_used[i] = true;
+			return c->case_values[i];
+		}
+	}
+	return NULL;
+}
+
+/* The axes whose keys the file does not have: added to their section. */
+static void case_add_missing(struct parse_ctx *c)
+{
+	for (size_t i = 0; c->case_values && i < c->s->n_axes; i++) {
+		const char *skey;
+		int sec = axis_sections[matrix_axis_section(c->s->axes[i].key, &skey)];
+
+		if (c->axis_used[i])
+			continue;
+		c->line = c->s->axes[i].line;
+		if (!c->sec_line[sec])
+			c->sec_line[sec] = c->line;
+		sections[sec].key(c, skey, c->case_values[i]);
+	}
+}
 
 static int section_find(const char *name, size_t len)
 {
@@ -825,6 +936,35 @@ static bool seen_before(struct parse_ctx *c, enum scn_section sec, const char *k
 	return false;
 }
 
+static int scn_handler(void *user, const char *section, const char *key, const char *value);
+
+/*
+ * NAME[AXIS=VALUE,...] = EXPR: inih split the line at its first '=', inside
+ * the condition. Join it again and split after the ']'.
+ */
+static int check_with_condition(struct parse_ctx *c, const char *key, const char *value)
+{
+	char *line = xasprintf("%s=%s", key, value), *end = strchr(line, ']'), *expr;
+
+	if (!end) {
+		scn_err(c, c->line, "bad check name '%s': expected NAME or NAME[AXIS=VALUE,...]", key);
+		free(line);
+		return 1;
+	}
+	expr = end + 1 + strspn(end + 1, " \t");
+	if (*expr != '=') {
+		scn_err(c, c->line, "check '%.*s': expected '=' after the condition", (int)(end + 1 - line),
+			line);
+		free(line);
+		return 1;
+	}
+	end[1] = '\0';
+	expr += 1 + strspn(expr + 1, " \t");
+	scn_handler(c, sections[SEC_CHECKS].name, line, expr);
+	free(line);
+	return 1;
+}
+
 /* Always returns 1: errors are kept in the context, with their line. */
 static int scn_handler(void *user, const char *section, const char *key, const char *value)
 {
@@ -839,13 +979,15 @@ static int scn_handler(void *user, const char *section, const char *key, const c
 	}
 	if (i < 0)
 		return 1;	/* reported at the section header */
+	if (i == SEC_CHECKS && strchr(key, '[') && !strchr(key, ']'))
+		return check_with_condition(c, key, value);
 	if (seen_before(c, i, key))
 		return 1;
 	if (!*value) {
 		scn_err(c, c->line, "key '%s' has no value", key);
 		return 1;
 	}
-	sections[i].key(c, key, value);
+	sections[i].key(c, key, case_override(c, i, key) ?: value);
 	return 1;
 }
 
@@ -943,6 +1085,14 @@ static void validate_option(struct parse_ctx *c, const struct scn_generator *g,
 	default:
 		if (strpbrk(kv->value, " \t"))
 			scn_err(c, kv->line, "bad %s '%s': expected one word", kv->key, kv->value);
+		else if (!strcmp(kv->key, "size") && strstr(kv->value, "..") &&
+			 strcmp(g->name, "udp-stream"))
+			scn_err(c, kv->line, "bad size '%s': a range MIN..MAX is for udp-stream only",
+				kv->value);
+		else if (!strcmp(kv->key, "size") && strstr(kv->value, "..") &&
+			 (strstr(kv->value, "..")[2] == '\0' || kv->value[0] == '.'))
+			scn_err(c, kv->line, "bad size '%s': expected MIN..MAX, e.g. 32..1472",
+				kv->value);
 		return;
 	}
 }
@@ -1083,6 +1233,50 @@ static struct scenario *scn_new(const char *path)
 	return s;
 }
 
+/*
+ * NAME[COND] checks: conditions against the matrix; in a case, only the
+ * checks whose condition holds stay, and their names must then be unique.
+ */
+static void apply_conditions(struct parse_ctx *c)
+{
+	struct scenario *s = c->s;
+	size_t keep = 0;
+
+	for (size_t i = 0; i < s->n_checks; i++) {
+		struct scn_check *chk = &s->checks[i];
+		char *why = NULL;
+
+		if (chk->cond && matrix_cond_check(chk->cond, s->axes, s->n_axes, &why)) {
+			scn_err(c, chk->line, "check '%s[%s]': %s", chk->name, chk->cond, why);
+			free(why);
+		} else if (chk->cond && c->case_values &&
+			   !matrix_cond_holds(chk->cond, s->axes, s->n_axes,
+					      (const char *const *)c->case_values)) {
+			free(chk->name);
+			free(chk->cond);
+			check_expr_free(chk->expr);
+			continue;
+		}
+		s->checks[keep++] = *chk;
+	}
+	s->n_checks = keep;
+	for (size_t i = 0; i < s->n_checks; i++)
+		for (size_t j = i + 1; j < s->n_checks; j++)
+			if (!strcmp(s->checks[i].name, s->checks[j].name))
+				scn_err(c, s->checks[j].line,
+					"check '%s' applies twice to a case (also at line %u): make their [conditions] exclusive",
+					s->checks[j].name, s->checks[i].line);
+}
+
+static void validate_mtu(struct parse_ctx *c)
+{
+	for (int i = 0; i < VM_MAX_NICS; i++)
+		need_label(c, i, c->mtu_line[i], "MTU");
+	if (c->direction_line && strlen(c->s->labels) < 2)
+		scn_err(c, c->direction_line, "direction needs two NICs; topology '%s' has %zu",
+			c->s->topo->name, strlen(c->s->labels));
+}
+
 static void parse_text(struct parse_ctx *c, const char *text)
 {
 	int bad_line;
@@ -1091,9 +1285,15 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	bad_line = ini_parse_stream(scn_reader, c, scn_handler, c);
 	if (bad_line > 0)
 		scn_err(c, (unsigned int)bad_line, "expected 'key = value' or '[section]'");
-	if (c->err)
+	if (!c->err)
+		case_add_missing(c);
+	if (!c->err)
+		apply_conditions(c);
+	/* A matrix file as a whole: each case is validated on its own. */
+	if (c->err || (c->s->n_axes && !c->case_values))
 		return;
 	validate_nics(c);
+	validate_mtu(c);
 	validate_timeout(c);
 	validate_traffic(c);
 	validate_gdb(c);
@@ -1107,9 +1307,56 @@ char *scn_kernel_append(const struct scenario *s)
 	return s->append ? xasprintf("%s no_hash_pointers", s->append) : xstrdup("no_hash_pointers");
 }
 
-int scn_parse(const char *path, struct scenario **out, char **err)
+/*
+ * Parse text as the file at path: the file itself (axes NULL), or the case
+ * with `values` of the matrix `axes`. On error, *err and NULL.
+ */
+static struct scenario *parse_case(const char *path, const char *text, const struct scn_axis *axes,
+				   size_t n_axes, const char *const *values, char **err)
 {
 	struct parse_ctx c = { .path = path };
+	bool used[64] = { false };
+
+	c.s = scn_new(path);
+	if (axes) {
+		c.s->axes = matrix_axes_dup(axes, n_axes);
+		c.s->n_axes = n_axes;
+		c.s->case_values = xzalloc((n_axes + 1) * sizeof(char *));
+		for (size_t i = 0; i < n_axes; i++)
+			c.s->case_values[i] = xstrdup(values[i]);
+		c.s->case_id = matrix_case_id(axes, n_axes, values);
+		char *plain = c.s->name;
+
+		c.s->name = xasprintf("%s[%s]", plain, c.s->case_id);
+		free(plain);
+		c.case_values = c.s->case_values;
+		c.axis_used = used;
+	}
+	parse_text(&c, text);
+	for (size_t i = 0; i < c.n_seen; i++)
+		free(c.seen[i].key);
+	free(c.seen);
+	if (!c.err)
+		return c.s;
+	if (axes) {
+		char *e = xasprintf("%s (case %s)", c.err, c.s->name);
+
+		free(c.err);
+		c.err = e;
+	}
+	if (err && !*err)
+		*err = c.err;
+	else
+		free(c.err);
+	scn_free(c.s);
+	return NULL;
+}
+
+int scn_parse_cases(const char *path, struct scenario ***out, size_t *n, char **err)
+{
+	struct scenario *base, **cases;
+	const char **values;
+	size_t nc;
 	char *text;
 	int ret;
 
@@ -1118,22 +1365,100 @@ int scn_parse(const char *path, struct scenario **out, char **err)
 		err_set(err, "%s: %s", path, strerror(-ret));
 		return ret;
 	}
-	c.s = scn_new(path);
-	parse_text(&c, text);
-	free(text);
-	for (size_t i = 0; i < c.n_seen; i++)
-		free(c.seen[i].key);
-	free(c.seen);
-	if (c.err) {
-		if (err && !*err)
-			*err = c.err;
-		else
-			free(c.err);
-		scn_free(c.s);
+	base = parse_case(path, text, NULL, 0, NULL, err);
+	if (!base || !base->n_axes) {
+		free(text);
+		if (!base)
+			return -EINVAL;
+		*out = xzalloc(2 * sizeof(**out));
+		(*out)[0] = base;
+		*n = 1;
+		return 0;
+	}
+	if (base->n_axes > 64) {
+		err_set(err, "%s: [matrix] has more than 64 axes", path);
+		scn_free(base);
+		free(text);
 		return -EINVAL;
 	}
-	*out = c.s;
+	nc = matrix_n_cases(base->axes, base->n_axes);
+	cases = xzalloc((nc + 1) * sizeof(*cases));
+	values = xzalloc((base->n_axes + 1) * sizeof(*values));
+	for (size_t k = 0; k < nc && !ret; k++) {
+		matrix_case_values(base->axes, base->n_axes, k, values);
+		cases[k] = parse_case(path, text, base->axes, base->n_axes, values, err);
+		ret = cases[k] ? 0 : -EINVAL;
+	}
+	free(values);
+	free(text);
+	scn_free(base);
+	if (ret) {
+		for (size_t k = 0; k < nc; k++)
+			scn_free(cases[k]);
+		free(cases);
+		return ret;
+	}
+	*out = cases;
+	*n = nc;
 	return 0;
+}
+
+int scn_parse(const char *path, struct scenario **out, char **err)
+{
+	struct scenario **cases = NULL;
+	size_t n = 0;
+	int ret = scn_parse_cases(path, &cases, &n, err);
+
+	if (ret)
+		return ret;
+	if (n > 1 || cases[0]->case_id) {
+		err_set(err, "%s: a [matrix] of %zu cases, where one scenario is expected\n"
+			     "hint: write the values of the case you want in the file's sections, without [matrix]",
+			path, n);
+		for (size_t k = 0; k < n; k++)
+			scn_free(cases[k]);
+		free(cases);
+		return -EINVAL;
+	}
+	*out = cases[0];
+	free(cases);
+	return 0;
+}
+
+unsigned int scn_tx_nic(const struct scenario *s)
+{
+	return s->direction == SCN_DIR_BA ? 1 : 0;
+}
+
+unsigned int scn_rx_nic(const struct scenario *s)
+{
+	return s->direction == SCN_DIR_BA ? 0 : 1;
+}
+
+const char *scn_case_value(const struct scenario *s, const char *key)
+{
+	for (size_t i = 0; s->case_values && i < s->n_axes; i++)
+		if (!strcmp(s->axes[i].key, key))
+			return s->case_values[i];
+	return NULL;
+}
+
+char *scn_file_name(const struct scenario *s)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (const char *p = s->name; *p; p++) {
+		if (*p == '>')
+			sbuf_adds(&b, "to");
+		else if (*p == ']')
+			continue;
+		else if (isalnum((unsigned char)*p) || strchr("._=+-", *p))
+			sbuf_add(&b, p, 1);
+		else
+			sbuf_adds(&b, *p == '[' || *p == ',' ? "+" : "_");
+	}
+	return sbuf_detach(&b);
 }
 
 static void kv_free(struct scn_kv *v, size_t n)
@@ -1151,6 +1476,7 @@ void scn_free(struct scenario *s)
 		return;
 	for (size_t i = 0; i < s->n_checks; i++) {
 		free(s->checks[i].name);
+		free(s->checks[i].cond);
 		check_expr_free(s->checks[i].expr);
 	}
 	free(s->checks);
@@ -1183,6 +1509,13 @@ void scn_free(struct scenario *s)
 	for (size_t i = 0; i < s->n_acpi; i++)
 		free(s->acpi[i]);
 	free(s->acpi);
+	for (size_t i = 0; i < s->n_axes; i++) {
+		matrix_axis_free(&s->axes[i]);
+		free(s->case_values ? s->case_values[i] : NULL);
+	}
+	free(s->axes);
+	free(s->case_values);
+	free(s->case_id);
 	free(s->append);
 	free(s->description);
 	free(s->name);

@@ -29,6 +29,9 @@ struct scn_check {
 	char *name;
 	struct check_expr *expr;	/* check_text(expr) is the text */
 	unsigned int line;
+	/* NAME[COND] = ...: the matrix cases it applies to, "k=v,k!=v,k=v1|v2"
+	 * as written; NULL = every case. */
+	char *cond;
 };
 
 /* [gdb] match.NAME = REGEX: gdb.lines_matching.NAME counts the lines of
@@ -40,9 +43,29 @@ struct scn_gdb_match {
 	unsigned int line;
 };
 
+/* One axis of a [matrix]: KEY = VALUE... (a [scenario], [traffic] or sysctl.NAME key). */
+struct scn_axis {
+	char *key;
+	char **values;
+	size_t n_values;
+	unsigned int line;
+};
+
+/* Traffic direction: which NIC sends. */
+enum scn_direction {
+	SCN_DIR_AB,			/* A sends, B receives (default) */
+	SCN_DIR_BA,			/* B sends, A receives */
+};
+
 struct scenario {
 	char *path;
-	char *name;			/* basename without .scn */
+	char *name;			/* basename without .scn; a matrix case: NAME[k=v,...] */
+	/* A case of a [matrix]: "k=v,k=v" (the axes in file order), else NULL.
+	 * case_values[i] is the value of axis i of the file's matrix. */
+	char *case_id;
+	struct scn_axis *axes;		/* the file's [matrix] (every case has a copy) */
+	size_t n_axes;
+	char **case_values;		/* n_axes values, or NULL */
 	char *description;		/* NULL when not given */
 	const struct topology *topo;	/* default "loop" */
 	char labels[VM_MAX_NICS + 1];	/* the topology's NIC labels, "AB" */
@@ -54,6 +77,8 @@ struct scenario {
 	char *netem[VM_MAX_NICS];	/* "loss 1%": tc netem arguments, or NULL */
 	char *qdisc[VM_MAX_NICS];	/* "pfifo limit 5": root qdisc, or NULL */
 	char *append;			/* extra kernel command line, or NULL */
+	enum scn_direction direction;	/* direction = A>B | B>A */
+	unsigned int mtu[VM_MAX_NICS];	/* mtu.<L>: set in the guest; 0 = the driver's */
 	unsigned int duration_s;	/* default 10 */
 	unsigned int repeat;		/* default 1 */
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
@@ -109,6 +134,34 @@ struct scenario {
  */
 int scn_parse(const char *path, struct scenario **out, char **err);
 void scn_free(struct scenario *s);
+
+/*
+ * scn_parse_cases() - read a scenario file into its cases
+ * @path: the .scn file
+ * @out:  an array of *n scenarios: one for a file without [matrix], one per
+ *	  combination of the matrix's axes otherwise (the first axis varies
+ *	  slowest); free each with scn_free() and the array with free()
+ * @n:    the number of cases
+ * @err:  "PATH:LINE: message"; for an error of one case only, the message
+ *	  names the case
+ *
+ * A case is the file with each axis key set to the case's value (a key the
+ * file has is replaced; one it lacks is added to its section), and only the
+ * checks whose [cond] holds. Every case is validated as a whole file is.
+ * Return: 0, -EINVAL for a bad scenario, -errno when the file cannot be read.
+ */
+int scn_parse_cases(const char *path, struct scenario ***out, size_t *n, char **err);
+
+/* The NIC index that sends (0 for A>B) and the one that receives. */
+unsigned int scn_tx_nic(const struct scenario *s);
+unsigned int scn_rx_nic(const struct scenario *s);
+
+/* The value of matrix axis `key` in this case, or NULL. */
+const char *scn_case_value(const struct scenario *s, const char *key);
+
+/* A name for files and directories: the case name with every character
+ * outside [A-Za-z0-9._=+-] replaced ('>' by "to"); caller frees. */
+char *scn_file_name(const struct scenario *s);
 
 /*
  * scn_kernel_append() - the kernel command line a scenario boots with

@@ -36,12 +36,13 @@ struct gen {
 	const char *proto_key;		/* key that switches tcp/udp, or NULL */
 	const char *default_proto;
 	unsigned int default_port;
-	struct { const char *key; enum role role; } keys[12];
+	struct { const char *key; enum role role; } keys[16];
 };
 
 static const struct gen gens[] = {
 	{ "udp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "udp", 5201,
-	  { { "rate", TX }, { "bitrate", TX }, { "size", TX }, { "burst", TX },
+	  { { "rate", TX }, { "bitrate", TX }, { "size", TX }, { "size-max", TX }, { "seed", TX },
+	    { "burst", TX },
 	    { "burst-gap", TX }, { "count", TX }, { "rcvbuf", RX }, { "read-delay", RX },
 	    { "port", BOTH }, { "dst-ipv6", ADDR } } },
 	{ "tcp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "tcp", 5201,
@@ -163,6 +164,11 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 
 		if (n->vm != vm)
 			continue;
+		if (s->mtu[x])
+			sbuf_addf(o, "%s/sbin/ip link set dev %s mtu %u 2>$O/mtu.err || "
+				     "setup_error \"mtu.%c = %u: ip link set mtu refused (does the %s model "
+				     "take it?): $(cat $O/mtu.err)\"\n",
+				  ns, n->ifname, s->mtu[x], n->label, s->mtu[x], n->model->name);
 		for (int dir = 0; dir < 2; dir++) {
 			unsigned int want = dir ? s->ring_tx[x] : s->ring_rx[x];
 			const char *d = dir ? "tx" : "rx", *D = dir ? "TX" : "RX";
@@ -207,6 +213,12 @@ static void end_args(const struct scenario *s, const struct gen *g, enum role r,
 				sbuf_adds(o, " --bidir");
 			continue;
 		}
+		/* size = MIN..MAX: udp-stream's sizes drawn from the range. */
+		if (!strcmp(kv->key, "size") && strstr(kv->value, "..")) {
+			sbuf_addf(o, " --size %.*s --size-max %s", (int)strcspn(kv->value, "."),
+				  kv->value, strstr(kv->value, "..") + 2);
+			continue;
+		}
 		sbuf_addf(o, " --%s %s", kv->key, kv->value);
 	}
 }
@@ -218,7 +230,7 @@ static void end_args(const struct scenario *s, const struct gen *g, enum role r,
 static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
 			    const struct gen *g, struct sbuf *o)
 {
-	const struct vm_nic *rx = &cfg->nics[1];
+	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
 	const char *proto = traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
 	const char *pv = traffic_value(s, "port");
@@ -241,7 +253,7 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 			  const struct gen *g, struct sbuf *o)
 {
-	const struct vm_nic *tx = &cfg->nics[0], *rx = &cfg->nics[1];
+	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
 	char dst[64], nsb[64];
 
@@ -266,10 +278,11 @@ static void script_wait_receiver(const struct gen *g, struct sbuf *o)
 static void script_traffic(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
 			   const struct gen *g, struct sbuf *o)
 {
-	bool has_tx = cfg->nics[0].vm == vm, has_rx = cfg->nics[1].vm == vm;
+	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
+	bool has_tx = tx->vm == vm, has_rx = rx->vm == vm;
 	char dst[64];
 
-	addr_of(cfg->nics[1].ipv4, dst, sizeof(dst));
+	addr_of(rx->ipv4, dst, sizeof(dst));
 	if (has_rx) {
 		script_receiver(s, cfg, g, o);
 		if (!has_tx)
@@ -519,8 +532,16 @@ struct collect {
 	char **err;
 };
 
-/* The files of the VM that holds NIC index `nic` (0: sender, 1: receiver). */
-static const char *files_of(const struct collect *c, unsigned int nic)
+/* The files of the VM of the sender (role 0) or of the receiver (role 1). */
+static const char *files_of(const struct collect *c, unsigned int role)
+{
+	unsigned int nic = role ? scn_rx_nic(c->s) : scn_tx_nic(c->s);
+
+	return c->files[c->cfg->nics[nic].vm];
+}
+
+/* The files of the VM that holds NIC index `nic`. */
+static const char *files_of_nic(const struct collect *c, unsigned int nic)
 {
 	return c->files[c->cfg->nics[nic].vm];
 }
@@ -660,7 +681,7 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 			const struct snap_source *src = &snap_sources[k];
 			char prefix[32];
 
-			path = xasprintf("%s/%s/%s-%c", files_of(c, i), which, src->file, l);
+			path = xasprintf("%s/%s/%s-%c", files_of_nic(c, i), which, src->file, l);
 			if (file_read(path, &text, NULL)) {
 				free(path);
 				continue;
@@ -710,13 +731,101 @@ static char *udp_filter(bool v6, unsigned int port, int type)
 	return xasprintf("udp dst port %u and udp[8:4] = 0x4e4c5431 and udp[13] = %d", port, type);
 }
 
+/* A metric, or 0 when it was not measured. */
+static double mget(const struct metrics *m, const char *name)
+{
+	return metrics_value(m, name, 0);
+}
+
+/* The same, for a per-NIC metric: fmt has one %c for the label. */
+static double mgetl(const struct metrics *m, const char *fmt, char label)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), fmt, label);
+	return mget(m, name);
+}
+
+/* Whether the generator's packets are TCP (tcp-stream, rr with proto tcp). */
+static bool gen_is_tcp(const struct scenario *s)
+{
+	const char *proto = traffic_value(s, "proto");
+
+	if (!strcmp(s->generator, "tcp-stream"))
+		return true;
+	return !strcmp(s->generator, "rr") && (!proto || !strcmp(proto, "tcp"));
+}
+
+/*
+ * IP packets that reached NIC n's IP layer over the traffic, as frames: the
+ * ECN counters of ip_rcv_core/ip6_rcv_core count GRO-merged skbs by their
+ * segments (IpExt.In*Pkts, Ip6In*Pkts), unlike InReceives; IPv6 multicast
+ * (neighbour discovery, MLD) is taken out, as the capture filter leaves it.
+ */
+static double nic_ip_in(const struct metrics *m, char l, bool v6)
+{
+	static const char *const ecn[] = { "NoECT", "ECT1", "ECT0", "CE" };
+	double sum = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ecn); i++) {
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), v6 ? "snmp6.%%c.Ip6In%sPkts" : "netstat.%%c.IpExt.In%sPkts",
+			 ecn[i]);
+		sum += mgetl(m, fmt, l);
+	}
+	return v6 ? sum - mgetl(m, "snmp6.%c.Ip6InMcastPkts", l) : sum;
+}
+
+/*
+ * The NIC/driver layer of NIC i: IP packets sent to its MAC on its link (the
+ * host's capture, the frames QEMU handed to the NIC model) against those
+ * that reached its IP layer. The pair topology's readiness handshake (TCP
+ * port READY_PORT) is left out of the capture count; the counters hold
+ * whatever of it came after the snapshot, which for a UDP generator is
+ * Tcp.InSegs. With a TCP generator there it cannot be told apart: not measured.
+ */
+static int collect_nic_rx(struct collect *c, const char *rundir, unsigned int i)
+{
+	const struct vm_nic *n = &c->cfg->nics[i];
+	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	bool pair = c->cfg->topo->n_vms > 1, tcp = gen_is_tcp(c->s);
+	char *path = xasprintf("%s/nic-%c.pcap", rundir, n->label);
+	char *filter = xasprintf("ether dst %s and %s and not (tcp port %d)", n->mac,
+				 v6 ? "ip6 and not ip6 multicast" : "ip", READY_PORT);
+	struct pcap_stats st;
+	double in, wire;
+	char name[64];
+	int ret;
+
+	ret = pcap_stats_read(path, filter, &st, c->err);
+	free(path);
+	free(filter);
+	if (ret || (pair && tcp))
+		return ret;
+	wire = (double)st.matched;
+	in = nic_ip_in(c->m, n->label, v6);
+	if (pair && !v6)
+		in -= mgetl(c->m, "snmp.%c.Tcp.InSegs", n->label);
+	snprintf(name, sizeof(name), "nicrx.%c.wire", n->label);
+	metrics_set(c->m, name, wire);
+	snprintf(name, sizeof(name), "nicrx.%c.ip", n->label);
+	metrics_set(c->m, name, in);
+	snprintf(name, sizeof(name), "nicrx.%c.lost", n->label);
+	metrics_set(c->m, name, wire - in);
+	metrics_set(c->m, "loss.lost_in_driver", mget(c->m, "loss.lost_in_driver") + wire - in);
+	return 0;
+}
+
 static int collect_pcaps(struct collect *c, const char *rundir)
 {
 	const char *pv = traffic_value(c->s, "port");
 	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
 	bool udp = !strcmp(c->s->generator, "udp-stream");
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
+	unsigned int rx = scn_rx_nic(c->s);
 
+	metrics_set(c->m, "loss.lost_in_driver", 0);
 	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
@@ -737,27 +846,34 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
 		metrics_set(c->m, name, (double)st.bytes);
 		if (udp) {
-			metrics_set(c->m, i ? "loss.wire_rx" : "loss.wire_tx", (double)st.matched);
-			metrics_set(c->m, i ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
+			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx", (double)st.matched);
+			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
 				    (double)se.matched);
 		}
+		ret = collect_nic_rx(c, rundir, i);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
 
-/* A metric, or 0 when it was not measured. */
-static double mget(const struct metrics *m, const char *name)
-{
-	return metrics_value(m, name, 0);
-}
 
-/* The same, for a per-NIC metric: fmt has one %c for the label. */
-static double mgetl(const struct metrics *m, const char *fmt, char label)
+/*
+ * Data datagrams the receiver's NIC/driver lost: its IP frames lost there
+ * (nicrx.<L>.lost), one datagram each; when the datagrams were fragmented
+ * (Ip.ReasmReqds moved), those never reassembled, at most one per frame lost.
+ */
+static double udp_driver_drops(struct collect *c, char b, double wire_rx)
 {
-	char name[128];
+	double lost = mgetl(c->m, "nicrx.%c.lost", b), left;
+	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
 
-	snprintf(name, sizeof(name), fmt, label);
-	return mget(m, name);
+	if (lost <= 0)
+		return 0;
+	if (mgetl(c->m, v6 ? "snmp6.%c.Ip6ReasmReqds" : "snmp.%c.Ip.ReasmReqds", b) <= 0)
+		return lost;
+	left = wire_rx - mgetl(c->m, v6 ? "snmp6.%c.Ip6ReasmOKs" : "snmp.%c.Ip.ReasmOKs", b);
+	return left < 0 ? 0 : left < lost ? left : lost;
 }
 
 /*
@@ -772,7 +888,7 @@ static double mgetl(const struct metrics *m, const char *fmt, char label)
 static void udp_loss(struct collect *c)
 {
 	struct metrics *m = c->m;
-	char a = c->cfg->nics[0].label, b = c->cfg->nics[1].label;
+	char a = c->cfg->nics[scn_tx_nic(c->s)].label, b = c->cfg->nics[scn_rx_nic(c->s)].label;
 	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
 	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
 	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
@@ -787,6 +903,8 @@ static void udp_loss(struct collect *c)
 		mgetl(m, "snmp.%c.Udp.InErrors", b) + mgetl(m, "snmp.%c.Udp.NoPorts", b) +
 			mgetl(m, "snmp.%c.Ip.InDiscards", b);
 
+	double drv = udp_driver_drops(c, b, wrx);
+
 	rx_drops -= end_lost;
 
 	metrics_set(m, "loss.app_sent", sent);
@@ -795,8 +913,11 @@ static void udp_loss(struct collect *c)
 	metrics_set(m, "loss.app_received", recvd);
 	metrics_set(m, "loss.lost_before_wire", sent - wtx);
 	metrics_set(m, "loss.lost_on_wire", wtx - wrx);
-	metrics_set(m, "loss.lost_in_stack", wrx - recvd);
-	metrics_set(m, "loss.unaccounted", (sent - recvd) - (tx_drops + (wtx - wrx) + rx_drops));
+	metrics_set(m, "loss.driver_drops", drv);
+	metrics_set(m, "loss.stack_in", wrx - drv);
+	metrics_set(m, "loss.lost_in_stack", wrx - drv - recvd);
+	metrics_set(m, "loss.unaccounted",
+		    (sent - recvd) - (tx_drops + (wtx - wrx) + drv + rx_drops));
 }
 
 /*

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,15 @@ static void *xrealloc(void *p, size_t n)
 		abort();
 	}
 	return p;
+}
+
+void *xrealloc_array(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fputs("netlab: out of memory\n", stderr);
+		abort();
+	}
+	return xrealloc(p, n && size ? n * size : 1);
 }
 
 void *xzalloc(size_t n)

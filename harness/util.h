@@ -58,6 +58,8 @@ char *sbuf_detach(struct sbuf *b);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
+/* realloc @p to @n elements of @size bytes; aborts on overflow or out of memory. */
+void *xrealloc_array(void *p, size_t n, size_t size);
 /*
  * Make the array *@pp (of @size-byte elements, *@cap allocated) hold at
  * least @need, doubling from 8. -ENOMEM leaves it as it was.

@@ -2,7 +2,7 @@
 # Included by the top-level Makefile.
 
 TRAFFIC_LIB_SRC := $(addprefix traffic/,hist.c seqacct.c pacer.c wire.c topt.c terr.c tsock.c \
-		     netstat.c tjson.c ttool.c)
+		     netstat.c tjson.c ttool.c tsize.c)
 TRAFFIC_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wno-sign-conversion \
 		   $(shell pkg-config --cflags json-c 2>/dev/null)
 TRAFFIC_LIBS    := $(shell pkg-config --libs json-c 2>/dev/null) -lm -pthread
@@ -30,7 +30,8 @@ $(B)/traffic/rr: traffic/main.c traffic/rr.c $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
 TRAFFIC_TEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Itraffic \
 		       $(shell pkg-config --cflags json-c cmocka 2>/dev/null)
 TRAFFIC_TEST_LIBS   := $(shell pkg-config --libs cmocka json-c 2>/dev/null) -lm -pthread
-TRAFFIC_TESTS := $(addprefix $(B)/tests/test_traffic_,hist seqacct pacer wire netstat tjson opts cli)
+TRAFFIC_TESTS := $(addprefix $(B)/tests/test_traffic_,hist seqacct pacer wire netstat tjson opts \
+		   cli sizes)
 
 test_traffic_hist_SRC    := traffic/hist.c
 test_traffic_hist_FLAGS  := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
@@ -41,6 +42,7 @@ test_traffic_netstat_SRC := traffic/netstat.c
 test_traffic_tjson_SRC   := traffic/tjson.c traffic/hist.c
 test_traffic_opts_SRC    := traffic/topt.c traffic/terr.c traffic/tjson.c traffic/hist.c
 test_traffic_cli_SRC     := traffic/udp_stream.c traffic/tcp_stream.c traffic/rr.c $(TRAFFIC_LIB_SRC)
+test_traffic_sizes_SRC   := traffic/udp_stream.c $(TRAFFIC_LIB_SRC)
 
 .SECONDEXPANSION:
 $(B)/tests/test_traffic_%: tests/unit/test_traffic_%.c $$(test_traffic_%_SRC) $(TRAFFIC_HDRS)

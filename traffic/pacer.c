@@ -9,17 +9,17 @@
 /**
  * pacer_pps() - packets per second of a rate
  * @r: the rate
- * @size_bytes: payload bytes per packet (for bits/s)
+ * @size_bytes: payload bytes per packet, the mean if they vary (for bits/s)
  *
  * Return: packets/s, 0 for PACER_NONE.
  */
-double pacer_pps(const struct pacer_rate *r, uint64_t size_bytes)
+double pacer_pps(const struct pacer_rate *r, double size_bytes)
 {
 	switch (r->unit) {
 	case PACER_PPS:
 		return r->value;
 	case PACER_BPS:
-		return r->value / (8.0 * (double)size_bytes);
+		return r->value / (8.0 * size_bytes);
 	default:
 		return 0;
 	}
@@ -28,12 +28,12 @@ double pacer_pps(const struct pacer_rate *r, uint64_t size_bytes)
 /**
  * pacer_period_ns() - time between bursts that yields a rate
  * @r: the rate
- * @size_bytes: payload bytes per packet
+ * @size_bytes: payload bytes per packet, the mean if they vary
  * @burst: packets per burst
  *
  * Return: the period in ns, 0 for PACER_NONE (no pacing).
  */
-double pacer_period_ns(const struct pacer_rate *r, uint64_t size_bytes, uint64_t burst)
+double pacer_period_ns(const struct pacer_rate *r, double size_bytes, uint64_t burst)
 {
 	double pps = pacer_pps(r, size_bytes);
 

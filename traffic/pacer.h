@@ -8,7 +8,8 @@
  * A number with a unit is what the unit says. Without a unit, a number with
  * an SI prefix is bits/s (100M, 1G, 1500k, as iperf3 -b); a bare number is
  * what the caller asks (--rate: packets/s, --bitrate: bits/s). Bits count UDP
- * payload bytes, as iperf3 does.
+ * payload bytes, as iperf3 does; packets of varying size are paced by their
+ * mean size.
  *
  * The pacer sends bursts: burst k is due at start + k * period, computed from
  * k each time (never by adding up periods), so rounding never accumulates and
@@ -34,8 +35,8 @@ struct pacer_rate {
 #define PACER_MAX_PPS 1e9
 #define PACER_MAX_BPS 1e12
 
-double pacer_period_ns(const struct pacer_rate *r, uint64_t size_bytes, uint64_t burst);
-double pacer_pps(const struct pacer_rate *r, uint64_t size_bytes);
+double pacer_period_ns(const struct pacer_rate *r, double size_bytes, uint64_t burst);
+double pacer_pps(const struct pacer_rate *r, double size_bytes);
 
 struct pacer {
 	uint64_t start_ns;

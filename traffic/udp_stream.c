@@ -3,6 +3,12 @@
  * udp-stream: paced UDP datagrams carrying a sequence number and a send
  * timestamp (--send), and their accounting where they arrive (--recv).
  *
+ * Datagrams are --size bytes of UDP payload, or with --size-max each of a
+ * size drawn from [--size, --size-max] by a function of --seed and its
+ * sequence number (tsize.h), so that a run exercises every frame length in
+ * the range and repeats exactly. The receiver copies only the header and
+ * takes the length from MSG_TRUNC: it handles any size without knowing it.
+ *
  * The sender ends with UDPS_END_COPIES END datagrams, UDPS_END_SPACING_NS
  * apart, each carrying the number of datagrams sent. The receiver ends on the
  * last END copy (or UDPS_END_GRACE_NS after the first one it got), when
@@ -25,6 +31,7 @@
 #include "tclock.h"
 #include "terr.h"
 #include "tjson.h"
+#include "tsize.h"
 #include "tsock.h"
 #include "ttool.h"
 #include "wire.h"
@@ -46,6 +53,8 @@ struct udps_opts {
 	uint64_t port;
 	struct pacer_rate rate;
 	uint64_t size;
+	uint64_t size_max; /* 0: every datagram is --size bytes */
+	uint64_t seed;
 	uint64_t burst;
 	uint64_t burst_gap_ns;
 	uint64_t duration_ns;
@@ -79,6 +88,12 @@ static const struct topt udps_table[] = {
 	{ .name = "size", .kind = TOPT_BYTES, .off = OFF(size), .arg = "BYTES",
 	  .key = "size_bytes", .min = WIRE_HDR_LEN, .max = UDPS_MAX_SIZE, .only = "send",
 	  .help = "send: UDP payload bytes per datagram (default 1400, minimum 32)" },
+	{ .name = "size-max", .kind = TOPT_BYTES, .off = OFF(size_max), .arg = "BYTES",
+	  .key = "size_max_bytes", .zero_unset = true, .min = WIRE_HDR_LEN, .max = UDPS_MAX_SIZE,
+	  .only = "send", .help = "send: vary the size, uniform from --size to BYTES (inclusive)" },
+	{ .name = "seed", .kind = TOPT_UINT, .off = OFF(seed), .arg = "N", .key = "seed",
+	  .only = "send",
+	  .help = "send: seed of the --size-max sizes (default 1; same seed, same sizes)" },
 	{ .name = "burst", .kind = TOPT_UINT, .off = OFF(burst), .arg = "N", .key = "burst",
 	  .min = 1, .max = 1000000, .only = "send",
 	  .help = "send: datagrams sent back-to-back per burst (default 1)" },
@@ -113,6 +128,7 @@ static void udps_init(void *p)
 
 	o->port = 5201;
 	o->size = 1400;
+	o->seed = 1;
 	o->burst = 1;
 	o->idle_timeout_ns = 5 * TCLOCK_S;
 }
@@ -132,6 +148,12 @@ static int check_send(struct udps_opts *o, char **err)
 		return terr_fmt(
 			err, -EINVAL,
 			"options '--burst-gap' and '--rate'/'--bitrate' cannot be combined\nhint: the gap sets the rate: --burst N datagrams every --burst-gap USEC");
+	if (o->size_max && o->size_max < o->size)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--size-max': %llu is less than '--size' %llu\nhint: sizes are drawn from --size to --size-max: give --size-max %llu or more, or a smaller --size",
+			(unsigned long long)o->size_max, (unsigned long long)o->size,
+			(unsigned long long)o->size);
 	if (!o->duration_ns && !o->count)
 		o->duration_ns = 10 * TCLOCK_S;
 	return 0;
@@ -156,7 +178,27 @@ static const char *udps_role(const void *p)
 	return ((const struct udps_opts *)p)->send ? "send" : "recv";
 }
 
+static void add_or_null(struct json_object *out, const char *key, bool known, uint64_t v)
+{
+	if (known)
+		tjson_u64(out, key, v);
+	else
+		tjson_null(out, key);
+}
+
 /* Sender */
+
+/* The largest datagram: --size-max if given, else --size. */
+static uint64_t max_size(const struct udps_opts *o)
+{
+	return o->size_max ? o->size_max : o->size;
+}
+
+/* Payload bytes of datagram @seq: a function of --seed and @seq only (tsize.h). */
+static size_t datagram_size(const struct udps_opts *o, uint64_t seq)
+{
+	return tsize_draw(o->seed, seq, (uint32_t)o->size, (uint32_t)max_size(o));
+}
 
 struct udps_tx {
 	const struct udps_opts *o;
@@ -165,6 +207,8 @@ struct udps_tx {
 	uint32_t flow;
 	uint64_t sent;
 	uint64_t bytes;
+	uint64_t size_min_sent; /* 0 until one was sent */
+	uint64_t size_max_sent;
 	uint64_t start_ns;
 	uint64_t end_ns;
 	uint64_t last_ok_ns; /* last successful send */
@@ -205,13 +249,20 @@ static void send_burst(struct udps_tx *tx)
 {
 	struct wire_hdr h = { .type = WIRE_DATA };
 	uint64_t i;
+	size_t len;
 
 	for (i = 0; i < tx->o->burst && !(tx->o->count && tx->sent >= tx->o->count); i++) {
+		/* A datagram sent again after a failure keeps its number and size. */
 		h.seq = tx->sent;
-		if (send_one(tx, &h, tx->o->size, tx->errs)) {
-			tx->sent++;
-			tx->bytes += tx->o->size;
-		}
+		len = datagram_size(tx->o, h.seq);
+		if (!send_one(tx, &h, len, tx->errs))
+			continue;
+		tx->sent++;
+		tx->bytes += len;
+		if (!tx->size_min_sent || len < tx->size_min_sent)
+			tx->size_min_sent = len;
+		if (len > tx->size_max_sent)
+			tx->size_max_sent = len;
 	}
 }
 
@@ -219,7 +270,8 @@ static double tx_period_ns(const struct udps_opts *o)
 {
 	if (o->burst_gap_ns)
 		return (double)o->burst_gap_ns;
-	return pacer_period_ns(&o->rate, o->size, o->burst);
+	/* --bitrate with --size-max: the mean size, the sizes being uniform. */
+	return pacer_period_ns(&o->rate, (double)(o->size + max_size(o)) / 2, o->burst);
 }
 
 /*
@@ -280,6 +332,8 @@ static void tx_report(const struct udps_tx *tx, struct json_object *out)
 	tjson_str(out, "end_reason", tx->end_reason);
 	tjson_u64(out, "sent", tx->sent);
 	tjson_u64(out, "bytes", tx->bytes);
+	add_or_null(out, "size_min_sent", tx->sent, tx->size_min_sent);
+	add_or_null(out, "size_max_sent", tx->sent, tx->size_max_sent);
 	tjson_u64(out, "send_errors_total", tjson_errno_total(tx->errs));
 	json_object_object_add(out, "send_errors", tjson_errnos(tx->errs));
 	tjson_u64(out, "end_copies_sent", tx->end_copies_sent);
@@ -319,10 +373,10 @@ static int run_send(const struct udps_opts *o, struct json_object *out, char **e
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the sender");
 	tx->o = o;
 	tx->flow = o->flow_id ? (uint32_t)o->flow_id : random_flow();
-	tx->buf = calloc(1, o->size);
+	tx->buf = calloc(1, max_size(o));
 	if (!tx->buf) {
 		ret = terr_sys(err, ENOMEM, NULL, "cannot allocate a %llu-byte datagram",
-			       (unsigned long long)o->size);
+			       (unsigned long long)max_size(o));
 		goto out;
 	}
 	ret = tsock_open_connected(SOCK_DGRAM, &o->dst_addr, o->bind, 0, NULL, &tx->fd, err);
@@ -460,14 +514,6 @@ static int rx_loop(struct udps_rx *rx, char **err)
 			tclock_sleep_until(t + rx->o->read_delay_ns);
 	}
 	return 0;
-}
-
-static void add_or_null(struct json_object *out, const char *key, bool known, uint64_t v)
-{
-	if (known)
-		tjson_u64(out, key, v);
-	else
-		tjson_null(out, key);
 }
 
 static void rx_report_counts(const struct udps_rx *rx, struct json_object *out)

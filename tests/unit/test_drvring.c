@@ -533,6 +533,278 @@ static void test_drvring__malformed_lines_and_lost_events(void **state)
 	drvring_free(d);
 }
 
+/* ---- descriptors without a hand-off -------------------------------------------------- */
+
+#define EB "netlab_drv: e1000e ethB "
+#define EC "netlab_drv: e1000 ethC "
+#define SKB "skb=ffff888000002000"
+
+/* @n rx_desc lines on @drv's queue @q, each handed off when @handed. */
+static void descs(struct drvring *d, uint64_t *t, const char *drv, int q, unsigned int n,
+		  unsigned int len, unsigned int status, bool handed)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		*t += 1000;
+		feed(d, *t, "%srx_desc q=%d idx=%u status=0x%x len=%u " SKB, drv, q, i, status,
+		     len);
+		if (handed)
+			feed(d, *t + 100, "%srx_handoff q=%d " SKB " len=%u", drv, q, len - 14);
+	}
+}
+
+/*
+ * e1000e ethB, two queues: q0 hands up 3 of 60 B and not 5 of 1514 B
+ * (status 0x7; the last closed by its poll's end); q1 hands up 4 of 74 B
+ * and not 2 of 1000 B (0x3) and 3 of 1514 B (the last closed by the trace's
+ * end). e1000 ethC: 4 of 1514 B not handed up, 60 and 74 B were.
+ */
+static struct drvring *noho_trace(void)
+{
+	struct drvring *d = drvring_new(NULL);
+	uint64_t t = 1000 * MS;
+
+	assert_non_null(d);
+	feed(d, t, EB "poll_start q=0 budget=64");
+	descs(d, &t, EB, 0, 3, 60, 0x3, true);
+	descs(d, &t, EB, 0, 5, 1514, 0x7, false);
+	feed(d, t += 1000, EB "poll_end q=0 work=3 budget=64 repoll=0");
+	descs(d, &t, EC, 0, 1, 60, 0x3, true);
+	descs(d, &t, EC, 0, 4, 1514, 0x7, false);
+	descs(d, &t, EC, 0, 1, 74, 0x3, true);
+	descs(d, &t, EB, 1, 4, 74, 0x3, true);
+	descs(d, &t, EB, 1, 2, 1000, 0x3, false);
+	descs(d, &t, EB, 1, 3, 1514, 0x7, false);
+	assert_int_equal(drvring_finish(d), 0);
+	return d;
+}
+
+static void assert_value(const struct drvring_value *v, uint64_t value, uint64_t count)
+{
+	assert_int_equal(v->v, value);
+	assert_int_equal(v->count, count);
+}
+
+/* Per queue, and per NIC with the queues' tables merged by value. */
+static void test_drvring__no_handoff_by_length_and_status(void **state)
+{
+	struct drvring *d = noho_trace();
+	const struct drvring_stats *q0 = &queue(d, "ethB", 0)->s, *q1 = &queue(d, "ethB", 1)->s;
+	const struct drvring_stats *b = &nic(d, "ethB")->s;
+
+	assert_int_equal(q0->rx_desc_no_handoff, 5);
+	assert_int_equal(q0->noho_len.n, 1);
+	assert_value(&q0->noho_len.top[0], 1514, 5);
+	assert_value(&q0->noho_status.top[0], 0x7, 5);
+	assert_int_equal(q0->handoff_len.count, 3);
+	assert_int_equal(q0->handoff_len.min, 60);
+	assert_int_equal(q0->handoff_len.max, 60);
+	assert_int_equal(q1->rx_desc_no_handoff, 5);
+	assert_value(&q1->noho_len.top[0], 1514, 3);
+	assert_value(&q1->noho_len.top[1], 1000, 2);
+	/* the NIC: 1514 once, with both queues' counts */
+	assert_int_equal(b->rx_desc_no_handoff, 10);
+	assert_int_equal(b->noho_len.count, 10);
+	assert_int_equal(b->noho_len.n, 2);
+	assert_value(&b->noho_len.top[0], 1514, 8);
+	assert_value(&b->noho_len.top[1], 1000, 2);
+	assert_int_equal(b->noho_len.other, 0);
+	assert_int_equal(b->noho_len.min, 1000);
+	assert_int_equal(b->noho_len.max, 1514);
+	assert_int_equal(b->noho_status.n, 2);
+	assert_value(&b->noho_status.top[0], 0x7, 8);
+	assert_value(&b->noho_status.top[1], 0x3, 2);
+	assert_int_equal(b->handoff_len.count, 7);
+	assert_int_equal(b->handoff_len.min, 60);
+	assert_int_equal(b->handoff_len.max, 74);
+	assert_int_equal(nic(d, "ethC")->s.rx_desc_no_handoff, 4);
+	drvring_free(d);
+}
+
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char *p = xstrdup(path), *save = NULL;
+
+	for (char *k = strtok_r(p, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+		if (*k >= '0' && *k <= '9')
+			o = json_object_array_get_idx(o, (size_t)atoi(k));
+		else if (!json_object_object_get_ex(o, k, &o))
+			fail_msg("no %s in %s", k, path);
+	}
+	free(p);
+	return o;
+}
+
+static int64_t jint(struct json_object *o, const char *path)
+{
+	struct json_object *x = jget(o, path);
+
+	assert_non_null(x);
+	return json_object_get_int64(x);
+}
+
+static void test_drvring__no_handoff_json_text_and_metrics(void **state)
+{
+	struct drvring *d = noho_trace();
+	struct json_object *j = drvring_to_json(d), *n = jget(j, "nics.0.rx");
+	struct metrics *m = metrics_new();
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	double v;
+
+	assert_string_equal(json_object_get_string(jget(j, "nics.0.ifname")), "ethB");
+	assert_int_equal(jint(n, "no_handoff.count"), 10);
+	assert_int_equal(jint(n, "no_handoff.len.min"), 1000);
+	assert_int_equal(jint(n, "no_handoff.len.max"), 1514);
+	assert_int_equal(jint(n, "no_handoff.len.values.0.len"), 1514);
+	assert_int_equal(jint(n, "no_handoff.len.values.0.count"), 8);
+	assert_int_equal(jint(n, "no_handoff.len.values.1.len"), 1000);
+	assert_int_equal(json_object_array_length(jget(n, "no_handoff.len.values")), 2);
+	assert_int_equal(jint(n, "no_handoff.len.other"), 0);
+	assert_false(json_object_object_get_ex(jget(n, "no_handoff.len"), "missing", NULL));
+	assert_string_equal(json_object_get_string(jget(n, "no_handoff.status.values.0.status")),
+			    "0x7");
+	assert_int_equal(jint(n, "no_handoff.status.values.0.count"), 8);
+	assert_string_equal(json_object_get_string(jget(n, "no_handoff.status.values.1.status")),
+			    "0x3");
+	assert_int_equal(jint(n, "handoff_len.count"), 7);
+	assert_int_equal(jint(n, "handoff_len.min"), 60);
+	assert_int_equal(jint(n, "handoff_len.max"), 74);
+	/* per queue: ethB q0 first */
+	assert_int_equal(jint(j, "queues.0.rx.no_handoff.len.values.0.count"), 5);
+	assert_int_equal(jint(j, "queues.0.rx.handoff_len.max"), 60);
+	json_object_put(j);
+
+	drvring_print(d, f);
+	fclose(f);
+	assert_non_null(strstr(
+		text,
+		"\n    no hand-off: 5 descriptors, len 1514 (5); status 0x7 (5); handed off: 3, len 60..60\n"));
+	assert_non_null(strstr(
+		text,
+		"\n    no hand-off: 5 descriptors, len 1514 (3), 1000 (2); status 0x7 (3), 0x3 (2); handed off: 4, len 74..74\n"));
+	free(text);
+
+	drvring_metrics(d, m);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff", &v) && v == 10);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_len_min", &v) && v == 1000);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_len_max", &v) && v == 1514);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_len.1514", &v) && v == 8);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_len.1000", &v) && v == 2);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_status.0x7", &v) && v == 8);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_status.0x3", &v) && v == 2);
+	assert_true(metrics_get(m, "drv.ethB.rx.handoff_len_min", &v) && v == 60);
+	assert_true(metrics_get(m, "drv.ethB.rx.handoff_len_max", &v) && v == 74);
+	assert_true(metrics_get(m, "drv.ethC.rx.no_handoff_len.1514", &v) && v == 4);
+	metrics_free(m);
+	drvring_free(d);
+}
+
+static void test_drvring__no_handoff_evidence_sentence(void **state)
+{
+	struct drvring *d = noho_trace();
+	char *b = drvring_nic_evidence(nic(d, "ethB")), *c = drvring_nic_evidence(nic(d, "ethC"));
+
+	assert_non_null(b);
+	assert_string_equal(
+		b,
+		"10 descriptors completed without a hand-off by e1000e ethB: len 1514 (8), 1000 (2); status 0x7 (8), 0x3 (2); the 7 handed up were 60..74 B");
+	assert_non_null(c);
+	assert_string_equal(
+		c,
+		"4 descriptors completed without a hand-off by e1000 ethC: all 1514 B (status 0x7); the 2 handed up were 60..74 B");
+	free(b);
+	free(c);
+	drvring_free(d);
+}
+
+/*
+ * q0: 10 lengths, 100 + i seen i + 1 times: the 8 most frequent stay, the
+ * other 3 descriptors in other; text and metrics take the 4 most frequent.
+ * q1: DRVRING_NOHO_TRACK lengths once, then 1514 100 times: past the table,
+ * in other (min and max still see it).
+ */
+static void test_drvring__no_handoff_values_beyond_the_table(void **state)
+{
+	struct drvring *d = drvring_new(NULL);
+	const struct drvring_values *l;
+	struct metrics *m = metrics_new();
+	uint64_t t = MS;
+	char *e;
+
+	assert_non_null(d);
+	for (unsigned int i = 0; i < 10; i++)
+		descs(d, &t, EB, 0, i + 1, 100 + i, 0x7, false);
+	for (unsigned int i = 0; i < DRVRING_NOHO_TRACK; i++)
+		descs(d, &t, EB, 1, 1, 200 + i, 0x7, false);
+	descs(d, &t, EB, 1, 100, 1514, 0x7, false);
+	assert_int_equal(drvring_finish(d), 0);
+	l = &queue(d, "ethB", 0)->s.noho_len;
+	assert_int_equal(l->count, 55);
+	assert_int_equal(l->n, DRVRING_NOHO_VALUES);
+	assert_value(&l->top[0], 109, 10);
+	assert_value(&l->top[7], 102, 3);
+	assert_int_equal(l->other, 3);
+	assert_int_equal(l->min, 100);
+	assert_int_equal(l->max, 109);
+	/* q1: its table was full when 1514 came */
+	l = &queue(d, "ethB", 1)->s.noho_len;
+	assert_int_equal(l->count, DRVRING_NOHO_TRACK + 100);
+	assert_int_equal(l->n, DRVRING_NOHO_VALUES);
+	assert_int_equal(l->other, DRVRING_NOHO_TRACK + 100 - DRVRING_NOHO_VALUES);
+	assert_int_equal(l->min, 200);
+	assert_int_equal(l->max, 1514);
+	/* the NIC: q0's 10 and q1's first 54 fill its table */
+	l = &nic(d, "ethB")->s.noho_len;
+	assert_int_equal(l->count, 55 + DRVRING_NOHO_TRACK + 100);
+	assert_value(&l->top[0], 109, 10);
+	assert_value(&l->top[7], 102, 3);
+	assert_int_equal(l->other, l->count - (10 + 9 + 8 + 7 + 6 + 5 + 4 + 3));
+	assert_int_equal(l->min, 100);
+	assert_int_equal(l->max, 1514);
+	e = drvring_nic_evidence(nic(d, "ethB"));
+	assert_string_equal(
+		e,
+		"219 descriptors completed without a hand-off by e1000e ethB: len 109 (10), 108 (9), 107 (8), 106 (7), others (185) (status 0x7); none was handed up");
+	free(e);
+	drvring_metrics(d, m);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff_len.106", NULL));
+	assert_false(metrics_get(m, "drv.ethB.rx.no_handoff_len.105", NULL));
+	assert_false(metrics_get(m, "drv.ethB.rx.no_handoff_len.1514", NULL));
+	metrics_free(m);
+	drvring_free(d);
+}
+
+/* A clean run: nothing without a hand-off, no evidence; virtio_net counts nothing. */
+static void test_drvring__clean_trace_has_no_handoff_zero(void **state)
+{
+	struct drvring *d = read_run("drv-e1000e-rx-80", NULL);
+	const struct drvring_nic *b = nic(d, "ethB");
+	struct json_object *j = drvring_to_json(d);
+	struct metrics *m = metrics_new();
+	double v;
+
+	assert_int_equal(b->s.rx_desc_no_handoff, 0);
+	assert_int_equal(b->s.noho_len.n, 0);
+	assert_int_equal(b->s.noho_status.count, 0);
+	assert_null(drvring_nic_evidence(b));
+	assert_null(drvring_nic_evidence(nic(d, "ethA")));
+	assert_int_equal(b->s.handoff_len.count, 1657);
+	assert_int_equal(jint(j, "nics.0.rx.no_handoff.count"), 0);
+	assert_null(jget(j, "nics.0.rx.no_handoff.len.min"));
+	assert_string_equal(json_object_get_string(jget(j, "nics.1.ifname")), "ethA");
+	assert_null(jget(j, "nics.1.rx.no_handoff"));
+	json_object_put(j);
+	drvring_metrics(d, m);
+	assert_true(metrics_get(m, "drv.ethB.rx.no_handoff", &v) && v == 0);
+	assert_false(metrics_get(m, "drv.ethB.rx.no_handoff_len_min", NULL));
+	assert_true(metrics_get(m, "drv.ethB.rx.handoff_len_min", &v) && v == 60);
+	assert_true(metrics_get(m, "drv.ethB.rx.handoff_len_max", &v) && v == 1042);
+	assert_false(metrics_get(m, "drv.ethA.rx.no_handoff", NULL));
+	metrics_free(m);
+	drvring_free(d);
+}
+
 /* ---- bad input ------------------------------------------------------------------- */
 
 static char *tmp_file(const void *data, size_t len)
@@ -654,6 +926,9 @@ static void test_drvring__fallback_output_and_metrics(void **state)
 	assert_true(json_object_object_get_ex(x, "fill", NULL));
 	assert_null(json_object_object_get(x, "fill"));
 	assert_null(json_object_object_get(x, "low_episodes"));
+	assert_true(json_object_object_get_ex(x, "no_handoff", NULL));
+	assert_null(json_object_object_get(x, "no_handoff"));
+	assert_null(drvring_nic_evidence(nic(d, "e1000e")));
 	assert_int_equal(json_object_get_int(json_object_object_get(x, "handoffs")), 1756);
 	json_object_put(j);
 	drvring_metrics(d, m);
@@ -672,6 +947,7 @@ static void test_drvring__fallback_output_and_metrics(void **state)
 	assert_false(metrics_get(m, "drv.e1000e.rx.low_episodes", &v));
 	assert_false(metrics_get(m, "drv.e1000e.napi.desc_stack.p50_us", &v));
 	assert_false(metrics_get(m, "drv.e1000e.tx.done", &v));
+	assert_false(metrics_get(m, "drv.e1000e.rx.no_handoff", &v));
 	metrics_free(m);
 	drvring_free(d);
 }
@@ -742,6 +1018,11 @@ int main(void)
 		cmocka_unit_test(test_drvring__low_episodes_record_the_ring_before),
 		cmocka_unit_test(test_drvring__series_stays_bounded),
 		cmocka_unit_test(test_drvring__malformed_lines_and_lost_events),
+		cmocka_unit_test(test_drvring__no_handoff_by_length_and_status),
+		cmocka_unit_test(test_drvring__no_handoff_json_text_and_metrics),
+		cmocka_unit_test(test_drvring__no_handoff_evidence_sentence),
+		cmocka_unit_test(test_drvring__no_handoff_values_beyond_the_table),
+		cmocka_unit_test(test_drvring__clean_trace_has_no_handoff_zero),
 		cmocka_unit_test(test_drvring__bad_files_give_errors),
 		cmocka_unit_test(test_drvring__trace_without_driver_lines_is_enodata),
 		cmocka_unit_test(test_drvring__fallback_counts_match_trace_cmd_report),

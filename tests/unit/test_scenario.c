@@ -258,14 +258,14 @@ static void test_scenario__rejects_unknown_section_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-section.scn", 4,
-		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb)");
+		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix)");
 }
 
 static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, append, duration, repeat, timeout, deterministic, mem, acpi)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, mem, acpi)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)

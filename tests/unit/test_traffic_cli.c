@@ -107,6 +107,47 @@ static void test_cli__udp_stream_rejects_bad_usage(void **state)
 	assert_cli_error(t, "option '--port': '70000' is too large", "--recv", "--port", "70000");
 }
 
+static void test_cli__udp_stream_size_max_and_seed(void **state)
+{
+	const struct ttool *t = &udp_stream_tool;
+	struct json_object *j;
+
+	(void)state;
+	assert_cli_error(t, "option '--size-max': 100 is less than '--size' 1400", "--send",
+			 "--dst", "127.0.0.1", "--size-max", "100");
+	assert_cli_error(t, "option '--size-max': 1023 is less than '--size' 1024", "--send",
+			 "--dst", "127.0.0.1", "--size", "1K", "--size-max", "1023");
+	assert_cli_error(t, "option '--size-max': '65508' is too large (maximum 65507)", "--send",
+			 "--dst", "127.0.0.1", "--size", "32", "--size-max", "65508");
+	assert_cli_error(t, "option '--size-max': '0' is too small (minimum 32)", "--send", "--dst",
+			 "127.0.0.1", "--size-max", "0");
+	assert_cli_error(t, "option '--size-max' only applies with --send", "--recv", "--size-max",
+			 "1472");
+	assert_cli_error(t, "option '--seed' only applies with --send", "--recv", "--seed", "3");
+	assert_cli_error(t, "option '--seed': invalid value '-1'", "--send", "--dst", "::1",
+			 "--seed", "-1");
+	/* Unset: every datagram --size bytes; the seed echoed all the same. */
+	j = parse_ok(t, "--send", "--dst", "127.0.0.1", NULL);
+	assert_string_equal(echo_str(j, "size_max_bytes"), "null");
+	assert_string_equal(echo_str(j, "seed"), "1");
+	json_object_put(j);
+	j = parse_ok(t, "--send", "--dst", "127.0.0.1", "--size", "32", "--size-max", "1472",
+		     "--seed", "0", NULL);
+	assert_string_equal(echo_str(j, "size_bytes"), "32");
+	assert_string_equal(echo_str(j, "size_max_bytes"), "1472");
+	assert_string_equal(echo_str(j, "seed"), "0");
+	json_object_put(j);
+	j = parse_ok(t, "--send", "--dst", "::1", "--size-max=1400", "--seed=18446744073709551615",
+		     NULL);
+	assert_string_equal(echo_str(j, "size_max_bytes"), "1400");
+	assert_string_equal(echo_str(j, "seed"), "18446744073709551615");
+	json_object_put(j);
+	j = parse_ok(t, "--recv", NULL);
+	assert_false(json_object_object_get_ex(j, "size_max_bytes", NULL));
+	assert_false(json_object_object_get_ex(j, "seed", NULL));
+	json_object_put(j);
+}
+
 static void test_cli__udp_stream_defaults(void **state)
 {
 	struct json_object *j;
@@ -193,6 +234,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cli__udp_stream_rejects_bad_usage),
 		cmocka_unit_test(test_cli__udp_stream_defaults),
+		cmocka_unit_test(test_cli__udp_stream_size_max_and_seed),
 		cmocka_unit_test(test_cli__tcp_stream),
 		cmocka_unit_test(test_cli__rr),
 	};

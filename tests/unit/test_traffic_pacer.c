@@ -26,6 +26,17 @@ static void test_pacer__period_from_rates(void **state)
 	assert_true(pacer_period_ns(&none, 1400, 1) == 0);
 }
 
+static void test_pacer__bitrate_paces_by_a_fractional_mean_size(void **state)
+{
+	struct pacer_rate bps = { PACER_BPS, 1000 }, pps = { PACER_PPS, 20000 };
+
+	(void)state;
+	/* Sizes 32..93 (udp-stream --size-max): mean 62.5 bytes, 500 bits: 2/s. */
+	assert_true(pacer_pps(&bps, (32 + 93) / 2.0) == 2);
+	assert_true(pacer_period_ns(&bps, (32 + 93) / 2.0, 1) == 5e8);
+	assert_true(pacer_period_ns(&pps, (32 + 93) / 2.0, 1) == 50000);
+}
+
 static void test_pacer__absolute_schedule_does_not_drift(void **state)
 {
 	struct pacer p;
@@ -61,6 +72,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pacer__period_from_rates),
+		cmocka_unit_test(test_pacer__bitrate_paces_by_a_fractional_mean_size),
 		cmocka_unit_test(test_pacer__absolute_schedule_does_not_drift),
 		cmocka_unit_test(test_pacer__first_burst_is_due_at_start),
 	};
