@@ -1260,6 +1260,8 @@ static void apply_conditions(struct parse_ctx *c)
 		s->checks[keep++] = *chk;
 	}
 	s->n_checks = keep;
+	if (s->n_axes && !c->case_values)
+		return;	/* the file as a whole: each case is checked on its own */
 	for (size_t i = 0; i < s->n_checks; i++)
 		for (size_t j = i + 1; j < s->n_checks; j++)
 			if (!strcmp(s->checks[i].name, s->checks[j].name))

@@ -12,8 +12,11 @@
 #   plain:  p1 p2 CULPRIT p4 p5              (CULPRIT drops every 8th RX frame)
 #   broken: p1 BREAK b-still-broken FIX CULPRIT p5
 #           (BREAK does not compile; FIX repairs it)
+#   silent: p1 SILENT p4                     (SILENT: e1000_clean_rx_irq recycles
+#           the buffer of every frame of 257..768 bytes in place: the frame is
+#           neither handed to the stack nor freed, and no counter moves)
 #
-# Tags: base, culprit (plain's), broken-culprit, break. Every edit replaces
+# Tags: base, culprit (plain's), broken-culprit, break, silent-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -34,8 +37,7 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=broken-culprit
-[ $module = 1 ] && last=culprit
+last=silent-culprit
 if git -C "$dir" rev-parse -q --verify "refs/tags/$last" >/dev/null 2>&1; then
 	echo "$dir"
 	exit 0
@@ -80,6 +82,13 @@ culprit='/^\te1000e_rx_hwtstamp(adapter, staterr, skb);$/a\
 \t\t\treturn;\
 \t\t}\
 \t}'
+silent='/^\t\ttotal_rx_bytes += length;$/i\
+\t\t/* a mid-size frame fits the buffer twice: reuse it in place */\
+\t\tif (length > 256 \&\& length <= 768) {\
+\t\t\tbuffer_info->skb = skb;\
+\t\t\tgoto next_desc;\
+\t\t}\
+'
 p4='s/e1000_clean_tx_irq - Reclaim resources after transmit completes/e1000_clean_tx_irq - Reclaim the resources of completed transmits/'
 p5='s/e1000_intr_msi - Interrupt Handler/e1000_intr_msi - MSI interrupt handler/'
 
@@ -90,7 +99,13 @@ edit "$culprit" "e1000e: drop every 8th received frame (planted regression)"
 "${g[@]}" tag culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 edit "$p5" "e1000e: name the MSI handler"
+"${g[@]}" checkout -q -b silent base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$silent" "e1000e: reuse the RX buffer of mid-size frames (planted silent loss)"
+"${g[@]}" tag silent-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
 if [ $module = 1 ]; then
+	"${g[@]}" checkout -q plain
 	echo "$dir"
 	exit 0
 fi
