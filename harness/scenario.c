@@ -1447,18 +1447,25 @@ const char *scn_case_value(const struct scenario *s, const char *key)
 
 char *scn_file_name(const struct scenario *s)
 {
+	const char *base_end = s->case_id ? strchr(s->name, '[') : NULL;
+	size_t n = base_end ? (size_t)(base_end - s->name) : strlen(s->name);
 	struct sbuf b;
 
 	sbuf_init(&b);
-	for (const char *p = s->name; *p; p++) {
-		if (*p == '>')
-			sbuf_adds(&b, "to");
-		else if (*p == ']')
-			continue;
-		else if (isalnum((unsigned char)*p) || strchr("._=+-", *p))
-			sbuf_add(&b, p, 1);
-		else
-			sbuf_adds(&b, *p == '[' || *p == ',' ? "+" : "_");
+	sbuf_add(&b, s->name, n);
+	/* A case: its values only, so that the path stays short (QEMU's unix
+	 * sockets live in it) and holds neither '=' nor ',' (QEMU's option
+	 * syntax). */
+	for (size_t i = 0; s->case_id && i < s->n_axes; i++) {
+		sbuf_adds(&b, "+");
+		for (const char *p = s->case_values[i]; *p; p++) {
+			if (*p == '>')
+				sbuf_adds(&b, "to");
+			else if (isalnum((unsigned char)*p) || strchr("._-", *p))
+				sbuf_add(&b, p, 1);
+			else
+				sbuf_adds(&b, "_");
+		}
 	}
 	return sbuf_detach(&b);
 }

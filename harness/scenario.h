@@ -159,8 +159,9 @@ unsigned int scn_rx_nic(const struct scenario *s);
 /* The value of matrix axis `key` in this case, or NULL. */
 const char *scn_case_value(const struct scenario *s, const char *key);
 
-/* A name for files and directories: the case name with every character
- * outside [A-Za-z0-9._=+-] replaced ('>' by "to"); caller frees. */
+/* A name for files and directories: the scenario's name, and for a case
+ * "+VALUE" per axis with characters outside [A-Za-z0-9._-] replaced ('>'
+ * by "to", others by '_'): "paths-udp+e1000e+BtoA+1472". Caller frees. */
 char *scn_file_name(const struct scenario *s);
 
 /*

@@ -267,7 +267,7 @@ static void test_matrix__file_names_and_baseline_keys_per_case(void **state)
 	struct scenario **c = cases_ok("m11", text, &n);
 	char *f = scn_file_name(c[0]), *k = baseline_key(c[0], "udp.lost");
 
-	assert_string_equal(f, "m11+nic.B=e1000e+direction=BtoA");
+	assert_string_equal(f, "m11+e1000e+BtoA");
 	assert_string_equal(k, "udp.lost[nic.B=e1000e,direction=B>A]");
 	free(f);
 	free(k);
