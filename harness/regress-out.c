@@ -84,6 +84,15 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 		ifname = name + 4;
 		sbuf_addf(b, "\n      driver: %.*s completed %.0f received descriptors without handing them to the stack",
 			  (int)(nl - 4 - sl), ifname, v);
+		{
+			char *lo = xasprintf("%s_len_min", name), *hi = xasprintf("%s_len_max", name);
+			double l = mget(m, lo), h = mget(m, hi);
+
+			if (!isnan(l) && !isnan(h))
+				sbuf_addf(b, l == h ? ", all %.0f B" : ", %.0f..%.0f B", l, h);
+			free(lo);
+			free(hi);
+		}
 		for (int pass = 0; pass < 2; pass++) {
 			const char *what = pass ? ".rx.no_handoff_status." : ".rx.no_handoff_len.";
 			char *prefix = xasprintf("drv.%.*s%s", (int)(nl - 4 - sl), ifname, what);
@@ -96,7 +105,7 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 				metrics_at(m, k, &n2, &c);
 				if (strncmp(n2, prefix, strlen(prefix)))
 					continue;
-				sbuf_addf(b, "%s%s%s (%.0f)", first ? (pass ? "; status " : ": len ") : ", ",
+				sbuf_addf(b, "%s%s%s (%.0f)", first ? (pass ? "; status " : "; most: ") : ", ",
 					  n2 + strlen(prefix), pass ? "" : " B", c);
 				first = false;
 			}

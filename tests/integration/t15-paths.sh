@@ -45,15 +45,11 @@ test_expect_success 'matrix cases: listed by name, selected by name or glob' '
 
 # The planted silent loss, as a driver module (bisect --module builds it
 # against the cached kernel in seconds; its initrd replaces e1000e).
-H=
-history() {
-	[ -n "$H" ] || H=$("$S/bisect/make-history.sh" --module \
-		"${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e")
-}
+H=$("$S/bisect/make-history.sh" --module "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e") ||
+	skip_all "cannot make the driver history (tests/regress/bisect/make-history.sh)"
 CASES="paths-udp*nic.B=e1000e,direction=A>B*"
 
 test_expect_success 'bisect --module names the planted silent-loss commit' '
-	history
 	rc=0; "$NETLAB" bisect --module "$H" --good base --bad silent-culprit \
 		--scenario "$S/bisect/e1000e-rx-mixed.scn" --out "$T_TMP/bis" \
 		>"$T_TMP/bis.out" 2>"$T_TMP/bis.err" || rc=$?
@@ -79,10 +75,14 @@ test_expect_success 'the planted driver fails the default suite: the loss is in 
 	# the mixed-size case fails, and says where and which frames
 	grep -q "size=32..1472\] *no_driver_loss *loss.lost_in_driver *[1-9][0-9]* .*fail" "$T_TMP/bad.out"
 	grep -q "IP frames in NIC B.s NIC/driver (on its wire, never at its IP layer" "$T_TMP/bad.out"
-	grep -Eq "driver: ethB completed [0-9]+ received descriptors without handing them to the stack: len [0-9]+ B" "$T_TMP/bad.out"
-	# every length it names lies in the planted window (plus 4 B of FCS the descriptor counts)
-	for l in $(grep -o "without handing them to the stack: len .*" "$T_TMP/bad.out" | grep -Eo "[0-9]+ B" | cut -d" " -f1); do
-		test "$l" -gt 256 && test "$l" -le 772
+	grep -Eq "driver: ethB completed [0-9]+ received descriptors without handing them to the stack, [0-9]+..[0-9]+ B; most: [0-9]+ B" "$T_TMP/bad.out"
+	# every length it names lies in the planted window: the range and the most frequent
+	lens=$(grep -o "without handing them to the stack, .*; status" "$T_TMP/bad.out" |
+		sed "s/([0-9]*)//g" | grep -Eo "[0-9]+")
+	echo "lengths named: $lens"
+	test -n "$lens"
+	for l in $lens; do
+		{ [ "$l" -gt 256 ] && [ "$l" -le 768 ]; } || { echo "length $l is outside 257..768"; exit 1; }
 	done
 	# the progress line says which checks failed
 	grep -q "run 1/1: ok, checks FAIL: no_loss" "$T_TMP/bad.err"
