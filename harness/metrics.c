@@ -282,8 +282,8 @@ static const struct metric_family {
 	{ NULL, "drv.*.tx.inflight.{max,mean}" },
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
 	 * its IP layer, and lost between (scnrun.c); every generator. */
-	{ NULL, "nicrx.<LABEL>.{wire,ip,lost}" },
-	{ NULL, "loss.lost_in_driver" },
+	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
+	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },

@@ -144,11 +144,11 @@ char *regress_loss_story(const struct metrics *m)
 		ip = mget(m, name);
 		lost = w - ip;
 		driver_lost |= lost > 0;
-		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP%s", i ? "; " :
+		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP", i ? "; " :
 			  (isnan(sent) ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
-			  labels[i], w, ip, lost > 0 ? " (LOST in NIC/driver)" : "");
+			  labels[i], w, ip);
 		if (lost > 0)
-			sbuf_addf(&b, " -%.0f", lost);
+			sbuf_addf(&b, " (-%.0f in its NIC/driver)", lost);
 	}
 	{
 		/* What the trace says, by the kernel's own reason names. */
@@ -177,11 +177,25 @@ char *regress_loss_story(const struct metrics *m)
 			char name[32];
 			double lost;
 
+			double silent, counted;
+
 			snprintf(name, sizeof(name), "nicrx.%c.lost", labels[i]);
 			lost = mget(m, name);
-			if (lost > 0)
-				sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them);",
-					  lost, labels[i]);
+			snprintf(name, sizeof(name), "nicrx.%c.silent", labels[i]);
+			silent = mget(m, name);
+			snprintf(name, sizeof(name), "nicrx.%c.counted", labels[i]);
+			counted = mget(m, name);
+			if (lost <= 0)
+				continue;
+			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",
+				  lost, labels[i]);
+			if (silent > 0 && !(counted > 0))
+				sbuf_adds(&b, ", and no NIC or driver counter moved: silent);");
+			else if (silent > 0)
+				sbuf_addf(&b, "; its NIC counters say %.0f dropped, %.0f silent);", counted,
+					  silent);
+			else
+				sbuf_addf(&b, "; its NIC counters say %.0f dropped: ethtool -S);", counted);
 		}
 		if (stack > 0)
 			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver);", stack);

@@ -777,6 +777,51 @@ static double nic_ip_in(const struct metrics *m, char l, bool v6)
 	return v6 ? sum - mgetl(m, "snmp6.%c.Ip6InMcastPkts", l) : sum;
 }
 
+/* An ethtool -S receive counter that counts frames the NIC or driver dropped. */
+static bool is_rx_drop_counter(const char *stat)
+{
+	static const char *const kinds[] = { "missed", "drop", "length_errors", "crc_errors",
+					     "frame_errors", "over_errors", "fifo_errors",
+					     "align_errors", "alloc" };
+
+	if (strncmp(stat, "rx_", 3) && !strstr(stat, "_rx_"))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (strstr(stat, kinds[i]))
+			return true;
+	return false;
+}
+
+/*
+ * What NIC `l`'s own counters say it (or its driver) dropped while receiving
+ * (ethtool -S deltas: missed, drops, length/CRC/frame errors, allocation
+ * failures; nicrx.L.counted), and the loss no counter explains: all of it
+ * when none moved, else what exceeds them (nicrx.L.silent,
+ * loss.silent_in_driver).
+ */
+static void nic_rx_counted(struct collect *c, char l, double lost)
+{
+	char prefix[16], name[64];
+	double counted = 0, silent;
+
+	snprintf(prefix, sizeof(prefix), "nic.%c.", l);
+	for (size_t i = 0; i < metrics_count(c->m); i++) {
+		const char *mn;
+		double v;
+
+		metrics_at(c->m, i, &mn, &v);
+		if (!strncmp(mn, prefix, strlen(prefix)) && v > 0 &&
+		    is_rx_drop_counter(mn + strlen(prefix)))
+			counted += v;
+	}
+	silent = lost <= 0 ? 0 : lost > counted ? lost - counted : 0;
+	snprintf(name, sizeof(name), "nicrx.%c.counted", l);
+	metrics_set(c->m, name, counted);
+	snprintf(name, sizeof(name), "nicrx.%c.silent", l);
+	metrics_set(c->m, name, silent);
+	metrics_set(c->m, "loss.silent_in_driver", mget(c->m, "loss.silent_in_driver") + silent);
+}
+
 /*
  * The NIC/driver layer of NIC i: IP packets sent to its MAC on its link (the
  * host's capture, the frames QEMU handed to the NIC model) against those
@@ -814,6 +859,7 @@ static int collect_nic_rx(struct collect *c, const char *rundir, unsigned int i)
 	snprintf(name, sizeof(name), "nicrx.%c.lost", n->label);
 	metrics_set(c->m, name, wire - in);
 	metrics_set(c->m, "loss.lost_in_driver", mget(c->m, "loss.lost_in_driver") + wire - in);
+	nic_rx_counted(c, n->label, wire - in);
 	return 0;
 }
 
@@ -826,6 +872,7 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 	unsigned int rx = scn_rx_nic(c->s);
 
 	metrics_set(c->m, "loss.lost_in_driver", 0);
+	metrics_set(c->m, "loss.silent_in_driver", 0);
 	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
