@@ -11,7 +11,7 @@ CC      ?= gcc
 B       := build
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
-PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt
+PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 

@@ -17,7 +17,7 @@ pkgs=(
 	busybox-static iproute2 ethtool trace-cmd tcpdump iperf3
 	# the libvirt backend (--backend libvirt): C API, daemons, virsh and
 	# virt-xml-validate (xmllint) for the tests
-	libvirt-dev libvirt-daemon-system libvirt-clients libxml2-utils
+	libvirt-dev libvirt-daemon-system libvirt-clients libxml2-utils libxml2-dev
 	# benchmarks
 	time
 )

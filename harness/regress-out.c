@@ -268,15 +268,25 @@ void regress_print_ktap(const struct regress *r, FILE *f)
 	}
 }
 
+/* Text for an XML attribute: markup escaped, line breaks as character
+ * references, other control characters (which XML 1.0 forbids) as \xNN. */
 static void xml_escape(struct sbuf *b, const char *s)
 {
 	for (; s && *s; s++) {
-		switch (*s) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
 		case '<': sbuf_adds(b, "&lt;"); break;
 		case '>': sbuf_adds(b, "&gt;"); break;
 		case '&': sbuf_adds(b, "&amp;"); break;
 		case '"': sbuf_adds(b, "&quot;"); break;
-		default: sbuf_add(b, s, 1);
+		case '\n': sbuf_adds(b, "&#10;"); break;
+		case '\t': sbuf_adds(b, "&#9;"); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				sbuf_addf(b, "\\x%02x", ch);
+			else
+				sbuf_add(b, s, 1);
 		}
 	}
 }
@@ -291,16 +301,20 @@ int regress_write_junit(const struct regress *r, const char *path, char **err)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct regress_scn *rs = &r->s[i];
 
-		sbuf_addf(&b, "  <testsuite name=\"%s\" tests=\"%zu\">\n", rs->scn->name,
-			  rs->scn->n_checks);
+		sbuf_adds(&b, "  <testsuite name=\"");
+		xml_escape(&b, rs->scn->name);
+		sbuf_addf(&b, "\" tests=\"%zu\">\n", rs->scn->n_checks);
 		for (size_t c = 0; c < rs->scn->n_checks; c++) {
 			const struct regress_check *rc = &rs->checks[c];
 			char v[32], bd[32];
 
 			fmt_num(v, sizeof(v), rc->res.value);
 			fmt_num(bd, sizeof(bd), rc->res.bound);
-			sbuf_addf(&b, "    <testcase classname=\"%s\" name=\"%s\">", rs->scn->name,
-				  rc->check->name);
+			sbuf_adds(&b, "    <testcase classname=\"");
+			xml_escape(&b, rs->scn->name);
+			sbuf_adds(&b, "\" name=\"");
+			xml_escape(&b, rc->check->name);
+			sbuf_adds(&b, "\">");
 			if (!rs->median || (rc->res.status != CHECK_PASS && rc->res.status != CHECK_FAIL)) {
 				sbuf_addf(&b, "<error message=\"%s: ", regress_outcome_name(rs->outcome));
 				xml_escape(&b, rc->res.err ? rc->res.err : rs->reason);
@@ -308,8 +322,9 @@ int regress_write_junit(const struct regress *r, const char *path, char **err)
 			} else if (rc->res.status == CHECK_FAIL) {
 				sbuf_adds(&b, "<failure message=\"");
 				xml_escape(&b, check_text(rc->check->expr));
-				sbuf_addf(&b, ": value %s, bound %s %s\"/>", v,
-					  check_op_str(rc->res.op), bd);
+				sbuf_addf(&b, ": value %s, bound ", v);
+				xml_escape(&b, check_op_str(rc->res.op));
+				sbuf_addf(&b, " %s\"/>", bd);
 			}
 			sbuf_adds(&b, "</testcase>\n");
 		}
