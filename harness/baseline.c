@@ -40,15 +40,65 @@ static unsigned int line_at(const char *text, size_t off)
 	return line;
 }
 
+/*
+ * The first key the top-level object of (valid JSON) text holds twice, as
+ * an offset into text, or -1. json-c keeps the last silently; a baseline
+ * written twice is a merge gone wrong, not a value to pick from.
+ */
+static long duplicate_key(const char *text)
+{
+	const char *p = text, **keys = NULL;
+	size_t *lens = NULL, n = 0;
+	int depth = 0;
+	long found = -1;
+
+	for (; *p && found < 0; p++) {
+		if (*p == '{' || *p == '[') {
+			depth++;
+		} else if (*p == '}' || *p == ']') {
+			depth--;
+		} else if (*p == '"') {
+			const char *start = ++p;
+
+			for (; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (depth == 1 && p[1 + strspn(p + 1, " \t\r\n")] == ':') {
+				for (size_t i = 0; i < n && found < 0; i++)
+					if (lens[i] == (size_t)(p - start) && !strncmp(keys[i], start, lens[i]))
+						found = start - text;
+				keys = xrealloc_array(keys, n + 1, sizeof(*keys));
+				lens = xrealloc_array(lens, n + 1, sizeof(*lens));
+				keys[n] = start;
+				lens[n++] = (size_t)(p - start);
+			}
+			if (!*p)
+				break;
+		}
+	}
+	free(keys);
+	free(lens);
+	return found;
+}
+
 /* Parse text as one JSON object; errors name path and line. */
 static int parse_object(const char *path, const char *text, struct json_object **out, char **err)
 {
 	struct json_tokener *tok = json_tokener_new();
-	struct json_object *o = json_tokener_parse_ex(tok, text, -1);
-	enum json_tokener_error jerr = json_tokener_get_error(tok);
-	size_t end = json_tokener_get_parse_end(tok);
+	struct json_object *o;
+	enum json_tokener_error jerr;
+	size_t end;
+	long dup;
 
+	/* json-c reads NaN and Infinity too: baseline_load() refuses what is not finite. */
+	o = json_tokener_parse_ex(tok, text, -1);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
+	if (!o && jerr == json_tokener_success) {
+		err_set(err, "%s: expected a JSON object of metric values, not null", path);
+		return -EINVAL;
+	}
 	if (!o) {
 		err_set(err, "%s:%u: invalid JSON: %s", path, line_at(text, end),
 			jerr == json_tokener_continue || jerr == json_tokener_error_parse_eof
@@ -65,6 +115,13 @@ static int parse_object(const char *path, const char *text, struct json_object *
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		err_set(err, "%s: expected a JSON object of metric values", path);
+		json_object_put(o);
+		return -EINVAL;
+	}
+	dup = duplicate_key(text);
+	if (dup >= 0) {
+		err_set(err, "%s:%u: key '%.*s' appears twice", path, line_at(text, (size_t)dup),
+			(int)strcspn(text + dup, "\""), text + dup);
 		json_object_put(o);
 		return -EINVAL;
 	}
@@ -106,6 +163,11 @@ int baseline_load(const char *path, struct metrics **out, char **err)
 		if (!json_object_is_type(val, json_type_int) &&
 		    !json_object_is_type(val, json_type_double)) {
 			err_set(err, "%s: the value of '%s' is not a number", path, key);
+			ret = -EINVAL;
+			break;
+		}
+		if (!isfinite(json_object_get_double(val))) {
+			err_set(err, "%s: the value of '%s' is not a finite number", path, key);
 			ret = -EINVAL;
 			break;
 		}
@@ -169,7 +231,8 @@ static struct json_object *sorted_copy(struct json_object *o)
 		(void)v;
 		keys[i++] = k;
 	}
-	qsort(keys, n, sizeof(*keys), cmp_str);
+	if (n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(keys, n, sizeof(*keys), cmp_str);
 	out = json_object_new_object();
 	for (i = 0; i < n; i++)
 		json_object_object_add(out, keys[i],

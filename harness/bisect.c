@@ -335,6 +335,15 @@ static int validate_scenario(struct bisect_config *c, char **err)
 		}
 		sbuf_release(&names);
 	}
+	/* Its baselines are input too: a broken file stops here, not in a step. */
+	if (!ret) {
+		char *bpath = baseline_path(s->path);
+		struct metrics *b = NULL;
+
+		ret = baseline_load(bpath, &b, err) ? -EINVAL : 0;
+		metrics_free(b);
+		free(bpath);
+	}
 	scn_free(s);
 	abs = realpath(c->scenario, NULL);
 	if (abs) {

@@ -197,6 +197,9 @@ static int lex_number(struct parser *ps, struct token *t)
 		p++;
 	t->num = strtod(num, NULL) * mult;
 	free(num);
+	if (!isfinite(t->num))
+		return perr(ps, t->col, "number '%.*s' is out of range", (int)(p - t->start),
+			    t->start);
 	if (is_name_char(*p) || *p == '.') {
 		while (is_name_char(*p) || *p == '.')
 			p++;
@@ -458,6 +461,12 @@ static struct check_node *parse_binary(struct parser *ps, parse_fn sub,
 		r = sub(ps);
 		if (!r)
 			break;
+		/* A division by the number zero can never be evaluated. */
+		if (kind_of(&op) == N_DIV && r->kind == N_NUM && r->num == 0) {
+			perr(ps, op.col, "division by zero");
+			node_free(r);
+			break;
+		}
 		l = node_bin((enum node_kind)kind_of(&op), &op, l, r);
 		if (logical ? need_bool(ps, r) : need_num(ps, r, &op))
 			break;

@@ -401,12 +401,8 @@ static char *replay_out(const char *vmdir)
 /* files.tar (what the guest left in /netlab/out) into files/, as a run does. */
 static void unpack(const char *dir)
 {
-	char *cmd = xasprintf("mkdir -p '%s/files' && tar -xmf '%s/files.tar' -C '%s/files' 2>/dev/null",
-			      dir, dir, dir);
-
-	if (system(cmd) != 0)
+	if (run_unpack_files(dir))
 		fprintf(stderr, "netlab gdb: no guest files in '%s/files.tar'\n", dir);
-	free(cmd);
 }
 
 static bool same_file(const char *a, const char *b)

@@ -1031,7 +1031,8 @@ static void values_of(struct drvring_values *o, const struct vtab *t)
 	o->min = t->min;
 	o->max = t->max;
 	memcpy(e, t->e, t->n * sizeof(*e));
-	qsort(e, t->n, sizeof(*e), cmp_value);
+	if (t->n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(e, t->n, sizeof(*e), cmp_value);
 	o->n = t->n < DRVRING_NOHO_VALUES ? t->n : DRVRING_NOHO_VALUES;
 	for (size_t i = 0; i < o->n; i++) {
 		o->top[i] = e[i];

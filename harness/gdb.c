@@ -135,7 +135,8 @@ static void elf_syms_load(const struct elf_map *m, struct elf_syms *out)
 			out->v[out->n++] = &sym[k];
 		}
 	}
-	qsort(out->v, out->n, sizeof(*out->v), sym_cmp);
+	if (out->n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(out->v, out->n, sizeof(*out->v), sym_cmp);
 }
 
 /*
@@ -179,7 +180,7 @@ static char *path_if(const char *dir, const char *name)
 
 int gdb_kernel_find(const char *bzimage, struct gdb_kernel *k, char **err)
 {
-	char *real = realpath(bzimage, NULL);
+	char *real = realpath(bzimage, NULL), *utils;
 	struct elf_map m;
 	int ret;
 
@@ -210,8 +211,9 @@ int gdb_kernel_find(const char *bzimage, struct gdb_kernel *k, char **err)
 		gdb_kernel_release(k);
 		return -EINVAL;
 	}
-	k->scripts = path_if(k->dir, "gdb/linux/utils.py") ? xasprintf("%s/gdb", k->dir) : NULL;
-	free(path_if(k->dir, "gdb/linux/utils.py"));
+	utils = path_if(k->dir, "gdb/linux/utils.py");
+	k->scripts = utils ? xasprintf("%s/gdb", k->dir) : NULL;
+	free(utils);
 	k->loader = path_if(k->dir, "vmlinux-gdb.py");
 	return 0;
 }
@@ -889,6 +891,8 @@ int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **
 		unsigned long off = qs[i].f.off && qs[i].f.off >= qs[i].f.len ? qs[i].f.off - 1
 									 : qs[i].f.off;
 
+		if (qs[i].f.off > qs[i].f.len)
+			continue;	/* past the function: not decoded (below) */
 		for (size_t k = 0; k < qs[i].n_addr; k++) {
 			argv_addf(&addrs, "0x%lx", qs[i].addr[k] + off);
 		}
@@ -917,6 +921,11 @@ int oops_decode(const char *vmlinux, const char *oops, struct sbuf *out, char **
 		if (!qs[i].n_addr) {
 			sbuf_addf(out, "%s+0x%lx/0x%lx: no function of that name and size in vmlinux (another kernel?)\n",
 				  f->func, f->off, f->len);
+			continue;
+		}
+		if (f->off > f->len) {
+			sbuf_addf(out, "%s+0x%lx/0x%lx: warning: the offset lies past the function's 0x%lx bytes (an edited oops, or another kernel): not decoded\n",
+				  f->func, f->off, f->len, f->len);
 			continue;
 		}
 		sbuf_addf(out, "%s+0x%lx/0x%lx:\n", f->func, f->off, f->len);

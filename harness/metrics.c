@@ -197,7 +197,8 @@ static double median_of(struct metrics *const *runs, size_t n_runs, const char *
 	for (size_t r = 0; r < n_runs; r++)
 		if (runs[r] && metrics_get(runs[r], name, &vals[n]))
 			n++;
-	qsort(vals, n, sizeof(*vals), cmp_double);
+	if (n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(vals, n, sizeof(*vals), cmp_double);
 	if (n % 2)
 		return vals[n / 2];
 	return (vals[n / 2 - 1] + vals[n / 2]) / 2;

@@ -1035,11 +1035,13 @@ static void finish(struct reader *r)
 	for (size_t i = 0; i < r->trees.n; i++)
 		nr->trees[nr->n_trees++] = &((struct tree *)r->trees.v[i])->t;
 	r->trees.n = 0;
-	qsort(nr->trees, nr->n_trees, sizeof(*nr->trees), cmp_tree);
+	if (nr->n_trees > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(nr->trees, nr->n_trees, sizeof(*nr->trees), cmp_tree);
 	nr->tx = xzalloc((r->tx.n + 1) * sizeof(*nr->tx));
 	for (size_t i = 0; i < r->tx.n; i++)
 		nr->tx[nr->n_tx++] = *(struct netrx_tx *)r->tx.v[i];
-	qsort(nr->tx, nr->n_tx, sizeof(*nr->tx), cmp_tx);
+	if (nr->n_tx > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(nr->tx, nr->n_tx, sizeof(*nr->tx), cmp_tx);
 
 	for (int h = 0; h <= H_DEV_N; h++)
 		hist_summarize(r->gh[h], gd[h]);
@@ -1069,7 +1071,8 @@ static void finish(struct reader *r)
 				q->dev = (int)d;
 		hist_summarize(ie->h, &q->irq_softirq);
 	}
-	qsort(nr->irqs, nr->n_irqs, sizeof(*nr->irqs), cmp_irq);
+	if (nr->n_irqs > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(nr->irqs, nr->n_irqs, sizeof(*nr->irqs), cmp_irq);
 }
 
 static int reader_init(struct reader *r)

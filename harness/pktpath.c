@@ -1424,7 +1424,8 @@ static int close_open(struct reader *r)
 	for (size_t i = 0; i < r->tab_cap; i++)
 		if (r->tab[i].skb)
 			v[n++] = &r->tab[i];
-	qsort(v, n, sizeof(*v), cmp_open);
+	if (n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(v, n, sizeof(*v), cmp_open);
 	/* Deleting shifts entries: remember keys, look each up again. */
 	for (size_t i = 0; i < n; i++)
 		skbs[i] = v[i]->skb;
@@ -1471,7 +1472,8 @@ static void finish(struct pktpath *p)
 {
 	size_t n = 0;
 
-	qsort(p->flows, p->n_flows, sizeof(*p->flows), cmp_flow);
+	if (p->n_flows > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(p->flows, p->n_flows, sizeof(*p->flows), cmp_flow);
 	for (size_t i = 0; i < p->n_procs; i++) {
 		struct pktpath_proc *q = &p->procs[i];
 
@@ -1484,7 +1486,8 @@ static void finish(struct pktpath *p)
 		}
 	}
 	p->n_procs = n;
-	qsort(p->procs, p->n_procs, sizeof(*p->procs), cmp_proc);
+	if (p->n_procs > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(p->procs, p->n_procs, sizeof(*p->procs), cmp_proc);
 	if (p->handoff_drv && !p->handoff_napi)
 		p->handoff = "netlab_drv rx_handoff";
 	else if (p->handoff_drv)

@@ -28,12 +28,40 @@ const char *qemu_port_file(const char *port)
 	return "files.tar";
 }
 
+/*
+ * Paths QEMU reads inside its own option syntax (path=, file=, unix:...),
+ * where ',' separates options: one would cut the path and fail the run as an
+ * infrastructure error. Refused up front instead, naming the path.
+ */
+static int check_comma_paths(const struct vm_config *cfg, char **err)
+{
+	const struct { const char *what, *path; } paths[] = {
+		{ "run directory (--out)", cfg->rundir }, { "kernel", cfg->kernel },
+		{ "initrd", cfg->initrd }, { "peer kernel", cfg->peer_kernel },
+		{ "VM directory", cfg->vm_dir[0] }, { "VM directory", cfg->vm_dir[1] },
+		{ "VM initrd", cfg->vm_initrd[0] }, { "VM initrd", cfg->vm_initrd[1] },
+		{ "socket directory", cfg->sock_dir }, { "gdb socket", cfg->debug.gdb_socket },
+		{ "replay log", cfg->debug.rr_file }, { "replay disk", cfg->debug.rr_disk },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		if (paths[i].path && strchr(paths[i].path, ',')) {
+			err_set(err, "%s '%s' holds a ',', which QEMU's option syntax splits on\n"
+				     "hint: use a path without commas", paths[i].what, paths[i].path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err)
 {
 	if (!cfg->qemu || !cfg->kernel || !cfg->initrd || !cfg->rundir || !cfg->topo) {
 		err_set(err, "incomplete VM configuration (qemu, kernel, initrd, rundir, topology)");
 		return -EINVAL;
 	}
+	if (check_comma_paths(cfg, err))
+		return -EINVAL;
 	if (cfg->accel != VM_ACCEL_KVM && cfg->accel != VM_ACCEL_TCG) {
 		err_set(err, "accelerator must be resolved to kvm or tcg before building argv");
 		return -EINVAL;

@@ -150,6 +150,24 @@ char *regress_loss_story(const struct metrics *m)
 		if (lost > 0)
 			sbuf_addf(&b, " (-%.0f in its NIC/driver)", lost);
 	}
+	for (size_t i = 0; i < n_labels; i++) {
+		/* Fragments: what the receiving IP layer made of them. */
+		static const char *const fmt[] = { "snmp.%c.Ip.ReasmReqds", "snmp.%c.Ip.ReasmOKs",
+						   "snmp.%c.Ip.ReasmFails", "snmp.%c.Ip.ReasmTimeout" };
+		double v[4];
+
+		for (int k = 0; k < 4; k++) {
+			char name[48];
+
+			snprintf(name, sizeof(name), fmt[k], labels[i]);
+			v[k] = mget(m, name);
+		}
+		if (v[0] > 0)
+			sbuf_addf(&b, "\n      reassembly at %c: %.0f fragments -> %.0f datagrams, %.0f failed, %.0f timed out (Ip.Reasm*)",
+				  labels[i], v[0], v[1], isnan(v[2]) ? 0 : v[2], isnan(v[3]) ? 0 : v[3]);
+	}
+	if (!isnan(mget(m, "tcp.retransmits")))
+		sbuf_addf(&b, "\n      TCP: %.0f retransmits (tcp_info of the sender)", mget(m, "tcp.retransmits"));
 	{
 		/* What the trace says, by the kernel's own reason names. */
 		bool first = true;

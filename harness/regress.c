@@ -560,7 +560,15 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 
 static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **err)
 {
-	int ret = mkdir_p(o->out, 0755);
+	int ret;
+
+	/* QEMU's option syntax splits paths on ',': refused before anything runs. */
+	if (strchr(o->out, ',')) {
+		err_set(err, "--out '%s' holds a ',', which QEMU's option syntax splits on\n"
+			     "hint: pass an --out DIR without commas", o->out);
+		return -EINVAL;
+	}
+	ret = mkdir_p(o->out, 0755);
 
 	if (ret) {
 		err_set(err, "cannot create '%s': %s", o->out, strerror(-ret));

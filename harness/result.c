@@ -204,10 +204,19 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 		res->verdict = RV_INFRA;
 		res->reason = xstrdup("the guest powered off before netlab had drained its ports "
 				      "(no ack within the job's wait): its output may be incomplete");
+	} else if ((obs->timed_out || status_has(obs->status, "timeout")) && !res->agent_started) {
+		/* A kernel that hangs before userspace cannot test anything:
+		 * boot-failure (125, which `git bisect run` skips), not a timeout
+		 * of the command (1, "bad"). */
+		char *tail = text_tail(obs->console, 1);
+
+		res->verdict = RV_BOOT_FAILURE;
+		res->reason = xasprintf("the guest did not boot to the netlab agent in time; last console line: %s",
+					*tail ? tail : "(console empty)");
+		free(tail);
 	} else if (obs->timed_out || status_has(obs->status, "timeout")) {
 		res->verdict = RV_TIMEOUT;
-		res->reason = xstrdup(res->agent_started ? "the command did not finish in time"
-							 : "the guest did not boot to the agent in time");
+		res->reason = xstrdup("the command did not finish in time");
 	} else if (res->exit_status >= 0) {
 		res->verdict = res->exit_status ? RV_FAILED : RV_OK;
 		res->reason = xasprintf("the command exited with status %d", res->exit_status);
@@ -239,9 +248,13 @@ int run_result_exit_code(const struct run_result *res)
 	}
 }
 
+/* Every string of result.json may come from the guest or a file: valid UTF-8 only. */
 static void json_add_str(struct json_object *o, const char *k, const char *v)
 {
-	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+	char *clean = v ? utf8_sanitize(v) : NULL;
+
+	json_object_object_add(o, k, clean ? json_object_new_string(clean) : NULL);
+	free(clean);
 }
 
 static struct json_object *json_nics(const struct vm_config *cfg)

@@ -188,24 +188,29 @@ bad_kernel:
 	return -EINVAL;
 }
 
-/* Unpack files.tar (what the guest left in /netlab/out) into files/. */
-static void unpack_files(const char *dir)
+int run_unpack_files(const char *dir)
 {
 	char *tar = xasprintf("%s/files.tar", dir);
 	char *files = xasprintf("%s/files", dir);
 	struct stat st;
+	int ret = -ENOENT;
 
-	if (stat(tar, &st) == 0 && st.st_size > 0 && mkdir_p(files, 0755) == 0) {
-		/* -m: the guest's clock (under -icount) is not the host's. */
+	if (stat(tar, &st) == 0 && st.st_size > 0 && (ret = mkdir_p(files, 0755)) == 0) {
+		/* -m: the guest's clock (under -icount) is not the host's. An
+		 * argv, never a shell: the directory's name is anybody's. */
 		char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
 		pid_t pid;
-		int status;
+		int status = 0;
 
-		if (posix_spawnp(&pid, "tar", NULL, NULL, args, environ) == 0)
-			waitpid(pid, &status, 0);
+		ret = posix_spawnp(&pid, "tar", NULL, NULL, args, environ);
+		if (ret)
+			ret = -ret;
+		else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			ret = -EIO;
 	}
 	free(tar);
 	free(files);
+	return ret;
 }
 
 /* One QEMU process of the run and what it leaves behind. */
@@ -452,7 +457,7 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 	if (v->res.exit_status >= 0)
 		file_writef(path, "%d\n", v->res.exit_status);
 	free(path);
-	unpack_files(v->dir);
+	(void)run_unpack_files(v->dir);
 	if (c->acpi.n)
 		acpi_outcome(c, v);
 }

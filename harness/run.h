@@ -101,4 +101,11 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
  */
 int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err);
 
+/*
+ * run_unpack_files() - DIR/files.tar (what the guest left in /netlab/out)
+ * into DIR/files/, with tar run from an argv (no shell).
+ * Return: 0; -ENOENT without a files.tar; -EIO when tar fails; -errno.
+ */
+int run_unpack_files(const char *dir);
+
 #endif /* NETLAB_RUN_H */

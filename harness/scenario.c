@@ -1358,14 +1358,25 @@ int scn_parse_cases(const char *path, struct scenario ***out, size_t *n, char **
 {
 	struct scenario *base, **cases;
 	const char **values;
-	size_t nc;
+	size_t nc, len = 0;
 	char *text;
 	int ret;
 
-	ret = file_read(path, &text, NULL);
+	ret = file_read(path, &text, &len);
 	if (ret) {
 		err_set(err, "%s: %s", path, strerror(-ret));
 		return ret;
+	}
+	/* The reader stops at a NUL: the rest of the file would go unread. */
+	if (memchr(text, '\0', len)) {
+		size_t at = strlen(text);
+		unsigned int line = 1;
+
+		for (size_t i = 0; i < at; i++)
+			line += text[i] == '\n';
+		err_set(err, "%s:%u: a NUL byte: a scenario is a text file", path, line);
+		free(text);
+		return -EINVAL;
 	}
 	base = parse_case(path, text, NULL, 0, NULL, err);
 	if (!base || !base->n_axes) {
@@ -1452,7 +1463,8 @@ char *scn_file_name(const struct scenario *s)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	sbuf_add(&b, s->name, n);
+	for (size_t i = 0; i < n; i++)	/* ',' is QEMU's option separator */
+		sbuf_add(&b, s->name[i] == ',' ? "_" : &s->name[i], 1);
 	/* A case: its values only, so that the path stays short (QEMU's unix
 	 * sockets live in it) and holds neither '=' nor ',' (QEMU's option
 	 * syntax). */

@@ -215,11 +215,18 @@ static void end_args(const struct scenario *s, const struct gen *g, enum role r,
 		}
 		/* size = MIN..MAX: udp-stream's sizes drawn from the range. */
 		if (!strcmp(kv->key, "size") && strstr(kv->value, "..")) {
-			sbuf_addf(o, " --size %.*s --size-max %s", (int)strcspn(kv->value, "."),
-				  kv->value, strstr(kv->value, "..") + 2);
+			char *min = xasprintf("%.*s", (int)strcspn(kv->value, "."), kv->value);
+
+			sbuf_adds(o, " --size ");
+			sbuf_add_shell_word(o, min);
+			sbuf_adds(o, " --size-max ");
+			sbuf_add_shell_word(o, strstr(kv->value, "..") + 2);
+			free(min);
 			continue;
 		}
-		sbuf_addf(o, " --%s %s", kv->key, kv->value);
+		/* One word each, whatever it holds: values never reach the shell's syntax. */
+		sbuf_addf(o, " --%s ", kv->key);
+		sbuf_add_shell_word(o, kv->value);
 	}
 }
 

@@ -416,7 +416,8 @@ static int finish(struct tracedrops *td)
 
 		for (size_t i = 0; i < iv->n_slots; i++)
 			iv->slots[i].site = map[iv->slots[i].site];
-		qsort(iv->slots, iv->n_slots, sizeof(*iv->slots), cmp_slot);
+		if (iv->n_slots > 1)	/* qsort(NULL, 0) is undefined */
+			qsort(iv->slots, iv->n_slots, sizeof(*iv->slots), cmp_slot);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tracedrops_site *s = &td->sites[i];
@@ -424,8 +425,10 @@ static int finish(struct tracedrops *td)
 		total_add(td->by_location, &td->n_by_location, s->location, -1, s->count);
 		total_add(td->by_reason, &td->n_by_reason, s->reason, s->reason_value, s->count);
 	}
-	qsort(td->by_location, td->n_by_location, sizeof(*td->by_location), cmp_total);
-	qsort(td->by_reason, td->n_by_reason, sizeof(*td->by_reason), cmp_total);
+	if (td->n_by_location > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(td->by_location, td->n_by_location, sizeof(*td->by_location), cmp_total);
+	if (td->n_by_reason > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(td->by_reason, td->n_by_reason, sizeof(*td->by_reason), cmp_total);
 	ret = 0;
 out:
 	free(order);

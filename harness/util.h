@@ -54,8 +54,14 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(print
 void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
 /* Hand the string to the caller (who frees it) and reset the buffer. */
 char *sbuf_detach(struct sbuf *b);
+/* Append s as one POSIX shell word: as is when it needs no quoting, else in
+ * single quotes ('\'' for a quote inside). */
+void sbuf_add_shell_word(struct sbuf *b, const char *s);
 
 char *xstrdup(const char *s);
+/* A copy of s with every byte that is not part of valid UTF-8 replaced by
+ * U+FFFD: strings from a guest or a file, before they go into JSON. */
+char *utf8_sanitize(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
 /* realloc @p to @n elements of @size bytes; aborts on overflow or out of memory. */

@@ -46,4 +46,31 @@ test_expect_success 'damaged capture: named, exit 2' '
 	printf "garbage" >"$T_TMP/bad.pcap"
 	expect_usage_error "bad.pcap" pcap "$T_TMP/bad.pcap"
 '
+test_expect_success 'a comma in --out (QEMU splits options on it): exit 2, named, nothing boots' '
+	rc=0; "$NETLAB" run --out "$T_TMP/a,b" --exec true 2>"$T_TMP/comma.err" || rc=$?
+	cat "$T_TMP/comma.err"
+	test $rc = 2
+	grep -q "holds a .,., which QEMU.s option syntax splits on" "$T_TMP/comma.err"
+	grep -q "^hint: " "$T_TMP/comma.err"
+	no_process_with "$T_TMP/a,b"
+	rc=0; "$NETLAB" regress --out "$T_TMP/c,d" udp-clean 2>"$T_TMP/comma2.err" || rc=$?
+	test $rc = 2
+	grep -q "holds a .,." "$T_TMP/comma2.err"
+'
+
+test_expect_success 'a broken baselines file: exit 2 before anything boots' '
+	mkdir -p "$T_TMP/bl"
+	cp "$TOP/tests/regress/udp-clean.scn" "$T_TMP/bl/x.scn"
+	printf "{ \"udp.lost\": NaN }" >"$T_TMP/bl/x.baseline.json"
+	rc=0; "$NETLAB" regress --out "$T_TMP/blout" "$T_TMP/bl/x.scn" 2>"$T_TMP/bl.err" || rc=$?
+	cat "$T_TMP/bl.err"
+	test $rc = 2
+	grep -q "x.baseline.json: the value of .udp.lost. is not a finite number" "$T_TMP/bl.err"
+	test ! -e "$T_TMP/blout"
+	printf "{ \"a\": 1, \"a\": 2 }" >"$T_TMP/bl/x.baseline.json"
+	rc=0; "$NETLAB" regress --out "$T_TMP/blout" "$T_TMP/bl/x.scn" 2>"$T_TMP/bl.err" || rc=$?
+	test $rc = 2
+	grep -q "x.baseline.json:1: key .a. appears twice" "$T_TMP/bl.err"
+'
+
 test_done

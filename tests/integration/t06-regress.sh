@@ -53,10 +53,15 @@ test_expect_success 'unknown scenario name: exit 2 with a hint' '
 	grep -q "hint:" "$T_TMP/none.err"
 '
 
-test_expect_success '--list shows every shipped scenario' '
+test_expect_success '--list shows every shipped scenario (a matrix as its cases)' '
 	"$NETLAB" regress --list >"$T_TMP/list"
 	for f in "$TOP"/tests/regress/*.scn; do
-		grep -q "^$(basename "$f" .scn) " "$T_TMP/list"
+		n=$(basename "$f" .scn)
+		if grep -q "^\[matrix\]" "$f"; then
+			grep -q "^$n\[[^]]*\] " "$T_TMP/list"
+		else
+			grep -q "^$n " "$T_TMP/list"
+		fi
 	done
 '
 

@@ -55,6 +55,18 @@ test_expect_success 'a scenario with no checks: exit 2, FILE: message' '
 	test ! -e "$T_TMP/out"
 '
 
+test_expect_success 'a scenario whose baselines file is broken: exit 2 before anything builds' '
+	mkdir -p "$T_TMP/bl"
+	cp "$SCN" "$T_TMP/bl/s.scn"
+	printf "{ \"udp.lost\": " >"$T_TMP/bl/s.baseline.json"
+	rc=0; "$NETLAB" bisect --out "$T_TMP/out" --ksrc "$R" --good HEAD~1 --bad HEAD \
+		--scenario "$T_TMP/bl/s.scn" 2>"$T_TMP/err" || rc=$?
+	cat "$T_TMP/err"
+	test $rc = 2
+	grep -q "s.baseline.json:1: invalid JSON: unexpected end of file" "$T_TMP/err"
+	test ! -e "$T_TMP/out"
+'
+
 test_expect_success 'the user tree is left alone by the checks' '
 	test -z "$(git -C "$R" status --porcelain)"
 	test "$(git -C "$R" worktree list | wc -l)" = 1

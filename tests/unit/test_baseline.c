@@ -172,6 +172,24 @@ static void test_baseline__rejects_non_numbers_and_non_objects(void **state)
 	expect_load_error(t->path, "[1, 2]", "%s: expected a JSON object of metric values");
 }
 
+/* What JSON extensions and quirks would let through, refused by name or line. */
+static void test_baseline__rejects_nan_infinity_overflow_duplicates_and_null(void **state)
+{
+	struct tmp *t = *state;
+
+	expect_load_error(t->path, "{ \"rr.tps\": NaN }",
+			  "%s: the value of 'rr.tps' is not a finite number");
+	expect_load_error(t->path, "{ \"rr.tps\": Infinity }",
+			  "%s: the value of 'rr.tps' is not a finite number");
+	expect_load_error(t->path, "{ \"rr.tps\": -Infinity }",
+			  "%s: the value of 'rr.tps' is not a finite number");
+	expect_load_error(t->path, "{ \"rr.tps\": 1e400 }",
+			  "%s: the value of 'rr.tps' is not a finite number");
+	expect_load_error(t->path, "{\n  \"rr.tps\": 1,\n  \"_meta\": { \"rr.tps\": 2 },\n  \"rr.tps\": 3\n}\n",
+			  "%s:4: key 'rr.tps' appears twice");
+	expect_load_error(t->path, "null", "%s: expected a JSON object of metric values, not null");
+}
+
 static void test_baseline__value_is_looked_up_by_subject(void **state)
 {
 	struct metrics *b = metrics_new();
@@ -341,6 +359,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline__corrupt_json_names_file_and_line,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__rejects_non_numbers_and_non_objects,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__rejects_nan_infinity_overflow_duplicates_and_null,
 						setup, teardown),
 		cmocka_unit_test(test_baseline__value_is_looked_up_by_subject),
 		cmocka_unit_test_setup_teardown(

@@ -242,6 +242,15 @@ static void test_check__metrics_used_in_order_with_columns(void **state)
 	check_expr_free(e);
 }
 
+/* What can never evaluate is refused when parsed, not after the runs. */
+static void test_check__rejects_overflowing_numbers_and_division_by_zero(void **state)
+{
+	expect_parse_error("udp.lost <= 1e999", "column 13: number '1e999' is out of range");
+	expect_parse_error("udp.lost <= 1e308G", "column 13: number '1e308G' is out of range");
+	expect_parse_error("udp.lost / 0 == 1", "column 10: division by zero");
+	expect_parse_error("udp.lost == udp.sent / 0.0", "column 22: division by zero");
+}
+
 static void test_check__syntax_errors_name_column_and_expectation(void **state)
 {
 	expect_parse_error("rr.latency_us.p99 <= baseline *",
@@ -402,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_check__names_with_digit_components_and_labels),
 		cmocka_unit_test(test_check__metrics_used_in_order_with_columns),
 		cmocka_unit_test(test_check__syntax_errors_name_column_and_expectation),
+		cmocka_unit_test(test_check__rejects_overflowing_numbers_and_division_by_zero),
 		cmocka_unit_test(test_check__missing_metric_is_not_measured_not_fail),
 		cmocka_unit_test(test_check__missing_metric_after_decided_or_still_errors),
 		cmocka_unit_test(test_check__baseline_missing_is_an_error_with_hint),

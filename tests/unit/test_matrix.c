@@ -326,6 +326,21 @@ static void test_matrix__overlapping_conditional_checks_are_refused(void **state
 	free(t);
 }
 
+/* A NUL byte would end the reader's view of the file: refused, with its line. */
+static void test_scenario__rejects_a_nul_byte_with_its_line(void **state)
+{
+	static const char text[] = "[scenario]\nduration = 2\n\0[checks]\nx = udp.lost == 0\n";
+	char *path = xasprintf("%s/nul.scn", dir), *err = NULL;
+	struct scenario **cases = NULL;
+	size_t n = 0;
+
+	assert_int_equal(file_write(path, text, sizeof(text) - 1), 0);
+	assert_int_equal(scn_parse_cases(path, &cases, &n, &err), -EINVAL);
+	assert_non_null(strstr(err, "nul.scn:3: a NUL byte"));
+	free(err);
+	free(path);
+}
+
 static void test_coverage__cells_of_directions_sizes_and_protocols(void **state)
 {
 	const char *text = "[scenario]\nnic.A = virtio-net\nduration = 2\n"
@@ -375,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_matrix__plain_file_is_one_case_without_case_id),
 		cmocka_unit_test(test_matrix__mtu_and_direction_keys),
 		cmocka_unit_test(test_matrix__overlapping_conditional_checks_are_refused),
+		cmocka_unit_test(test_scenario__rejects_a_nul_byte_with_its_line),
 		cmocka_unit_test(test_coverage__cells_of_directions_sizes_and_protocols),
 	};
 

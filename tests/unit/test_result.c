@@ -100,15 +100,18 @@ static void test_result__host_timeout(void **state)
 	run_result_release(&r);
 }
 
-static void test_result__timeout_before_agent_says_boot(void **state)
+/* A kernel that hangs before userspace: boot-failure, exit 125 (git bisect run skips it). */
+static void test_result__timeout_before_agent_is_boot_failure(void **state)
 {
 	struct run_obs o = { .timed_out = true, .status = "", .console = "Probing EDD\n" };
 	struct run_result r;
 
 	classify(&o, &r);
-	assert_int_equal(r.verdict, RV_TIMEOUT);
+	assert_int_equal(r.verdict, RV_BOOT_FAILURE);
 	assert_false(r.agent_started);
-	assert_non_null(strstr(r.reason, "did not boot"));
+	assert_non_null(strstr(r.reason, "did not boot to the netlab agent in time"));
+	assert_non_null(strstr(r.reason, "last console line: Probing EDD"));
+	assert_int_equal(run_result_exit_code(&r), 125);
 	run_result_release(&r);
 }
 
@@ -235,6 +238,45 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 	run_result_release(&r);
 }
 
+/* Bytes of a kernel image that are not UTF-8 become U+FFFD: result.json stays JSON. */
+static void test_result__json_strings_are_valid_utf8(void **state)
+{
+	struct vm_config cfg = { .kernel = "/k/bzImage", .accel = VM_ACCEL_TCG,
+				 .topo = topology_find("loop"), .timeout_s = 30,
+				 .icount_shift = -1 };
+	struct run_obs o = { .status = "agent 1\nexec 5\nexit 0\n" };
+	struct run_meta m = { .cfg = &cfg, .command = "true",
+			      .kernel_version = "6.1.0 \xff\xfe\xc3(bad) caf\xc3\xa9 \xed\xa0\x80",
+			      .boot_s = 1.5, .wall_s = 3.0 };
+	char tmpl[] = "/tmp/netlab-test-XXXXXX";
+	struct json_object *j, *v;
+	struct run_result r;
+	char *path, *err = NULL, *text = NULL, *clean;
+
+	assert_int_equal(cfg.topo->setup(&cfg, &err), 0);
+	assert_non_null(mkdtemp(tmpl));
+	path = xasprintf("%s/result.json", tmpl);
+	classify(&o, &r);
+	assert_int_equal(run_result_write_json(path, &r, &m, &err), 0);
+	assert_int_equal(file_read(path, &text, NULL), 0);
+	clean = utf8_sanitize(text);
+	assert_string_equal(clean, text);	/* the whole file is valid UTF-8 */
+	j = json_object_from_file(path);
+	assert_non_null(j);
+	assert_true(json_object_object_get_ex(j, "kernel", &v));
+	assert_true(json_object_object_get_ex(v, "version", &v));
+	assert_string_equal(json_object_get_string(v),
+			    "6.1.0 \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd(bad) caf\xc3\xa9 "
+			    "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	json_object_put(j);
+	unlink(path);
+	rmdir(tmpl);
+	free(path);
+	free(text);
+	free(clean);
+	run_result_release(&r);
+}
+
 static void test_result__json_write_error_names_file(void **state)
 {
 	struct run_obs o = { .status = "exit 0\n" };
@@ -267,7 +309,7 @@ int main(void)
 		cmocka_unit_test(test_result__status_from_the_console_without_ports),
 		cmocka_unit_test(test_result__panic_wins_and_carries_oops),
 		cmocka_unit_test(test_result__host_timeout),
-		cmocka_unit_test(test_result__timeout_before_agent_says_boot),
+		cmocka_unit_test(test_result__timeout_before_agent_is_boot_failure),
 		cmocka_unit_test(test_result__guest_timeout),
 		cmocka_unit_test(test_result__no_agent_is_boot_failure),
 		cmocka_unit_test(test_result__qemu_failure_is_infra),
@@ -275,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_result__interrupted),
 		cmocka_unit_test(test_result__incomplete_output_is_infra),
 		cmocka_unit_test(test_result__json_has_verdict_status_and_kernel),
+		cmocka_unit_test(test_result__json_strings_are_valid_utf8),
 		cmocka_unit_test(test_result__json_write_error_names_file),
 		cmocka_unit_test(test_result__text_tail),
 	};

@@ -180,6 +180,31 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	free(man);
 }
 
+static void test_scnrun__traffic_values_stay_one_shell_word(void **state)
+{
+	char *s = script_for("good-hostile-values.scn", NULL, 0);
+
+	expect(s, " --rate '1000;reboot'");
+	expect(s, " --bitrate '$(reboot)'");
+	expect(s, " --count '`reboot`|x'");
+	expect(s, " --size 32 --size-max '1472'\\''&&reboot'");
+	expect_not(s, " 1000;reboot");
+	free(s);
+}
+
+static void test_scnrun__direction_b_to_a_sends_from_b_and_sets_mtu(void **state)
+{
+	char *s = script_for("good-direction-mtu.scn", NULL, 0);
+
+	/* B (netns b) sends to A's address; A receives, bound to its own. */
+	expect(s, "/sbin/ip netns exec b udp-stream --send --dst 198.18.0.1");
+	expect(s, "udp-stream --recv --bind 198.18.0.1");
+	expect_not(s, "--dst 198.18.0.2");
+	expect(s, "/sbin/ip link set dev ethA mtu 9000");
+	expect(s, "/sbin/ip netns exec b /sbin/ip link set dev ethB mtu 9000");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +212,8 @@ int main(void)
 		cmocka_unit_test(test_scnrun__pair_splits_sender_and_receiver_with_handshake),
 		cmocka_unit_test(test_scnrun__rr_uses_client_server_and_its_port),
 		cmocka_unit_test(test_scnrun__manifest_chooses_lines_or_fallback_probes),
+		cmocka_unit_test(test_scnrun__traffic_values_stay_one_shell_word),
+		cmocka_unit_test(test_scnrun__direction_b_to_a_sends_from_b_and_sets_mtu),
 	};
 
 	return cmocka_run_group_tests_name("scnrun", tests, NULL, NULL);
