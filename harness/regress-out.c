@@ -427,10 +427,15 @@ int regress_write_json(const struct regress *r, const char *path, char **err)
 	json_object_object_add(o, "accel_reason",
 			       r->accel_why ? json_object_new_string(r->accel_why) : NULL);
 	json_object_object_add(o, "scenarios", arr);
-	ret = json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY |
-					       JSON_C_TO_STRING_NOSLASHESCAPE) ? -EIO : 0;
+	{
+		const char *text = json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		/* Whole or not at all (file_write renames a complete file over it). */
+		ret = text ? file_write(path, text, strlen(text)) : -ENOMEM;
+	}
 	if (ret)
-		err_set(err, "cannot write '%s': %s", path, json_util_get_last_err());
+		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
 	json_object_put(o);
 	return ret;
 }

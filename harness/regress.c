@@ -287,8 +287,13 @@ static void write_run_metrics(const char *dir, const struct metrics *m)
 	struct json_object *j = metrics_to_json(m);
 	char *path = xasprintf("%s/metrics.json", dir);
 
-	if (j)
-		json_object_to_file_ext(path, j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (j) {
+		const char *text = json_object_to_json_string_ext(
+			j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+		if (text)
+			(void)file_write(path, text, strlen(text));
+	}
 	json_object_put(j);
 	free(path);
 }

@@ -301,30 +301,42 @@ int file_read(const char *path, char **data, size_t *len)
 	return 0;
 }
 
+/*
+ * Written to a temporary file beside path, then renamed over it: a reader
+ * (or a crash, or a full disk) sees the old file or the new one whole, never
+ * a truncated one.
+ */
 int file_write(const char *path, const void *data, size_t len)
 {
+	char *tmp = xasprintf("%s.tmpXXXXXX", path);
 	const char *p = data;
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = mkostemp(tmp, O_CLOEXEC), ret = 0;
 
-	if (fd < 0)
-		return -errno;
-	while (len) {
+	if (fd < 0) {
+		ret = -errno;
+		free(tmp);
+		return ret;
+	}
+	while (len && !ret) {
 		ssize_t n = write(fd, p, len);
 
-		if (n < 0) {
-			int e = errno;
-
-			if (e == EINTR)
-				continue;
-			close(fd);
-			return -e;
+		if (n < 0 && errno != EINTR)
+			ret = -errno;
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
 		}
-		p += n;
-		len -= (size_t)n;
 	}
-	if (close(fd) < 0)
-		return -errno;
-	return 0;
+	if (!ret && fchmod(fd, 0644) < 0)
+		ret = -errno;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	return ret;
 }
 
 int file_writef(const char *path, const char *fmt, ...)

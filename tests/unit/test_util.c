@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file_write() is all or nothing: a write that fails part-way (a full disk,
+ * here a file-size limit) leaves the old file as it was and no temporary
+ * file behind, so result.json, summary.json and junit.xml are never left
+ * truncated or empty.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "util.h"
+
+static char dir[] = "/tmp/netlab-test-util-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rm_rf(dir);
+}
+
+static size_t entries(const char *d)
+{
+	DIR *dh = opendir(d);
+	struct dirent *e;
+	size_t n = 0;
+
+	while (dh && (e = readdir(dh)))
+		n += e->d_name[0] != '.';
+	if (dh)
+		closedir(dh);
+	return n;
+}
+
+static void test_util__file_write_failing_midway_keeps_the_old_file(void **state)
+{
+	char *path = xasprintf("%s/result.json", dir), *text = NULL;
+	pid_t pid;
+	int status;
+
+	assert_int_equal(file_write(path, "{\"old\": 1}\n", 11), 0);
+	pid = fork();
+	if (pid == 0) {
+		/* Writes past 4 bytes fail with EFBIG, as a full disk fails with ENOSPC. */
+		struct rlimit rl = { .rlim_cur = 4, .rlim_max = 4 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		_exit(file_write(path, "{\"new\": 1234567890}\n", 20) == -EFBIG ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(file_read(path, &text, NULL), 0);
+	assert_string_equal(text, "{\"old\": 1}\n");
+	assert_int_equal(entries(dir), 1);	/* no temporary file left */
+	free(text);
+	/* And a write that succeeds replaces it whole. */
+	assert_int_equal(file_write(path, "{\"new\": 2}\n", 11), 0);
+	assert_int_equal(file_read(path, &text, NULL), 0);
+	assert_string_equal(text, "{\"new\": 2}\n");
+	assert_int_equal(entries(dir), 1);
+	free(text);
+	free(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_util__file_write_failing_midway_keeps_the_old_file),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
