@@ -53,7 +53,18 @@ static long duplicate_key(const char *text)
 	long found = -1;
 
 	for (; *p && found < 0; p++) {
-		if (*p == '{' || *p == '[') {
+		/* json-c reads comments too: skip them, with their quotes. */
+		if (p[0] == '/' && p[1] == '/') {
+			p += strcspn(p, "\n");
+			if (!*p)
+				break;
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+
+			if (!end)
+				break;
+			p = end + 1;
+		} else if (*p == '{' || *p == '[') {
 			depth++;
 		} else if (*p == '}' || *p == ']') {
 			depth--;
@@ -63,6 +74,8 @@ static long duplicate_key(const char *text)
 			for (; *p && *p != '"'; p++)
 				if (*p == '\\' && p[1])
 					p++;
+			if (!*p)
+				break;
 			if (depth == 1 && p[1 + strspn(p + 1, " \t\r\n")] == ':') {
 				for (size_t i = 0; i < n && found < 0; i++)
 					if (lens[i] == (size_t)(p - start) && !strncmp(keys[i], start, lens[i]))

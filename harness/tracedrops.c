@@ -410,7 +410,8 @@ static int finish(struct tracedrops *td)
 		map[order[i]] = i;
 		sorted[i] = td->sites[order[i]];
 	}
-	memcpy(td->sites, sorted, n * sizeof(*sorted));
+	if (n)	/* memcpy(NULL, ..., 0) is undefined too */
+		memcpy(td->sites, sorted, n * sizeof(*sorted));
 	for (size_t k = 0; k < td->n_intervals; k++) {
 		struct tracedrops_interval *iv = &td->intervals[k];
 

@@ -190,6 +190,25 @@ static void test_baseline__rejects_nan_infinity_overflow_duplicates_and_null(voi
 	expect_load_error(t->path, "null", "%s: expected a JSON object of metric values, not null");
 }
 
+/* Found by the fuzzer: a quote in a comment (json-c reads comments) made the
+ * duplicate-key scan read past the end (ASan). Comments hide no keys. */
+static void test_baseline__comments_are_skipped_by_the_duplicate_scan(void **state)
+{
+	struct tmp *t = *state;
+	struct metrics *m = NULL;
+	double v = 0;
+
+	put(t->path, "{\"a\": 1 // \"\n}\n\n\n");
+	assert_int_equal(baseline_load(t->path, &m, NULL), 0);
+	assert_true(metrics_get(m, "a", &v) && v == 1);
+	metrics_free(m);
+	put(t->path, "{ /* \"a\": 2, */ \"a\": 1, \"b\": 2 // \"b\": 3\n}\n");
+	assert_int_equal(baseline_load(t->path, &m, NULL), 0);
+	assert_int_equal(metrics_count(m), 2);
+	metrics_free(m);
+	expect_load_error(t->path, "{ \"a\": 1, /* x */ \"a\": 2 }", "%s:1: key 'a' appears twice");
+}
+
 static void test_baseline__value_is_looked_up_by_subject(void **state)
 {
 	struct metrics *b = metrics_new();
@@ -361,6 +380,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline__rejects_non_numbers_and_non_objects,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__rejects_nan_infinity_overflow_duplicates_and_null,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__comments_are_skipped_by_the_duplicate_scan,
 						setup, teardown),
 		cmocka_unit_test(test_baseline__value_is_looked_up_by_subject),
 		cmocka_unit_test_setup_teardown(

@@ -146,6 +146,15 @@ static void test_scenario_gdb__rejects_bad_regex_with_line_and_key(void **state)
 		     "bad regex in match.ring 'next_to_use=(': Unmatched ( or \\( (POSIX extended regex)");
 }
 
+/* Found by the fuzzer: "B" and 22 '+' made regcomp() take gigabytes. */
+static void test_scenario_gdb__rejects_regex_that_regcomp_would_blow_up(void **state)
+{
+	expect_error("script = rx.gdb\nmatch.x = B++++++++++++++++++++++\n", NULL, 7,
+		     "regex in match.x has more than 10 repetition operators (* + ? {): glibc's regcomp grows exponentially with them");
+	expect_error("script = rx.gdb\nmatch.x = a*b+c?d{2}e*f*g*h*i*j*k*\n", NULL, 7,
+		     "regex in match.x has more than 10 repetition operators (* + ? {): glibc's regcomp grows exponentially with them");
+}
+
 static void test_scenario_gdb__rejects_missing_script(void **state)
 {
 	struct scenario *s = NULL;
@@ -274,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_gdb__parses_every_key),
 		cmocka_unit_test(test_scenario_gdb__defaults_and_absence),
 		cmocka_unit_test(test_scenario_gdb__rejects_bad_regex_with_line_and_key),
+		cmocka_unit_test(test_scenario_gdb__rejects_regex_that_regcomp_would_blow_up),
 		cmocka_unit_test(test_scenario_gdb__rejects_missing_script),
 		cmocka_unit_test(test_scenario_gdb__rejects_script_that_is_not_gdb_or_python),
 		cmocka_unit_test(test_scenario_gdb__rejects_section_without_script),

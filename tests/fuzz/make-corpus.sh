@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Regenerate the seed corpora in tests/fuzz/corpus/<target>/ from the files
+# netlab ships (README.md, "Seeds"). Run it after adding scenarios or
+# fixtures; commit what changes. The trace.dat seeds are too big to keep:
+# run.sh links them from the fixtures at run time.
+# Usage: tests/fuzz/make-corpus.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+out=tests/fuzz/corpus
+
+# A file name for a seed: its path, with '/' as '-'.
+seed_name() {
+	local p=${1#tests/}
+	p=${p#unit/fixtures/}
+	echo "${p//\//-}"
+}
+
+rm -rf "$out"
+mkdir -p "$out"/{scenario,check,baseline,result,pcap}
+
+# scenario: every shipped .scn, good and bad.
+for f in tests/regress/*.scn tests/regress/*/*.scn tests/integration/scenarios/*.scn \
+	 tests/unit/fixtures/scenarios/*.scn tests/unit/fixtures/runs/*/scenario.scn; do
+	[ -f "$f" ] && cp "$f" "$out/scenario/$(seed_name "$f")"
+done
+
+# check: the expressions of those files' [checks] sections, one per file
+# (NAME = EXPR and NAME[COND] = EXPR), named by their hash to drop repeats.
+for f in "$out"/scenario/*.scn; do
+	awk '/^\[/ { in_checks = ($0 ~ /^\[checks\]/); next }
+	     in_checks && /^[ \t]*[A-Za-z0-9_.-]+(\[[^]]*\])?[ \t]*=/ {
+		sub(/^[ \t]*[A-Za-z0-9_.-]+(\[[^]]*\])?[ \t]*=[ \t]*/, ""); print }' "$f"
+done | sort -u | while IFS= read -r expr; do
+	printf '%s' "$expr" >"$out/check/$(printf '%s' "$expr" | sha1sum | cut -c1-16)"
+done
+
+# ... and the grammar's corners (harness/check.c): not, parentheses,
+# suffixes, unary minus, division by zero.
+printf 'not (nic.A.rx_missed_errors > 0 or udp.lost > 10k)' >"$out/check/grammar-not"
+printf 'udp.lost / (udp.sent - udp.sent) < -1.5e3' >"$out/check/grammar-div-zero"
+printf -- '-(rr.tps * 2) != baseline / 4 and udp.sent >= 1M' >"$out/check/grammar-unary"
+
+# baseline: the baselines next to the regression scenarios.
+for f in tests/regress/*.baseline.json tests/regress/*/*.baseline.json; do
+	[ -f "$f" ] && cp "$f" "$out/baseline/$(seed_name "$f")"
+done
+
+# result: STATUS NUL CONSOLE NUL QEMU_LOG (fuzz_result.c). The status port
+# lines are guest/netlab-proto.h's; the consoles are the shipped logs.
+r=$out/result
+printf 'agent 1\ntopology ok\nexec 42\nexit 0\npoweroff\n' >"$r/exit-0"
+printf 'agent 1\nexec 50\nexit 7\npoweroff\n' >"$r/exit-7"
+printf 'agent 1\nexec 50\ntimeout\nexit 137\npoweroff\n' >"$r/guest-timeout"
+printf 'agent 1\ntopology error: ip link set eth1 up: No such device\n' >"$r/topology-error"
+printf '\0Probing EDD\n' >"$r/boot-hang"
+printf '\0\0qemu-system-x86_64: -netdev user: invalid option\n' >"$r/qemu-failed"
+printf '\0netlab-agent: no virtio-serial device: all output goes to the console\r\nnetlab-agent: status: agent 1\r\nnetlab-agent: status: exec 33\nnetlab-agent: status: exit 3\n' \
+	>"$r/console-status"
+printf 'agent 1\nexec 50\n\0[    1.0] netlab-agent: started\n[    2.1] sysrq: Trigger a crash\n[    2.1] Kernel panic - not syncing: sysrq triggered crash\n[    2.1] Call Trace:\n[    2.1]  sysrq_handle_crash+0x16/0x20\n[    2.1] ---[ end Kernel panic - not syncing: sysrq triggered crash ]---\n' \
+	>"$r/panic"
+printf 'agent 1\nexec 50\n\0[    3.2] BUG: kernel NULL pointer dereference, address: 0000000000000008\n[    3.2] Oops: 0000 [#1] SMP NOPTI\n[    3.2] RIP: 0010:e1000_clean_rx_irq+0x5a/0x3c0\n' \
+	>"$r/oops"
+for f in $(find tests/unit/fixtures -name 'console*.log' | sort); do
+	{ printf 'agent 1\nexec 7\nexit 0\npoweroff\n\0'; cat "$f"; } >"$r/$(seed_name "$f")"
+done
+
+# pcap: the first packets of each fixture capture (the whole files are
+# ~250 KB), and a capture with no packet.
+for f in $(find tests/unit/fixtures -name '*.pcap' | sort); do
+	tcpdump -r "$f" -c 12 -w "$out/pcap/$(seed_name "$f")" 2>/dev/null
+done
+f=$(find tests/unit/fixtures -name '*.pcap' | sort | head -n 1)
+head -c 24 "$f" >"$out/pcap/header-only.pcap"
+
+du -sh "$out"/*
