@@ -20,20 +20,9 @@
 #include "matrix.h"
 #include "scenario.h"
 #include "util.h"
+#include "tmpdir.h"
 
-static char dir[] = "/tmp/netlab-test-matrix-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(dir);
-}
+TMPDIR_FIXTURE("matrix")
 
 /* Write text as DIR/NAME.scn; the caller frees the path. */
 static char *scn_file(const char *name, const char *text)
@@ -394,5 +383,5 @@ int main(void)
 		cmocka_unit_test(test_coverage__cells_of_directions_sizes_and_protocols),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
 }

@@ -20,20 +20,9 @@
 
 #include "regress.h"
 #include "util.h"
+#include "tmpdir.h"
 
-static char dir[] = "/tmp/netlab-test-regress-out-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(dir);
-}
+TMPDIR_FIXTURE("regress-out")
 
 static const char text[] = "[scenario]\nduration = 2\n"
 			   "[traffic]\ngenerator = udp-stream\n"
@@ -107,5 +96,5 @@ int main(void)
 		cmocka_unit_test(test_regress_out__junit_is_well_formed_with_markup_and_control_characters),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
 }

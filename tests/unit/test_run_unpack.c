@@ -18,26 +18,15 @@
 
 #include "run.h"
 #include "util.h"
+#include "tmpdir.h"
 
-static char top[] = "/tmp/netlab-test-unpack-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(top) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(top);
-}
+TMPDIR_FIXTURE("unpack")
 
 static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 {
-	char *dir = xasprintf("%s/it's $(touch %s/pwned) `touch %s/pwned2`; touch %s/pwned3 '", top,
-			      top, top, top);
-	char *src = xasprintf("%s/src", top), *tar = xasprintf("%s/files.tar", dir);
+	char *dir = xasprintf("%s/it's $(touch %s/pwned) `touch %s/pwned2`; touch %s/pwned3 '", dir,
+			      dir, dir, dir);
+	char *src = xasprintf("%s/src", dir), *tar = xasprintf("%s/files.tar", dir);
 	char *file = xasprintf("%s/files/hello.txt", dir), *p, *text = NULL;
 	pid_t pid;
 	int status;
@@ -58,7 +47,7 @@ static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 	assert_int_equal(file_read(file, &text, NULL), 0);
 	assert_string_equal(text, "from the guest\n");
 	for (int i = 0; i < 3; i++) {
-		p = i ? xasprintf("%s/pwned%d", top, i + 1) : xasprintf("%s/pwned", top);
+		p = i ? xasprintf("%s/pwned%d", dir, i + 1) : xasprintf("%s/pwned", dir);
 		assert_int_equal(access(p, F_OK), -1);
 		free(p);
 	}
@@ -71,7 +60,7 @@ static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 
 static void test_run_unpack__no_files_tar_is_enoent(void **state)
 {
-	char *dir = xasprintf("%s/empty", top);
+	char *dir = xasprintf("%s/empty", dir);
 
 	assert_int_equal(mkdir_p(dir, 0755), 0);
 	assert_int_equal(run_unpack_files(dir), -ENOENT);
@@ -85,5 +74,5 @@ int main(void)
 		cmocka_unit_test(test_run_unpack__no_files_tar_is_enoent),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
 }

@@ -21,20 +21,9 @@
 #include <cmocka.h>
 
 #include "util.h"
+#include "tmpdir.h"
 
-static char dir[] = "/tmp/netlab-test-util-XXXXXX";
-
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return rm_rf(dir);
-}
+TMPDIR_FIXTURE("util")
 
 static size_t entries(const char *d)
 {
@@ -86,5 +75,5 @@ int main(void)
 		cmocka_unit_test(test_util__file_write_failing_midway_keeps_the_old_file),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
 }
