@@ -24,14 +24,14 @@ TMPDIR_FIXTURE("unpack")
 
 static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 {
-	char *dir = xasprintf("%s/it's $(touch %s/pwned) `touch %s/pwned2`; touch %s/pwned3 '", dir,
+	char *run = xasprintf("%s/it's $(touch %s/pwned) `touch %s/pwned2`; touch %s/pwned3 '", dir,
 			      dir, dir, dir);
-	char *src = xasprintf("%s/src", dir), *tar = xasprintf("%s/files.tar", dir);
-	char *file = xasprintf("%s/files/hello.txt", dir), *p, *text = NULL;
+	char *src = xasprintf("%s/src", dir), *tar = xasprintf("%s/files.tar", run);
+	char *file = xasprintf("%s/files/hello.txt", run), *p, *text = NULL;
 	pid_t pid;
 	int status;
 
-	assert_int_equal(mkdir_p(dir, 0755), 0);
+	assert_int_equal(mkdir_p(run, 0755), 0);
 	assert_int_equal(mkdir_p(src, 0755), 0);
 	p = xasprintf("%s/hello.txt", src);
 	assert_int_equal(file_writef(p, "from the guest\n"), 0);
@@ -43,7 +43,7 @@ static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 	}
 	assert_true(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
 
-	assert_int_equal(run_unpack_files(dir), 0);
+	assert_int_equal(run_unpack_files(run), 0);
 	assert_int_equal(file_read(file, &text, NULL), 0);
 	assert_string_equal(text, "from the guest\n");
 	for (int i = 0; i < 3; i++) {
@@ -55,16 +55,16 @@ static void test_run_unpack__hostile_directory_name_runs_nothing(void **state)
 	free(file);
 	free(tar);
 	free(src);
-	free(dir);
+	free(run);
 }
 
 static void test_run_unpack__no_files_tar_is_enoent(void **state)
 {
-	char *dir = xasprintf("%s/empty", dir);
+	char *run = xasprintf("%s/empty", dir);
 
-	assert_int_equal(mkdir_p(dir, 0755), 0);
-	assert_int_equal(run_unpack_files(dir), -ENOENT);
-	free(dir);
+	assert_int_equal(mkdir_p(run, 0755), 0);
+	assert_int_equal(run_unpack_files(run), -ENOENT);
+	free(run);
 }
 
 int main(void)
