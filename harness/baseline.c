@@ -77,16 +77,16 @@ static long duplicate_key(const char *text)
 			if (!*p)
 				break;
 			if (depth == 1 && p[1 + strspn(p + 1, " \t\r\n")] == ':') {
+				size_t len = (size_t)(p - start);
+
 				for (size_t i = 0; i < n && found < 0; i++)
-					if (lens[i] == (size_t)(p - start) && !strncmp(keys[i], start, lens[i]))
+					if (lens[i] == len && !strncmp(keys[i], start, len))
 						found = start - text;
 				keys = xrealloc_array(keys, n + 1, sizeof(*keys));
 				lens = xrealloc_array(lens, n + 1, sizeof(*lens));
 				keys[n] = start;
-				lens[n++] = (size_t)(p - start);
+				lens[n++] = len;
 			}
-			if (!*p)
-				break;
 		}
 	}
 	free(keys);
@@ -195,22 +195,14 @@ int baseline_load(const char *path, struct metrics **out, char **err)
 	return 0;
 }
 
-double baseline_value(const struct metrics *b, const struct check_expr *e)
-{
-	double v;
-
-	if (!b || !metrics_get(b, check_subject(e), &v))
-		return NAN;
-	return v;
-}
-
 char *baseline_key(const struct scenario *scn, const char *subject)
 {
-	return scn->case_id ? xasprintf("%s[%s]", subject, scn->case_id) : xstrdup(subject);
+	return scn && scn->case_id ? xasprintf("%s[%s]", subject, scn->case_id)
+				   : xstrdup(subject);
 }
 
-double baseline_case_value(const struct metrics *b, const struct scenario *scn,
-			   const struct check_expr *e)
+double baseline_value(const struct metrics *b, const struct scenario *scn,
+		      const struct check_expr *e)
 {
 	char *key;
 	double v;
@@ -293,7 +285,6 @@ static int set_subjects(struct json_object *o, const struct scenario *scn,
 	}
 	for (size_t i = 0; i < scn->n_checks; i++) {
 		const struct check_expr *e = scn->checks[i].expr;
-
 		char *key;
 
 		if (!check_uses_baseline(e))

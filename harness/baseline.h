@@ -42,8 +42,12 @@ char *baseline_path(const char *scn_path);
  */
 int baseline_load(const char *path, struct metrics **out, char **err);
 
-/* The baseline of check e (of its subject) in b, or NAN when there is none. */
-double baseline_value(const struct metrics *b, const struct check_expr *e);
+/*
+ * The baseline of check e (of its subject, under baseline_key() for a case
+ * of scenario scn; scn may be NULL) in b, or NAN when there is none.
+ */
+double baseline_value(const struct metrics *b, const struct scenario *scn,
+		      const struct check_expr *e);
 
 /*
  * The key of a subject in a baselines file: the subject, and for a case of
@@ -51,9 +55,6 @@ double baseline_value(const struct metrics *b, const struct check_expr *e);
  * the cases of one file share it. Caller frees.
  */
 char *baseline_key(const struct scenario *scn, const char *subject);
-/* baseline_value() for scenario scn's check e. */
-double baseline_case_value(const struct metrics *b, const struct scenario *scn,
-			   const struct check_expr *e);
 
 /*
  * baseline_update() - record measured values as the new baselines

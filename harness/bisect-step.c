@@ -436,7 +436,7 @@ static enum bisect_call judge(struct step_ctx *x, char **why)
 	for (size_t c = 0; c < x->scn->n_checks; c++) {
 		const struct scn_check *sc = &x->scn->checks[c];
 		struct bisect_check_sample *cs;
-		double base = x->baseline ? baseline_value(x->baseline, sc->expr) : NAN;
+		double base = baseline_value(x->baseline, x->scn, sc->expr);
 		struct check_result res = { 0 };
 
 		if (x->c->check && strcmp(x->c->check, sc->name))

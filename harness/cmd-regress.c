@@ -350,14 +350,8 @@ int cmd_regress(int argc, char **argv)
 		ret = NL_EXIT_OK;
 		goto out;
 	}
-	if (regress_load(&rc.o, &r, &err)) {
-		if (!r && rc.filters && err && !strcmp(err, "no scenarios to run")) {
-			free(err);
-			err = xstrdup("no scenario or matrix case matches what was named\n"
-				      "hint: netlab regress --list shows every case's name");
-		}
+	if (regress_load(&rc.o, &r, &err))
 		goto fail;
-	}
 	if (rc.list) {
 		for (size_t i = 0; i < r->n; i++)
 			printf("%-28s %s\n", r->s[i].scn->name, r->s[i].scn->description ?: "");

@@ -48,14 +48,6 @@ static int model_index(const char *name)
 	return -1;
 }
 
-static const char *tval(const struct scenario *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_traffic; i++)
-		if (!strcmp(s->traffic[i].key, key))
-			return s->traffic[i].value;
-	return NULL;
-}
-
 /* A byte count as the generators take it: 1400, 9k, 1M. */
 static unsigned long bytes(const char *v, unsigned long def)
 {
@@ -112,34 +104,38 @@ void coverage_add(struct coverage *cv, const struct scenario *s, const char *con
 	unsigned int tx = scn_tx_nic(s), rx = scn_rx_nic(s);
 	unsigned int mtx = s->mtu[tx] ? s->mtu[tx] : 1500, mrx = s->mtu[rx] ? s->mtu[rx] : 1500;
 	unsigned int pmtu = mtx < mrx ? mtx : mrx;
-	bool v6 = tval(s, "dst-ipv6") && strchr("1ty", tval(s, "dst-ipv6")[0]);
+	bool v6 = scn_traffic_true(s, "dst-ipv6");
 	unsigned long hdr = v6 ? 40 : 20;
 	struct dir d = { .from = model_index(nic_models[tx]), .to = model_index(nic_models[rx]),
 			 .cv = cv, .s = s };
 
 	if (!strcmp(s->generator, "udp-stream")) {
-		const char *sz = tval(s, "size"), *range = sz ? strstr(sz, "..") : NULL;
+		const char *sz = scn_traffic_value(s, "size");
+		const char *range = sz ? strstr(sz, "..") : NULL;
 		unsigned long size = bytes(sz, 1400);
-		unsigned long max = range ? bytes(range + 2, 0) : bytes(tval(s, "size-max"), 0);
+		unsigned long max = range ? bytes(range + 2, 0)
+					  : bytes(scn_traffic_value(s, "size-max"), 0);
 
 		d.proto = COV_UDP;
 		mark(&d, false, max ? COV_MIXED : pkt_class(size + 8 + hdr, pmtu));
 		if (max && max + 8 + hdr > pmtu)
 			mark(&d, false, COV_FRAG);
 	} else if (!strcmp(s->generator, "tcp-stream")) {
-		bool bidir = tval(s, "bidir") && strchr("1ty", tval(s, "bidir")[0]);
+		bool bidir = scn_traffic_true(s, "bidir");
 
 		d.proto = COV_TCP;
 		mark(&d, false, pmtu > 1500 ? COV_JUMBO : COV_MTU);
 		mark(&d, true, bidir ? (pmtu > 1500 ? COV_JUMBO : COV_MTU) : COV_SMALL);
 	} else {
-		const char *proto = tval(s, "proto");
+		const char *proto = scn_traffic_value(s, "proto");
 		bool udp = proto && !strcmp(proto, "udp");
 		unsigned long l4 = udp ? 8 : 32;
+		unsigned long req = bytes(scn_traffic_value(s, "req-size"), 32);
+		unsigned long resp = bytes(scn_traffic_value(s, "resp-size"), 32);
 
 		d.proto = udp ? COV_UDP : COV_TCP;
-		mark(&d, false, pkt_class(bytes(tval(s, "req-size"), 32) + l4 + hdr, pmtu));
-		mark(&d, true, pkt_class(bytes(tval(s, "resp-size"), 32) + l4 + hdr, pmtu));
+		mark(&d, false, pkt_class(req + l4 + hdr, pmtu));
+		mark(&d, true, pkt_class(resp + l4 + hdr, pmtu));
 	}
 }
 

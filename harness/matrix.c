@@ -10,29 +10,6 @@
 
 #include "util.h"
 
-/* [scenario] keys an axis may name: the whole key, or a prefix ending in '.'. */
-static const char *const scenario_axis_keys[] = {
-	"description", "topology", "append", "duration", "repeat", "timeout", "deterministic",
-	"mem", "acpi", "direction", "nic.", "ring.", "coalesce.", "mtu.",
-};
-
-enum matrix_section matrix_axis_section(const char *key, const char **skey)
-{
-	*skey = key;
-	if (!strncmp(key, "sysctl.", 7)) {
-		*skey = key + 7;
-		return MATRIX_SEC_SYSCTL;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(scenario_axis_keys); i++) {
-		const char *k = scenario_axis_keys[i];
-		size_t n = strlen(k);
-
-		if (k[n - 1] == '.' ? !strncmp(key, k, n) : !strcmp(key, k))
-			return MATRIX_SEC_SCENARIO;
-	}
-	return MATRIX_SEC_TRAFFIC;
-}
-
 void matrix_axis_free(struct scn_axis *ax)
 {
 	for (size_t i = 0; i < ax->n_values; i++)

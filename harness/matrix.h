@@ -30,15 +30,6 @@
 
 #define MATRIX_MAX_CASES 1024
 
-enum matrix_section {
-	MATRIX_SEC_SCENARIO,
-	MATRIX_SEC_TRAFFIC,
-	MATRIX_SEC_SYSCTL,
-};
-
-/* The section an axis key sets, and the key within it (sysctl.X -> X). */
-enum matrix_section matrix_axis_section(const char *key, const char **skey);
-
 /*
  * matrix_axis_parse() - one "KEY = V1 V2 ..." line of [matrix]
  * Return: 0 and ax filled (key, values, line); -EINVAL with *why for an

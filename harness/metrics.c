@@ -113,6 +113,14 @@ double metrics_value(const struct metrics *m, const char *name, double dflt)
 	return v;
 }
 
+double metrics_value_label(const struct metrics *m, const char *fmt, char label, double dflt)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), fmt, label);
+	return metrics_value(m, name, dflt);
+}
+
 size_t metrics_count(const struct metrics *m)
 {
 	return m->n;

@@ -30,6 +30,8 @@ void metrics_emit(void *m, const char *name, double value);
 bool metrics_get(const struct metrics *m, const char *name, double *value);
 /* The value of `name`, or `dflt` when it is not measured (or m is NULL). */
 double metrics_value(const struct metrics *m, const char *name, double dflt);
+/* The same for a per-NIC name: `fmt` holds one %c, for `label` ("nicrx.%c.lost"). */
+double metrics_value_label(const struct metrics *m, const char *fmt, char label, double dflt);
 size_t metrics_count(const struct metrics *m);
 /*
  * The i-th metric in name order (strcmp), 0 <= i < metrics_count():

@@ -3,6 +3,7 @@
 #ifndef NETLAB_PCAPSTAT_H
 #define NETLAB_PCAPSTAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct pcap_stats {
@@ -18,5 +19,12 @@ struct pcap_stats {
  * is not a capture, is truncated, or a filter that does not compile.
  */
 int pcap_stats_read(const char *path, const char *filter, struct pcap_stats *st, char **err);
+
+/*
+ * The same for n filters in one pass over the file: st[i] for filters[i]
+ * (NULL for none; packets and bytes are the file's in every st[i]).
+ */
+int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
+			 struct pcap_stats *st, char **err);
 
 #endif /* NETLAB_PCAPSTAT_H */

@@ -28,11 +28,16 @@ const char *qemu_port_file(const char *port)
 	return "files.tar";
 }
 
-/*
- * Paths QEMU reads inside its own option syntax (path=, file=, unix:...),
- * where ',' separates options: one would cut the path and fail the run as an
- * infrastructure error. Refused up front instead, naming the path.
- */
+int qemu_path_check(const char *what, const char *path, char **err)
+{
+	if (!path || !strchr(path, ','))
+		return 0;
+	err_set(err, "%s '%s' holds a ',', which QEMU's option syntax splits on\n"
+		     "hint: use a path without commas", what, path);
+	return -EINVAL;
+}
+
+/* Every path of cfg that QEMU parses: qemu_path_check(). */
 static int check_comma_paths(const struct vm_config *cfg, char **err)
 {
 	const struct { const char *what, *path; } paths[] = {
@@ -44,13 +49,9 @@ static int check_comma_paths(const struct vm_config *cfg, char **err)
 		{ "replay log", cfg->debug.rr_file }, { "replay disk", cfg->debug.rr_disk },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
-		if (paths[i].path && strchr(paths[i].path, ',')) {
-			err_set(err, "%s '%s' holds a ',', which QEMU's option syntax splits on\n"
-				     "hint: use a path without commas", paths[i].what, paths[i].path);
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		if (qemu_path_check(paths[i].what, paths[i].path, err))
 			return -EINVAL;
-		}
-	}
 	return 0;
 }
 

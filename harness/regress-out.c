@@ -52,6 +52,12 @@ static double mget(const struct metrics *m, const char *name)
 	return metrics_value(m, name, NAN);
 }
 
+/* The same, for a per-NIC metric: fmt has one %c for the label. */
+static double mgetl(const struct metrics *m, const char *fmt, char label)
+{
+	return metrics_value_label(m, fmt, label, NAN);
+}
+
 /* Each NIC label whose NIC/driver layer was measured (nicrx.<L>.lost), in order. */
 static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
 {
@@ -135,14 +141,9 @@ char *regress_loss_story(const struct metrics *m)
 			  mget(m, "loss.wire_rx"), wire, isnan(drv) ? 0 : drv, stack,
 			  mget(m, "loss.rx_stack_drops"), mget(m, "loss.app_received"), un);
 	for (size_t i = 0; i < n_labels; i++) {
-		char name[32];
-		double w, ip, lost;
+		double w = mgetl(m, "nicrx.%c.wire", labels[i]), ip = mgetl(m, "nicrx.%c.ip", labels[i]);
+		double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
 
-		snprintf(name, sizeof(name), "nicrx.%c.wire", labels[i]);
-		w = mget(m, name);
-		snprintf(name, sizeof(name), "nicrx.%c.ip", labels[i]);
-		ip = mget(m, name);
-		lost = w - ip;
 		driver_lost |= lost > 0;
 		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP", i ? "; " :
 			  (isnan(sent) ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
@@ -156,12 +157,8 @@ char *regress_loss_story(const struct metrics *m)
 						   "snmp.%c.Ip.ReasmFails", "snmp.%c.Ip.ReasmTimeout" };
 		double v[4];
 
-		for (int k = 0; k < 4; k++) {
-			char name[48];
-
-			snprintf(name, sizeof(name), fmt[k], labels[i]);
-			v[k] = mget(m, name);
-		}
+		for (int k = 0; k < 4; k++)
+			v[k] = mgetl(m, fmt[k], labels[i]);
 		if (v[0] > 0)
 			sbuf_addf(&b, "\n      reassembly at %c: %.0f fragments -> %.0f datagrams, %.0f failed, %.0f timed out (Ip.Reasm*)",
 				  labels[i], v[0], v[1], isnan(v[2]) ? 0 : v[2], isnan(v[3]) ? 0 : v[3]);
@@ -192,17 +189,10 @@ char *regress_loss_story(const struct metrics *m)
 		if (wire > 0)
 			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
 		for (size_t i = 0; i < n_labels; i++) {
-			char name[32];
-			double lost;
+			double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
+			double silent = mgetl(m, "nicrx.%c.silent", labels[i]);
+			double counted = mgetl(m, "nicrx.%c.counted", labels[i]);
 
-			double silent, counted;
-
-			snprintf(name, sizeof(name), "nicrx.%c.lost", labels[i]);
-			lost = mget(m, name);
-			snprintf(name, sizeof(name), "nicrx.%c.silent", labels[i]);
-			silent = mget(m, name);
-			snprintf(name, sizeof(name), "nicrx.%c.counted", labels[i]);
-			counted = mget(m, name);
 			if (lost <= 0)
 				continue;
 			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",

@@ -162,7 +162,15 @@ int regress_load(const struct regress_opts *o, struct regress **out, char **err)
 		}
 	}
 	if (!r->n) {
-		err_set(err, "no scenarios to run");
+		bool filtered = false;
+
+		for (size_t i = 0; o->case_filter && i < o->n_scenarios; i++)
+			filtered |= o->case_filter[i] != NULL;
+		if (filtered)
+			err_set(err, "no scenario or matrix case matches what was named\n"
+				     "hint: netlab regress --list shows every case's name");
+		else
+			err_set(err, "no scenarios to run");
 		regress_free(r);
 		return -EINVAL;
 	}
@@ -319,7 +327,7 @@ static void run_metrics(struct regress_scn *rs, struct regress_run *run, struct 
 	write_run_metrics(run->dir, run->m);
 	for (size_t c = 0; c < rs->scn->n_checks; c++) {
 		const struct scn_check *chk = &rs->scn->checks[c];
-		double base = baseline_case_value(rs->baseline, rs->scn, chk->expr);
+		double base = baseline_value(rs->baseline, rs->scn, chk->expr);
 		struct check_result res;
 
 		memset(&res, 0, sizeof(res));
@@ -346,13 +354,13 @@ static void job_done(struct regress *r, const struct regress_opts *o, struct job
 	sbuf_init(&say);
 	if (run->verdict == RV_OK)
 		run_metrics(rs, run, &say);
+	/* The connection, when the suite is spread over several. */
 	if (run->connect && n_conns(o) > 1)
-		progress(o, "[%zu/%zu] %s run %u/%u: %s%s (%.1f s, %s)", done, total, rs->scn->name,
-			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), say.s, wall,
-			 run->connect);
+		sbuf_addf(&say, " (%.1f s, %s)", wall, run->connect);
 	else
-		progress(o, "[%zu/%zu] %s run %u/%u: %s%s (%.1f s)", done, total, rs->scn->name,
-			 j->rep + 1, rs->n_runs, run_verdict_name(run->verdict), say.s, wall);
+		sbuf_addf(&say, " (%.1f s)", wall);
+	progress(o, "[%zu/%zu] %s run %u/%u: %s%s", done, total, rs->scn->name, j->rep + 1,
+		 rs->n_runs, run_verdict_name(run->verdict), say.s);
 	sbuf_release(&say);
 }
 
@@ -541,7 +549,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 		struct regress_check *rc = &rs->checks[c];
 
 		rc->check = &rs->scn->checks[c];
-		rc->baseline = baseline_case_value(rs->baseline, rs->scn, rc->check->expr);
+		rc->baseline = baseline_value(rs->baseline, rs->scn, rc->check->expr);
 		if (!rs->median) {
 			rc->res.status = CHECK_NOT_MEASURED;
 			continue;
@@ -567,12 +575,9 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 {
 	int ret;
 
-	/* QEMU's option syntax splits paths on ',': refused before anything runs. */
-	if (strchr(o->out, ',')) {
-		err_set(err, "--out '%s' holds a ',', which QEMU's option syntax splits on\n"
-			     "hint: pass an --out DIR without commas", o->out);
+	/* Refused before anything runs, not as each run's infrastructure error. */
+	if (qemu_path_check("run directory (--out)", o->out, err))
 		return -EINVAL;
-	}
 	ret = mkdir_p(o->out, 0755);
 
 	if (ret) {

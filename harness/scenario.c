@@ -111,6 +111,22 @@ int scn_parse_bool(const char *s, bool *out)
 	return -EINVAL;
 }
 
+const char *scn_traffic_value(const struct scenario *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_traffic; i++)
+		if (!strcmp(s->traffic[i].key, key))
+			return s->traffic[i].value;
+	return NULL;
+}
+
+bool scn_traffic_true(const struct scenario *s, const char *key)
+{
+	const char *v = scn_traffic_value(s, key);
+	bool b = false;
+
+	return v && scn_parse_bool(v, &b) == 0 && b;
+}
+
 /* Every character of s in `set`, or alphanumeric; s non-empty. */
 static bool chars_ok(const char *s, const char *set)
 {
@@ -462,21 +478,46 @@ known:
 	return 0;
 }
 
+/* [scenario] keys by prefix: KEY.<LABEL>... */
+static const struct {
+	const char *prefix;
+	int (*set)(struct parse_ctx *c, const char *key, const char *value);
+} scenario_prefixes[] = {
+	{ "nic.", set_nic },
+	{ "ring.", set_ring },
+	{ "coalesce.", set_coalesce },
+	{ "mtu.", set_mtu },
+};
+
+/* The setter of a [scenario] key, by name or by prefix; -1 when it is none. */
+static int scenario_key_find(const char *key, bool *by_prefix)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(scenario_keys); i++) {
+		if (!strcmp(key, scenario_keys[i].key)) {
+			*by_prefix = false;
+			return (int)i;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(scenario_prefixes); i++) {
+		if (!strncmp(key, scenario_prefixes[i].prefix, strlen(scenario_prefixes[i].prefix))) {
+			*by_prefix = true;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
 static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(scenario_keys); i++)
-		if (!strcmp(key, scenario_keys[i].key))
-			return scenario_keys[i].set(c, value);
-	if (!strncmp(key, "nic.", 4))
-		return set_nic(c, key, value);
-	if (!strncmp(key, "ring.", 5))
-		return set_ring(c, key, value);
-	if (!strncmp(key, "coalesce.", 9))
-		return set_coalesce(c, key, value);
-	if (!strncmp(key, "mtu.", 4))
-		return set_mtu(c, key, value);
-	return scn_err(c, c->line, "unknown key '%s' in [scenario] (allowed: %s)", key,
-		       SCENARIO_KEYS);
+	bool by_prefix;
+	int i = scenario_key_find(key, &by_prefix);
+
+	if (i < 0)
+		return scn_err(c, c->line, "unknown key '%s' in [scenario] (allowed: %s)", key,
+			       SCENARIO_KEYS);
+	if (by_prefix)
+		return scenario_prefixes[i].set(c, key, value);
+	return scenario_keys[i].set(c, value);
 }
 
 /* ---- the other sections ---------------------------------------------------- */
@@ -838,20 +879,30 @@ static const struct {
 
 #define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix"
 
-static const enum scn_section axis_sections[] = {
-	[MATRIX_SEC_SCENARIO] = SEC_SCENARIO,
-	[MATRIX_SEC_TRAFFIC] = SEC_TRAFFIC,
-	[MATRIX_SEC_SYSCTL] = SEC_SYSCTL,
-};
+/*
+ * The section a [matrix] axis key sets, and the key within it: sysctl.NAME
+ * is [sysctl]'s NAME, a [scenario] key is one of its table's, any other
+ * word is a [traffic] key (checked against the generator as usual).
+ */
+static enum scn_section axis_section(const char *key, const char **skey)
+{
+	bool by_prefix;
+
+	*skey = key;
+	if (!strncmp(key, "sysctl.", 7)) {
+		*skey = key + 7;
+		return SEC_SYSCTL;
+	}
+	return scenario_key_find(key, &by_prefix) >= 0 ? SEC_SCENARIO : SEC_TRAFFIC;
+}
 
 /* In a matrix case, the case's value for (sec, key), or NULL. */
 static const char *case_override(struct parse_ctx *c, int sec, const char *key)
 {
 	for (size_t i = 0; c->case_values && i < c->s->n_axes; i++) {
 		const char *skey;
-		enum matrix_section ms = matrix_axis_section(c->s->axes[i].key, &skey);
 
-		if ((int)axis_sections[ms] == sec && !strcmp(skey, key)) {
+		if ((int)axis_section(c->s->axes[i].key, &skey) == sec && !strcmp(skey, key)) {
 			c->axis_used[i] = true;
 			return c->case_values[i];
 		}
@@ -864,7 +915,7 @@ static void case_add_missing(struct parse_ctx *c)
 {
 	for (size_t i = 0; c->case_values && i < c->s->n_axes; i++) {
 		const char *skey;
-		int sec = axis_sections[matrix_axis_section(c->s->axes[i].key, &skey)];
+		int sec = axis_section(c->s->axes[i].key, &skey);
 
 		if (c->axis_used[i])
 			continue;

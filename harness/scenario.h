@@ -188,4 +188,9 @@ const char *scn_generator_list(void);
 /* Parse yes/no/true/false/1/0. Returns 0 or -EINVAL. */
 int scn_parse_bool(const char *s, bool *out);
 
+/* The value of [traffic] key `key` as written, or NULL. */
+const char *scn_traffic_value(const struct scenario *s, const char *key);
+/* Whether [traffic] key `key` is given and true (a boolean option). */
+bool scn_traffic_true(const struct scenario *s, const char *key);
+
 #endif /* NETLAB_SCENARIO_H */

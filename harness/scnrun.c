@@ -68,14 +68,6 @@ static enum role key_role(const struct gen *g, const char *key)
 	return 0;
 }
 
-static const char *traffic_value(const struct scenario *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_traffic; i++)
-		if (!strcmp(s->traffic[i].key, key))
-			return s->traffic[i].value;
-	return NULL;
-}
-
 static bool is_true(const char *v)
 {
 	bool b = false;
@@ -238,9 +230,9 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 			    const struct gen *g, struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
-	const char *proto = traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
-	const char *pv = traffic_value(s, "port");
+	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	const char *proto = scn_traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
+	const char *pv = scn_traffic_value(s, "port");
 	char dst[64], nsb[64], port[16];
 
 	snprintf(port, sizeof(port), "%u", g->default_port);
@@ -261,14 +253,14 @@ static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 			  const struct gen *g, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = is_true(traffic_value(s, "dst-ipv6"));
+	bool v6 = scn_traffic_true(s, "dst-ipv6");
 	char dst[64], nsb[64];
 
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
 	sbuf_addf(o, "%s%s %s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_role,
 		  dst);
 	end_args(s, g, TX, o);
-	if (!traffic_value(s, "count"))
+	if (!scn_traffic_value(s, "count"))
 		sbuf_addf(o, " --duration %u", s->duration_s);
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\n", g->tx_out, g->tx_out);
 	/* A generator's usage error (exit 2) is the scenario's fault, not the run's. */
@@ -747,16 +739,13 @@ static double mget(const struct metrics *m, const char *name)
 /* The same, for a per-NIC metric: fmt has one %c for the label. */
 static double mgetl(const struct metrics *m, const char *fmt, char label)
 {
-	char name[128];
-
-	snprintf(name, sizeof(name), fmt, label);
-	return mget(m, name);
+	return metrics_value_label(m, fmt, label, 0);
 }
 
 /* Whether the generator's packets are TCP (tcp-stream, rr with proto tcp). */
 static bool gen_is_tcp(const struct scenario *s)
 {
-	const char *proto = traffic_value(s, "proto");
+	const char *proto = scn_traffic_value(s, "proto");
 
 	if (!strcmp(s->generator, "tcp-stream"))
 		return true;
@@ -793,9 +782,9 @@ static double nic_ip_in(const struct metrics *m, char l, bool v6)
  */
 static bool is_rx_drop_counter(const char *stat)
 {
-	static const char *const names[] = { "rx_missed_errors", "rx_crc_errors", "rx_frame_errors", "rx_over_errors",
-					     "rx_fifo_errors", "rx_align_errors", "rx_dropped",
-					     "alloc_rx_buff_failed" };
+	static const char *const names[] = { "rx_missed_errors", "rx_crc_errors",
+					     "rx_frame_errors", "rx_over_errors", "rx_fifo_errors",
+					     "rx_align_errors", "rx_dropped", "alloc_rx_buff_failed" };
 	size_t n = strlen(stat);
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -842,25 +831,24 @@ static void nic_rx_counted(struct collect *c, char l, double lost)
  * whatever of it came after the snapshot, which for a UDP generator is
  * Tcp.InSegs. With a TCP generator there it cannot be told apart: not measured.
  */
-static int collect_nic_rx(struct collect *c, const char *rundir, unsigned int i)
+/* The capture filter of nicrx.<L>.wire: IP frames to NIC n's MAC, no readiness handshake. */
+static char *nic_rx_filter(const struct vm_nic *n, bool v6)
+{
+	return xasprintf("ether dst %s and %s and not (tcp port %d)", n->mac,
+			 v6 ? "ip6 and not ip6 multicast" : "ip", READY_PORT);
+}
+
+/* nicrx.<L>.* of NIC i, whose capture holds `wire` frames nic_rx_filter() matches. */
+static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 {
 	const struct vm_nic *n = &c->cfg->nics[i];
-	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
-	bool pair = c->cfg->topo->n_vms > 1, tcp = gen_is_tcp(c->s);
-	char *path = xasprintf("%s/nic-%c.pcap", rundir, n->label);
-	char *filter = xasprintf("ether dst %s and %s and not (tcp port %d)", n->mac,
-				 v6 ? "ip6 and not ip6 multicast" : "ip", READY_PORT);
-	struct pcap_stats st;
-	double in, wire;
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool pair = c->cfg->topo->n_vms > 1;
 	char name[64];
-	int ret;
+	double in;
 
-	ret = pcap_stats_read(path, filter, &st, c->err);
-	free(path);
-	free(filter);
-	if (ret || (pair && tcp))
-		return ret;
-	wire = (double)st.matched;
+	if (pair && gen_is_tcp(c->s))
+		return;
 	in = nic_ip_in(c->m, n->label, v6);
 	if (pair && !v6)
 		in -= mgetl(c->m, "snmp.%c.Tcp.InSegs", n->label);
@@ -872,13 +860,16 @@ static int collect_nic_rx(struct collect *c, const char *rundir, unsigned int i)
 	metrics_set(c->m, name, wire - in);
 	metrics_set(c->m, "loss.lost_in_driver", mget(c->m, "loss.lost_in_driver") + wire - in);
 	nic_rx_counted(c, n->label, wire - in);
-	return 0;
 }
 
+/*
+ * Each link's capture, read once: its frames, the IP frames to its NIC
+ * (nicrx), and for UDP the data datagrams and END copies towards the port.
+ */
 static int collect_pcaps(struct collect *c, const char *rundir)
 {
-	const char *pv = traffic_value(c->s, "port");
-	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	const char *pv = scn_traffic_value(c->s, "port");
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
 	bool udp = !strcmp(c->s->generator, "udp-stream");
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
@@ -888,34 +879,32 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
-		char *data = udp ? udp_filter(v6, port, 1) : NULL;
-		char *end = udp ? udp_filter(v6, port, 2) : NULL;
-		struct pcap_stats st, se;
-		int ret = pcap_stats_read(path, data, &st, c->err);
+		char *filters[3] = { nic_rx_filter(&c->cfg->nics[i], v6),
+				     udp ? udp_filter(v6, port, 1) : NULL,
+				     udp ? udp_filter(v6, port, 2) : NULL };
+		struct pcap_stats st[3];
+		int ret = pcap_stats_read_many(path, (const char *const *)filters, udp ? 3 : 1, st,
+					       c->err);
 
-		if (!ret && udp)
-			ret = pcap_stats_read(path, end, &se, c->err);
 		free(path);
-		free(data);
-		free(end);
+		for (int k = 0; k < 3; k++)
+			free(filters[k]);
 		if (ret)
 			return ret;
 		snprintf(name, sizeof(name), "pcap.%c.packets", l);
-		metrics_set(c->m, name, (double)st.packets);
+		metrics_set(c->m, name, (double)st[0].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
-		metrics_set(c->m, name, (double)st.bytes);
+		metrics_set(c->m, name, (double)st[0].bytes);
 		if (udp) {
-			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx", (double)st.matched);
+			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
+				    (double)st[1].matched);
 			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
-				    (double)se.matched);
+				    (double)st[2].matched);
 		}
-		ret = collect_nic_rx(c, rundir, i);
-		if (ret)
-			return ret;
+		collect_nic_rx(c, i, (double)st[0].matched);
 	}
 	return 0;
 }
-
 
 /*
  * Data datagrams the receiver's NIC/driver lost: its IP frames lost there
@@ -925,7 +914,7 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 static double udp_driver_drops(struct collect *c, char b, double wire_rx)
 {
 	double lost = mgetl(c->m, "nicrx.%c.lost", b), left;
-	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
 
 	if (lost <= 0)
 		return 0;
@@ -950,7 +939,7 @@ static void udp_loss(struct collect *c)
 	char a = c->cfg->nics[scn_tx_nic(c->s)].label, b = c->cfg->nics[scn_rx_nic(c->s)].label;
 	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
 	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
-	bool v6 = is_true(traffic_value(c->s, "dst-ipv6"));
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
 	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors") -
 			  (mget(m, "loss.end_copies_sent") - mget(m, "loss.end_copies_wire_tx")) +
 			  mgetl(m, v6 ? "neigh.%c.ndisc.unresolved_discards" :

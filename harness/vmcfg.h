@@ -138,6 +138,12 @@ void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);
 /* What every backend needs of a configuration and its VM `vm`; -EINVAL with *err. */
 int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err);
+/*
+ * A path QEMU reads inside its own option syntax (path=, file=, unix:...),
+ * where ',' separates options and would cut it: 0, or -EINVAL with *err
+ * naming `what` and the path, and a hint.
+ */
+int qemu_path_check(const char *what, const char *path, char **err);
 
 /* The guest's virtio-serial port names (guest/netlab-proto.h). */
 #define QEMU_N_PORTS 4

@@ -217,9 +217,9 @@ static void test_baseline__value_is_looked_up_by_subject(void **state)
 	assert_int_equal(check_parse("baseline * 0.8 <= tcp.goodput_bps", &e, NULL), 0);
 	assert_int_equal(check_parse("tcp.retransmits <= baseline", &other, NULL), 0);
 	metrics_set(b, "tcp.goodput_bps", 9e8);
-	assert_true(baseline_value(b, e) == 9e8);
-	assert_true(isnan(baseline_value(b, other)));
-	assert_true(isnan(baseline_value(NULL, e)));
+	assert_true(baseline_value(b, NULL, e) == 9e8);
+	assert_true(isnan(baseline_value(b, NULL, other)));
+	assert_true(isnan(baseline_value(NULL, NULL, e)));
 	check_expr_free(e);
 	check_expr_free(other);
 	metrics_free(b);
