@@ -28,15 +28,46 @@ for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f '${Status}' "$p" 2>/dev/null || true)
 	[ "$st" = "install ok installed" ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-line="apt-get install -y --no-install-recommends ${missing[*]}"
+# QEMU 10 where it can be had: Debian 12 ships QEMU 7.2, whose record/replay
+# does not finish most network replays; bookworm-backports ships QEMU 10.0,
+# built against Debian 12's own libraries. NETLAB_QEMU_BACKPORTS=0 keeps the
+# release's QEMU (netlab works on 7.2; replay tests then skip).
+bpo_src=/etc/apt/sources.list.d/netlab-bookworm-backports.sources
+bpo=()
+codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+if [ "$codename" = bookworm ] && [ "${NETLAB_QEMU_BACKPORTS:-1}" != 0 ]; then
+	v=$(dpkg-query -W -f '${Version}' qemu-system-x86 2>/dev/null || true)
+	if [ -z "$v" ] || dpkg --compare-versions "$v" lt 1:10; then
+		bpo=(qemu-system-x86/bookworm-backports qemu-utils/bookworm-backports)
+		missing=($(printf '%s\n' "${missing[@]}" | grep -vx -e qemu-system-x86 -e qemu-utils || true))
+	fi
+fi
+[ ${#missing[@]} -eq 0 ] && [ ${#bpo[@]} -eq 0 ] && exit 0
+
+line="apt-get install -y --no-install-recommends ${missing[*]} ${bpo[*]}"
 if [ "${1:-}" = --check ] || [ "$(id -u)" != 0 ]; then
-	echo "netlab: missing Debian packages: ${missing[*]}" >&2
-	echo "hint: as root, run: apt-get update && $line" >&2
+	[ ${#missing[@]} -eq 0 ] || echo "netlab: missing Debian packages: ${missing[*]}" >&2
+	[ ${#bpo[@]} -eq 0 ] || echo "netlab: QEMU 10 from bookworm-backports is not installed (installed: ${v:-none})" >&2
+	if [ ${#bpo[@]} -ne 0 ]; then
+		echo "hint: as root, run: printf 'Types: deb\\nURIs: http://deb.debian.org/debian\\nSuites: bookworm-backports\\nComponents: main\\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\\n' > $bpo_src && apt-get update && $line" >&2
+		echo "hint: or keep Debian 12's QEMU 7.2 with NETLAB_QEMU_BACKPORTS=0 (record/replay tests skip)" >&2
+	else
+		echo "hint: as root, run: apt-get update && $line" >&2
+	fi
 	exit 1
 fi
-echo "netlab: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+if [ ${#bpo[@]} -ne 0 ] && [ ! -e "$bpo_src" ]; then
+	echo "netlab: enabling bookworm-backports for QEMU 10 ($bpo_src)" >&2
+	cat > "$bpo_src" <<-EOF
+	Types: deb
+	URIs: http://deb.debian.org/debian
+	Suites: bookworm-backports
+	Components: main
+	Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+	EOF
+fi
+echo "netlab: installing ${missing[*]} ${bpo[*]}" >&2
 apt-get update -q >&2
-apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" "${bpo[@]}" >&2
