@@ -21,6 +21,7 @@
 #include "gdb.h"
 #include "scenario.h"
 #include "scnrun.h"
+#include "tracedrops.h"
 #include "vm.h"
 
 static const char gdb_usage[] =
@@ -30,7 +31,11 @@ static const char gdb_usage[] =
 	"      --batch FILE      run gdb commands FILE (.gdb, or .py) with nobody at the terminal;\n"
 	"                        gdb's output goes to RUN_DIR/gdb.log\n"
 	"      --replay          RUN_DIR is a recording ('netlab run --record'): replay it under gdb,\n"
-	"                        (reverse-stepi; not reverse-continue); output in VM_DIR/replay-N/\n"
+	"                        output in VM_DIR/replay-N/; nl-goto ICOUNT, nl-back go back\n"
+	"      --until WHAT      replay: run to WHAT, print it and stop there: first-drop (the\n"
+	"                        run's first packet drop: the first of its trace, else the first\n"
+	"                        skb freed as a drop), next-drop, or a kernel FUNC ['if EXPR'];\n"
+	"                        with --batch the replay ends when the batch file does\n"
 	"      --record          record the debugged VM too (replay.bin, replay.argv)\n"
 	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
 	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
@@ -47,7 +52,7 @@ struct gdb_cmd {
 	const char *target;
 	const char **breaks;
 	size_t n_breaks;
-	const char *batch, *out, *kernel, *initrd, *qemu;
+	const char *batch, *out, *kernel, *initrd, *qemu, *until;
 	int vm;				/* -1: default */
 	unsigned int timeout_s;		/* 0: default */
 	bool replay, record, help;
@@ -55,13 +60,14 @@ struct gdb_cmd {
 };
 
 enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
-       OPT_QEMU };
+       OPT_QEMU, OPT_UNTIL };
 
 static const struct option gdb_longopts[] = {
 	{ "break", required_argument, NULL, 'b' },
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "replay", no_argument, NULL, OPT_REPLAY },
 	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "vm", required_argument, NULL, OPT_VM },
 	{ "out", required_argument, NULL, 'o' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -88,6 +94,14 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 	case OPT_KERNEL: gc->kernel = arg; return 0;
 	case OPT_INITRD: gc->initrd = arg; return 0;
 	case OPT_QEMU: gc->qemu = arg; return 0;
+	case OPT_UNTIL:
+		/* One gdb command line: no newline may end it early. */
+		if (!*arg || strpbrk(arg, "\n\r")) {
+			err_set(err, "--until '%s': expected first-drop, next-drop or a kernel function", arg);
+			return -EINVAL;
+		}
+		gc->until = arg;
+		return 0;
 	case 'h': gc->help = true; return 0;
 	case OPT_VM:
 		if ((arg[0] == 'a' || arg[0] == 'b') && !arg[1]) {
@@ -170,7 +184,7 @@ static void spawn_gdb(struct session *s)
 	struct gdb_session gs = {
 		.socket = sock, .data_dir = s->data_dir, .breaks = s->gc->breaks,
 		.n_breaks = s->gc->n_breaks, .log = log, .batch = s->gc->batch != NULL,
-		.replay = s->gc->replay,
+		.replay = s->gc->replay, .until = s->gc->until,
 	};
 
 	gdb_proc_init(&s->proc, s->qmp, 0);
@@ -417,6 +431,89 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
+/*
+ * --until first-drop: the first drop of the recorded run's own trace
+ * (VM_DIR/files/trace.dat), for replay.py's nl-until: its return address
+ * (the tracepoint's location; recorded VMs boot with nokaslr) and reason.
+ * Without a trace, nl-until stops at the first skb freed as a drop.
+ */
+struct first_drop {
+	bool found;
+	uint64_t addr;
+	long long reason;
+	char *text;
+};
+
+static int on_first_drop(void *ctx, const struct tracedrops_drop *d)
+{
+	struct first_drop *f = ctx;
+
+	f->found = true;
+	f->addr = d->site->addr;
+	f->reason = d->site->reason_value;
+	f->text = xasprintf("%s %s", d->site->location, d->site->reason);
+	return 1;
+}
+
+static void first_drop_env(const char *vmdir)
+{
+	char *trace = xasprintf("%s/files/trace.dat", vmdir), *err = NULL;
+	struct first_drop f = { 0 };
+	struct tracedrops_opts o = { .on_drop = on_first_drop, .ctx = &f };
+	struct tracedrops *td = NULL;
+
+	unsetenv("NETLAB_FIRST_DROP_LOCATION");
+	unsetenv("NETLAB_FIRST_DROP_REASON");
+	if (!access(trace, R_OK))
+		tracedrops_read(trace, &o, &td, &err);
+	if (f.found) {
+		char v[32];
+
+		snprintf(v, sizeof(v), "0x%llx", (unsigned long long)f.addr);
+		setenv("NETLAB_FIRST_DROP_LOCATION", v, 1);
+		if (f.reason >= 0) {
+			snprintf(v, sizeof(v), "%lld", f.reason);
+			setenv("NETLAB_FIRST_DROP_REASON", v, 1);
+		}
+		fprintf(stderr, "netlab gdb: the run's first traced drop: %s (%s)\n", f.text, trace);
+	} else {
+		fprintf(stderr, "netlab gdb: no drop in '%s'%s: stopping at the first skb freed as a drop\n",
+			trace, access(trace, R_OK) ? " (no trace)" : "");
+	}
+	tracedrops_free(td);
+	free(f.text);
+	free(err);
+	free(trace);
+}
+
+/*
+ * Going back in a replay is replaying again: QEMU 10's own way back (its
+ * snapshot at icount 0, used by replay_seek and reverse-continue) stalls a
+ * few thousand instructions after the reload here. So replay.py asks for a
+ * new QEMU on the same recording, by creating DIR/nl-restart; netlab
+ * starts it (paused, the same gdbstub socket) and says so in
+ * DIR/nl-restarted ("ok N" or "error"); gdb reconnects and runs forward.
+ */
+static unsigned int n_restarts;
+
+static bool restart_asked(const char *dir)
+{
+	char *p = xasprintf("%s/nl-restart", dir);
+	bool asked = !unlink(p);
+
+	free(p);
+	return asked;
+}
+
+static void restart_done(const char *dir, int ret)
+{
+	char *p = xasprintf("%s/nl-restarted", dir);
+
+	n_restarts++;
+	file_writef(p, ret ? "error %u\n" : "ok %u\n", n_restarts);
+	free(p);
+}
+
 /* QEMU replays the log; gdb rides on it. 0, or -ETIMEDOUT when it hung. */
 static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 {
@@ -425,6 +522,8 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	unsigned int timeout = gc->timeout_s ? gc->timeout_s : 600;
 	struct vm_proc p;
 	struct argv a;
+	bool cut = false;
+	unsigned int qv = 0;
 	double t0;
 	int ret;
 
@@ -459,19 +558,47 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	}
 	free(path);
 	path = xasprintf("%s/qemu.log", s->dir);
+	if (gc->until)
+		first_drop_env(vmdir);
+	/* replay.py's nl-goto/nl-back restart the replay through these. */
+	setenv("NETLAB_REPLAY_DIR", s->dir, 1);
+	setenv("NETLAB_REPLAY_SOCKET", sock, 1);
+	qv = vm_qemu_version(a.v[0], NULL);
 	t0 = now_s();
 	ret = vm_spawn(&p, &a, path, err);
+	if (ret)
+		goto rm;
+	spawn_gdb(s);
+	while (!vm_wait(&p, 100) && now_s() - t0 < timeout) {
+		tick(s);
+		/* --until with --batch: done once the batch file is. */
+		if (gc->until && gc->batch && s->proc.exited)
+			break;
+		if (restart_asked(s->dir)) {
+			vm_kill(&p, 2000);
+			vm_release(&p);
+			ret = vm_spawn(&p, &a, path, err);
+			restart_done(s->dir, ret);
+			if (ret)
+				break;
+			t0 = now_s();	/* --timeout is per pass of the replay */
+		}
+	}
 	free(path);
 	argv_release(&a);
 	if (ret)
 		goto rm;
-	spawn_gdb(s);
-	while (!vm_wait(&p, 100) && now_s() - t0 < timeout)
-		tick(s);
-	if (!p.exited) {
+	if (!p.exited && gc->until && gc->batch && s->proc.exited) {
 		vm_kill(&p, 2000);
-		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: QEMU 7.2 stops for good in the replay of some recordings (README 'Record/replay'); record again, with less traffic",
-			vmdir, timeout, s->dir);
+		fprintf(stderr, "netlab gdb: the batch file ended: replay stopped there (--until)\n");
+		cut = true;
+	} else if (!p.exited) {
+		vm_kill(&p, 2000);
+		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: %s",
+			vmdir, timeout, s->dir,
+			qv < VM_QEMU_RR_PORTS
+				? "QEMU before 10 stops for good in the replay of some recordings (README 'Record/replay'): install QEMU 10 ('make deps')"
+				: "a replay runs 2-4 times slower than the recording: raise --timeout");
 		ret = -ETIMEDOUT;
 	}
 	vm_release(&p);
@@ -481,9 +608,12 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	{
 		char *rc = xasprintf("%s/console.log", s->dir);
 
-		fprintf(stderr, "netlab gdb: replay %s in %.1f s; console %s the recording's\n",
-			ret ? "stopped" : "finished", now_s() - t0,
-			same_file(path, rc) ? "identical to" : "differs from");
+		if (cut)
+			fprintf(stderr, "netlab gdb: replay ran %.1f s\n", now_s() - t0);
+		else
+			fprintf(stderr, "netlab gdb: replay %s in %.1f s; console %s the recording's\n",
+				ret ? "stopped" : "finished", now_s() - t0,
+				same_file(path, rc) ? "identical to" : "differs from");
 		free(rc);
 	}
 	free(path);
@@ -537,6 +667,10 @@ static int __cmd_gdb(struct gdb_cmd *gc)
 			return NL_EXIT_USAGE;
 		}
 		gc->replay = true;
+	}
+	if (gc->until && !gc->replay) {
+		cmd_error("gdb", "--until needs a recorded run (netlab gdb RUN_DIR)\nhint: record one with 'netlab regress --record' or 'netlab run --record'");
+		return NL_EXIT_USAGE;
 	}
 	if (scn && !gc->out)
 		gc->out = gc->own[2] = cmd_default_out("gdb");

@@ -24,6 +24,8 @@ static const char regress_usage[] =
 	"      --dir DIR           where NAME and GLOB are looked up\n"
 	"      --repeat N          runs per scenario (default: the scenario's `repeat`)\n"
 	"      --deterministic B   yes|no: QEMU -icount (default: the scenario's)\n"
+	"      --record            record every run with QEMU record/replay (as 'record = yes');\n"
+	"                          replay one with 'netlab gdb --replay RUN_DIR --until first-drop'\n"
 	"      --update-baselines  write the measured medians to NAME.baseline.json\n"
 	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
 	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
@@ -37,13 +39,14 @@ static const char regress_usage[] =
 	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
-enum { O_DIR = 256, O_REPEAT, O_DET, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
+enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
        O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
 	{ "dir", required_argument, NULL, O_DIR }, { "repeat", required_argument, NULL, O_REPEAT },
 	{ "deterministic", required_argument, NULL, O_DET },
+	{ "record", no_argument, NULL, O_RECORD },
 	{ "update-baselines", no_argument, NULL, O_UPDATE }, { "ktap", no_argument, NULL, O_KTAP },
 	{ "list", no_argument, NULL, O_LIST }, { "kernel", required_argument, NULL, O_KERNEL },
 	{ "initrd", required_argument, NULL, O_INITRD }, { "accel", required_argument, NULL, O_ACCEL },
@@ -170,6 +173,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 	case 'o': rc->o.out = arg; return 0;
 	case O_DIR: rc->dir = arg; return 0;
 	case O_UPDATE: rc->o.update_baselines = true; return 0;
+	case O_RECORD: rc->o.record = true; return 0;
 	case O_KTAP: rc->ktap = true; return 0;
 	case O_LIST: rc->list = true; return 0;
 	case O_COVERAGE: rc->coverage = true; return 0;

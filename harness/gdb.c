@@ -294,14 +294,21 @@ void gdb_init_script(const struct gdb_kernel *k, const struct gdb_session *s, st
 	sbuf_addf(o, "target remote %s\n", s->socket);
 	if (s->data_dir)
 		sbuf_addf(o, "source %s/e1000e.gdb\n", s->data_dir);
+	if (s->data_dir && s->replay)
+		sbuf_addf(o, "source %s/replay.py\n", s->data_dir);
 	/* Before the kernel runs, only hardware breakpoints are reliable: the
 	 * kernel rewrites its text (alternatives, static keys) as it boots. */
 	for (size_t i = 0; i < s->n_breaks; i++)
 		sbuf_addf(o, "hbreak %s\n", s->breaks[i]);
-	if (!s->batch)
+	if (s->replay && s->until) {
+		sbuf_addf(o, "nl-until %s\n", s->until);
+		if (!s->batch)
+			sbuf_adds(o, "echo \\nnetlab: stopped there; 'nl-back' goes to the previous stop, 'nl-goto ICOUNT' anywhere, 'nl-until next-drop' on.\\n\\n\n");
+	} else if (!s->batch) {
 		sbuf_addf(o, "echo \\nnetlab: the kernel is stopped before its first instruction%s.\\n"
 			     "netlab: 'continue' boots it and the scenario runs; 'nl-help' lists netlab's commands.\\n\\n\n",
-			  s->replay ? " of the replay ('monitor info replay' shows the icount; reverse-stepi works, reverse-continue does not with QEMU 7.2)" : "");
+			  s->replay ? " of the replay ('nl-icount' shows the instruction count; 'nl-until first-drop', 'nl-goto ICOUNT', 'nl-back')" : "");
+	}
 }
 
 void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *init,

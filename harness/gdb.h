@@ -52,7 +52,8 @@ struct gdb_session {
 	size_t n_breaks;
 	const char *log;		/* gdb.log: interactive sessions log into it */
 	bool batch;
-	bool replay;			/* say so in the banner */
+	bool replay;			/* source replay.py; say so in the banner */
+	const char *until;		/* replay: nl-until this first (first-drop, FUNC), or NULL */
 };
 
 /*

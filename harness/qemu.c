@@ -4,8 +4,10 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "vm.h"
 #include "vmcfg.h"
 #include "../guest/netlab-proto.h"
 
@@ -160,6 +162,11 @@ static void add_rr_filters(const struct vm_config *cfg, unsigned int vm, struct 
 	}
 }
 
+bool qemu_rr_ports(const struct vm_config *cfg, unsigned int vm)
+{
+	return !rr_on(cfg, vm) || cfg->qemu_version >= VM_QEMU_RR_PORTS;
+}
+
 /* Never a TCP port. */
 void qemu_gdbstub_args(const struct vm_config *cfg, struct argv *a)
 {
@@ -253,10 +260,11 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	/*
 	 * QEMU 7.2 does not replay a VM with netlab's virtio-serial ports
 	 * (file chardevs): the replay stops for good where the guest command
-	 * starts. Without them a recorded VM replays to its end (README
-	 * "Record/replay"); its agent reports on the console.
+	 * starts. Without them a recorded VM replays to its end, its agent
+	 * reporting on the console. QEMU 10 replays them (README
+	 * "Record/replay"): a recorded run keeps its files and trace.
 	 */
-	if (!rr_on(cfg, vm))
+	if (qemu_rr_ports(cfg, vm))
 		add_ports(dir, a);
 	cfg->topo->qemu_args(cfg, vm, a);
 	if (rr_on(cfg, vm))

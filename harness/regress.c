@@ -48,6 +48,11 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	if (s->mem_mb)
 		ro->mem_mb = s->mem_mb;
 	ro->icount_shift = det ? 3 : -1;
+	if (o->record || s->record) {
+		/* Every VM, replayable from the run directory (netlab gdb --replay). */
+		ro->debug.rr = VM_RR_RECORD;
+		ro->debug.rr_vm = -1;
+	}
 	ro->exec = rs->script;
 	ro->peer_exec = rs->peer_script;
 	ro->job_lines = (const char *const *)rs->job_lines;

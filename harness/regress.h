@@ -81,6 +81,7 @@ struct regress_opts {
 	size_t n_connect;
 	unsigned int repeat;		/* 0: each scenario's own */
 	int deterministic;		/* -1: each scenario's own, else 0/1 */
+	bool record;			/* record every run (QEMU record/replay) */
 	bool update_baselines;
 	void (*progress)(void *ctx, const char *line);
 	void *ctx;

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "result.h"
+#include "vm.h"
 
 static const char *const verdict_names[] = {
 	[RV_OK] = "ok",
@@ -292,6 +293,16 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(k, "sha256", m->kernel_sha256);
 	json_add_str(k, "config_sha256", m->config_sha256);
 	json_object_object_add(o, "kernel", k);
+	if (!m->backend || !strcmp(m->backend, "qemu")) {
+		struct json_object *q = json_object_new_object();
+		char *ver = NULL;
+
+		vm_qemu_version(m->cfg->qemu, &ver);
+		json_add_str(q, "path", m->cfg->qemu);
+		json_add_str(q, "version", ver);
+		json_object_object_add(o, "qemu", q);
+		free(ver);
+	}
 	json_add_str(o, "accel", vm_accel_name(m->cfg->accel));
 	json_add_str(o, "accel_reason", m->accel_reason);
 	json_add_str(o, "backend", m->backend ? m->backend : "qemu");

@@ -142,6 +142,7 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 		}
 	}
 	cfg->qemu = o->qemu;
+	cfg->qemu_version = vm_qemu_version(o->qemu, NULL);
 	cfg->kernel = o->kernel;
 	cfg->peer_kernel = o->peer_kernel;
 	cfg->append = o->append;

@@ -326,6 +326,13 @@ static int set_direction(struct parse_ctx *c, const char *value)
 	return 0;
 }
 
+static int set_record(struct parse_ctx *c, const char *value)
+{
+	if (scn_parse_bool(value, &c->s->record))
+		return scn_err(c, c->line, "bad record '%s': expected yes/no/true/false/1/0", value);
+	return 0;
+}
+
 static int set_deterministic(struct parse_ctx *c, const char *value)
 {
 	if (scn_parse_bool(value, &c->s->deterministic))
@@ -376,6 +383,7 @@ static const struct {
 	{ "repeat", set_repeat },
 	{ "timeout", set_timeout },
 	{ "deterministic", set_deterministic },
+	{ "record", set_record },
 	{ "direction", set_direction },
 	{ "mem", set_mem },
 	{ "acpi", set_acpi },
@@ -384,7 +392,7 @@ static const struct {
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, mem, acpi"
+	"repeat, timeout, deterministic, record, mem, acpi"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)

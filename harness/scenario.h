@@ -83,6 +83,7 @@ struct scenario {
 	unsigned int repeat;		/* default 1 */
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
 	bool deterministic;		/* QEMU -icount; default yes */
+	bool record;			/* QEMU record/replay of every run (record = yes) */
 	unsigned int mem_mb;		/* guest memory; 0 = netlab run's default */
 	/* acpi = FILE...: ACPI tables (.asl/.dsl/.aml), paths resolved against
 	 * the scenario's directory; readable when parsed, compiled by

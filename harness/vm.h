@@ -26,4 +26,17 @@ bool vm_wait(struct vm_proc *p, int ms);
 void vm_kill(struct vm_proc *p, int grace_ms);
 void vm_release(struct vm_proc *p);
 
+/*
+ * vm_qemu_version() - the version of the QEMU binary `qemu` (searched in
+ * $PATH), from `qemu --version`: MAJOR * 10000 + MINOR * 100 + MICRO
+ * (10.0.2 = 100002), and its text ("10.0.2") in *text if not NULL (caller
+ * frees). Cached per binary for the life of the process.
+ * Return: the version, or 0 when it cannot be run or said no version.
+ */
+unsigned int vm_qemu_version(const char *qemu, char **text);
+
+/* The first QEMU whose record/replay was seen to replay netlab's runs
+ * (virtio-serial ports included) to their end: README "Record/replay". */
+#define VM_QEMU_RR_PORTS 100000
+
 #endif /* NETLAB_VM_H */

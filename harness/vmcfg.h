@@ -53,6 +53,7 @@ struct topology;
 
 struct vm_config {
 	const char *qemu;		/* QEMU binary */
+	unsigned int qemu_version;	/* vm_qemu_version(): 100002 = 10.0.2, 0 unknown */
 	enum vm_accel accel;		/* resolved: KVM or TCG */
 	const char *kernel;		/* bzImage (of VM 0) */
 	const char *initrd;		/* the per-run initrd (job cpio + base) of VM 0 */
@@ -114,6 +115,9 @@ int vm_nic_index(char label);
 
 /* Build the QEMU argument vector of VM `vm`. Returns 0 or -EINVAL with *err. */
 int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a, char **err);
+/* Whether VM `vm` has netlab's virtio-serial ports: always, except when it
+ * is recorded or replayed by a QEMU older than VM_QEMU_RR_PORTS. */
+bool qemu_rr_ports(const struct vm_config *cfg, unsigned int vm);
 /* Where VM `vm` keeps its console, ports and QMP socket. */
 const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 

@@ -90,6 +90,11 @@ class NlHelp(gdb.Command):
                   "  nl-e1000e-rx  hbreak on e1000e's e1000_clean_rx_irq (NAPI poll path)\n"
                   "  nl-ring       the RX ring in scope: next_to_use, next_to_clean, count\n"
                   "  nl-skb        stop where e1000e hands an skb up (e1000_receive_skb) and show it\n"
+                  "replays (netlab gdb --replay):\n"
+                  "  nl-until first-drop|next-drop|FUNC   run forward to a drop or a function\n"
+                  "  nl-icount, nl-stops   the instruction count here, and of each stop\n"
+                  "  nl-goto ICOUNT, nl-back [N]   to an icount / the previous stop / N back\n"
+                  "  nl-drop-report        the last drop's skb, ring and backtrace\n"
                   "kernel commands (scripts/gdb): lx-dmesg, lx-ps, lx-symbols, lx-lsmod, ...\n")
 
 NlHelp()
