@@ -131,7 +131,7 @@ static int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 	gc->vm = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+b:o:h", gdb_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:o:h", gdb_longopts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			err_set(err, "bad option '%s' (see 'netlab gdb --help')", argv[optind - 1]);
 			return -EINVAL;

@@ -21,6 +21,7 @@
 
 /* After a domain ends, how long its streams may take to drain. */
 #define LV_DRAIN_S 10.0
+#define LV_GONE_S 15.0	/* for a transient domain to leave libvirt once its QEMU exited */
 /* Once the guest said "poweroff", its ports are drained when their streams
  * have been quiet this long: every byte it wrote had left QEMU by then. */
 #define LV_QUIET_MS 100
@@ -41,6 +42,7 @@ struct lv_stream {
 	virStreamPtr st;
 	int fd;
 	bool running;			/* its event callback is registered */
+	bool finish_later;		/* at its end: virStreamFinish once the domain is gone */
 	int done;			/* (atomic) set by the event loop at its end */
 	int result;			/* 0: end of stream, -1: error */
 	char *error;			/* why it failed, when it did */
@@ -394,8 +396,16 @@ static void stream_end(struct lv_stream *s, int n)
 	if (n < 0)
 		s->error = xasprintf("%s", n == -1 ? lv_msg() : "cannot write the local file");
 	virStreamEventRemoveCallback(s->st);
+	/*
+	 * Not virStreamFinish() now: libvirtd 9.0 deadlocks (all of it) when a
+	 * client finishes a console or channel stream while the domain whose
+	 * QEMU just exited is being freed (virChrdevFree holds the chrdev lock
+	 * and waits for the stream's; the stream's finish holds that and waits
+	 * for the chrdev's). The end of a stream is that QEMU exit: finish it
+	 * once the domain is gone (finish_streams()).
+	 */
 	if (n == 0)
-		virStreamFinish(s->st);
+		s->finish_later = true;
 	else
 		virStreamAbort(s->st);
 	s->result = n == 0 ? 0 : -1;
@@ -500,6 +510,39 @@ static void drain_streams(struct lv_vm *v)
 			virStreamAbort(s->st);
 		}
 		s->running = false;
+	}
+}
+
+static bool dom_gone(struct lv_vm *v)
+{
+	int state, reason;
+
+	return !v->dom || virDomainGetState(v->dom, &state, &reason, 0) < 0;
+}
+
+/* The streams that ended: finished once the (transient) domain is gone. */
+static void finish_streams(struct lv_vm *v)
+{
+	bool any = false;
+	double until;
+
+	for (int i = 0; i < LV_N_STREAMS; i++)
+		any |= v->streams[i].finish_later;
+	if (!any)
+		return;
+	until = now_s() + LV_GONE_S;
+	while (!dom_gone(v) && now_s() < until)
+		usleep(50000);
+	if (!dom_gone(v) && v->dom)
+		virDomainDestroy(v->dom);
+	/* Its last reference goes a moment after it leaves the list. */
+	usleep(500000);
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		if (s->finish_later && s->st)
+			virStreamFinish(s->st);
+		s->finish_later = false;
 	}
 }
 
@@ -748,6 +791,7 @@ int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 	v->finished = true;
 	lv_vm_kill(v);
 	drain_streams(v);
+	finish_streams(v);
 	write_log(v);
 	if (v->busy_error) {
 		ret = -EIO;
@@ -795,6 +839,7 @@ void lv_vm_release(struct lv_vm *v)
 	if (!v)
 		return;
 	drain_streams(v);
+	finish_streams(v);
 	free_streams(v);
 	if (v->dom)
 		virDomainFree(v->dom);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -211,6 +212,40 @@ char *regress_loss_story(const struct metrics *m)
 	return sbuf_detach(&b);
 }
 
+/*
+ * The command that takes a failing run to its first drop under gdb: the
+ * first run whose own checks failed (else the first run), if it was
+ * recorded; else how to record it.
+ */
+static void print_replay_hint(const struct regress_scn *rs, FILE *f)
+{
+	const struct regress_run *run = NULL;
+	char *p;
+	bool recorded;
+
+	for (unsigned int i = 0; i < rs->n_runs && !run; i++)
+		if (rs->runs[i].dir && rs->runs[i].checks_failed)
+			run = &rs->runs[i];
+	if (!run && rs->n_runs && rs->runs[0].dir)
+		run = &rs->runs[0];
+	if (!run)
+		return;
+	p = xasprintf("%s/replay.bin", run->dir);
+	recorded = !access(p, R_OK);
+	free(p);
+	for (unsigned int vm = 0; !recorded && vm < VM_MAX_VMS; vm++) {
+		p = xasprintf("%s/%s/replay.bin", run->dir, run_vm_name(vm));
+		recorded = !access(p, R_OK);
+		free(p);
+	}
+	if (recorded)
+		fprintf(f, "  replay: netlab gdb --replay %s --until first-drop   (add --batch FILE to script it)\n",
+			run->dir);
+	else
+		fprintf(f, "  replay: record it with 'netlab regress --record %s', then 'netlab gdb --replay RUN_DIR --until first-drop'\n",
+			rs->scn->name);
+}
+
 void regress_print_table(const struct regress *r, FILE *f)
 {
 	size_t pass = 0;
@@ -240,6 +275,8 @@ void regress_print_table(const struct regress *r, FILE *f)
 		if (story)
 			fprintf(f, "  loss: %s\n", story);
 		free(story);
+		if (rs->outcome == RO_FAIL)
+			print_replay_hint(rs, f);
 	}
 	fprintf(f, "%zu/%zu scenarios passed in %.0f s; results in %s\n", pass, r->n, r->wall_s,
 		r->dir);

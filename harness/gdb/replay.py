@@ -187,20 +187,42 @@ def _u64(expr):
     return int(gdb.parse_and_eval(expr)) & 0xffffffffffffffff
 
 
+def _call_site(ret):
+    """The call instruction before return address `ret`, if it is a direct
+    call (e8 rel32) to kfree_skb_reason; else None."""
+    try:
+        b = bytes(gdb.selected_inferior().read_memory(ret - 5, 5))
+        target = (ret + int.from_bytes(b[1:5], "little", signed=True)) & 0xffffffffffffffff
+        if b[0] == 0xe8 and target == _u64("(unsigned long)&kfree_skb_reason"):
+            return ret - 5
+    except gdb.error:
+        pass
+    return None
+
+
 class DropBreak(gdb.Breakpoint):
-    """kfree_skb_reason at its first instruction: skb in rdi, reason in esi,
-the caller's return address (the tracepoint's location) at the stack top."""
+    """A drop: kfree_skb_reason() freeing an skb's last reference. At its
+first instruction (skb in rdi, reason in esi, the return address, which the
+tracepoint reports as `location`, at the stack top); or, when the location
+is known and is a direct call, at that call: only its own calls stop the
+replay, so gdb is not asked about every other free."""
     def __init__(self, location=None, reason=None):
-        super().__init__("*kfree_skb_reason", type=gdb.BP_HARDWARE_BREAKPOINT, internal=True)
+        self.site = _call_site(location) if location is not None else None
+        spec = "*0x%x" % self.site if self.site is not None else "*kfree_skb_reason"
+        super().__init__(spec, type=gdb.BP_HARDWARE_BREAKPOINT, internal=True)
         self.want_loc = location
         self.want_reason = reason
         self.hit = None
+        self.at_call = False
 
     def stop(self):
         try:
             skb = _u64("$rdi")
             reason = _u64("$esi") & 0xffffffff
-            loc = _u64("*(unsigned long *)$sp")
+            if self.site is not None:
+                loc = self.want_loc
+            else:
+                loc = _u64("*(unsigned long *)$sp")
             users = int(gdb.parse_and_eval("((struct sk_buff *)%d)->users.refs.counter" % skb))
         except gdb.error:
             return False
@@ -303,7 +325,7 @@ ring (drops) and the backtrace."""
         super().__init__("nl-until", gdb.COMMAND_USER)
 
     def invoke(self, arg, from_tty):
-        global _last_hit
+        global _last_hit, _moving
         arg = arg.strip()
         if arg in ("first-drop", "next-drop", "drop"):
             loc = reason = None
@@ -314,13 +336,21 @@ ring (drops) and the backtrace."""
                     gdb.write("netlab: the recorded trace's first drop: location 0x%x (%s), reason %s\n" % (
                         loc, gdb.execute("info symbol 0x%x" % loc, to_string=True).strip(),
                         _reason_name(reason) if reason is not None else "?"))
-            with _Quiet():
-                bp = DropBreak(loc, reason)
-                try:
-                    gdb.execute("continue")
-                finally:
-                    hit = bp.hit
-                    bp.delete()
+            _moving = True
+            try:
+                with _Quiet():
+                    bp = DropBreak(loc, reason)
+                    try:
+                        gdb.execute("continue")
+                    finally:
+                        hit = bp.hit
+                        site = bp.site
+                        bp.delete()
+                if hit and site is not None:
+                    # Into kfree_skb_reason, as when it stops at its entry.
+                    gdb.execute("stepi", to_string=True)
+            finally:
+                _moving = False
             if not hit:
                 raise gdb.GdbError("nl-until: the replay ended before a drop")
             _last_hit = hit

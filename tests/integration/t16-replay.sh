@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Time travel on a failing run: a scenario with a planted drop (a slow reader
+# behind a 4 KiB socket buffer: UDP drops datagrams) is recorded by netlab
+# regress ('record = yes'), fails, and says which command replays it; the
+# replay keeps what the run measured (files, trace, metrics). netlab gdb
+# --replay --until first-drop stops at the run's first traced drop with a
+# backtrace through the UDP layer that dropped it, at the same instruction
+# count on two replays; nl-back from the second drop lands on the first
+# drop's instruction count (a new replay, run forward). Needs QEMU 10
+# (README "Record/replay": QEMU 7.2's replays do not finish):
+# NETLAB_REQUIRE_QEMU10=1 (CI) turns the skip into a failure.
+. "$(dirname "$0")/../lib.sh"
+need_guest
+command -v gdb >/dev/null || skip_all "gdb missing (apt-get install gdb)"
+KDIR=$(dirname "$(readlink -f "$KERNEL")")
+[ -r "$KDIR/vmlinux" ] || skip_all "no vmlinux beside $KERNEL (make kernel)"
+QEMU=${NETLAB_QEMU:-qemu-system-x86_64}
+qv=$("$QEMU" --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
+if [ "${qv:-0}" -lt 10 ]; then
+	[ "${NETLAB_REQUIRE_QEMU10:-0}" = 1 ] &&
+		echo "not ok - t16: NETLAB_REQUIRE_QEMU10=1 but $QEMU is version ${qv:-unknown}" && exit 1
+	skip_all "$QEMU is version ${qv:-unknown}; replays need QEMU 10 (make deps installs it from bookworm-backports)"
+fi
+SCN=$TOP/tests/integration/scenarios
+
+test_expect_success 'a recorded failing scenario: exit 1, the replay command named, the run measured as usual' '
+	rc=0; "$NETLAB" regress -o "$T_TMP/suite" "$SCN/planted-drop.scn" >"$T_TMP/reg.out" 2>&1 || rc=$?
+	cat "$T_TMP/reg.out"
+	test $rc = 1
+	run=$T_TMP/suite/planted-drop/run-1
+	grep -q "^  replay: netlab gdb --replay $run --until first-drop" "$T_TMP/reg.out"
+	test -s "$run/replay.bin"
+	grep -q "rr=replay" "$run/replay.argv"
+	grep -q virtserialport "$run/replay.argv"
+	test -s "$run/files/trace.dat"
+	grep -Eq "\"drops.reason.SOCKET_RCVBUFF\":[1-9]" "$run/metrics.json"
+	test "$(json_get "$run/result.json" qemu.version | cut -d. -f1)" -ge 10
+	no_process_with "$T_TMP/suite"
+'
+
+# first-drop, the next drop, then nl-back: each replay session prints the
+# drops' icounts in gdb.log ("netlab: drop at icount N", "netlab: at icount").
+cat >"$T_TMP/back.gdb" <<-\EOF
+nl-until next-drop
+nl-back
+nl-icount
+nl-stops
+EOF
+
+replay() {
+	"$NETLAB" gdb --replay "$T_TMP/suite/planted-drop/run-1" --until first-drop \
+		--batch "$T_TMP/back.gdb" --timeout 900 -o "$T_TMP/replay$1" 2>"$T_TMP/replay$1.err" ||
+		{ cat "$T_TMP/replay$1.err"; return 1; }
+	cat "$T_TMP/replay$1.err"
+}
+
+drop_icounts() {
+	sed -n "s/^netlab: drop at icount \([0-9]*\):.*/\1/p" "$T_TMP/replay$1/gdb.log"
+}
+
+test_expect_success 'replay to the first drop: its skb, its reason and a backtrace through UDP and IP' '
+	test -s "$T_TMP/suite/planted-drop/run-1/replay.bin"
+	replay 1
+	log=$T_TMP/replay1/gdb.log
+	grep -q "first traced drop: udp_queue_rcv_one_skb+0x[0-9a-f]* SOCKET_RCVBUFF" "$T_TMP/replay1.err"
+	grep -q "^netlab: drop at icount [0-9]*: reason SKB_DROP_REASON_SOCKET_RCVBUFF" "$log"
+	grep -Eq "^netlab: skb 0x[0-9a-f]+: len=1000 .* ipv4 198\.18\.0\.1 > 198\.18\.0\.2 proto 17 ports [0-9]+ > [0-9]+" "$log"
+	grep -q "^netlab: ring: " "$log"
+	grep -q "^#0  kfree_skb_reason " "$log"
+	grep -Eq "^#[0-9]+ .*(__udp_queue_rcv_skb|udp_queue_rcv_one_skb) " "$log"
+	grep -Eq "^#[0-9]+ .*ip_local_deliver" "$log"
+	grep -q "replay stopped there (--until)" "$T_TMP/replay1.err"
+	no_process_with "$T_TMP/replay1"
+'
+
+test_expect_success 'nl-back from the second drop lands on the first drop, at its instruction count' '
+	test -s "$T_TMP/replay1/gdb.log"
+	set -- $(drop_icounts 1)
+	echo "drops at icount $*"
+	test $# = 2 && test "$2" -gt "$1"
+	grep -q "^netlab: at icount $1 (asked $1)" "$T_TMP/replay1/gdb.log"
+	grep -q "^icount $1\$" "$T_TMP/replay1/gdb.log"
+'
+
+test_expect_success 'a second replay stops at the same drops, at the same instruction counts' '
+	test -s "$T_TMP/replay1/gdb.log"
+	replay 2
+	a=$(drop_icounts 1 | tr "\n" " ") b=$(drop_icounts 2 | tr "\n" " ")
+	echo "replay 1: $a; replay 2: $b"
+	test -n "$a" && test "$a" = "$b"
+	s1=$(grep "^netlab: skb " "$T_TMP/replay1/gdb.log" | head -1)
+	s2=$(grep "^netlab: skb " "$T_TMP/replay2/gdb.log" | head -1)
+	test "$s1" = "$s2"
+'
+
+test_expect_success 'bad input: --until without a recording or with a scenario: exit 2' '
+	rc=0; "$NETLAB" gdb --until first-drop "$SCN/planted-drop.scn" 2>"$T_TMP/e1" || rc=$?
+	cat "$T_TMP/e1"
+	test $rc = 2 && grep -q "needs a recorded run" "$T_TMP/e1"
+	mkdir "$T_TMP/empty"
+	rc=0; "$NETLAB" gdb --replay --until first-drop --batch /dev/null "$T_TMP/empty" 2>"$T_TMP/e2" || rc=$?
+	test $rc = 2 && grep -q "no recording" "$T_TMP/e2"
+'
+
+test_done
