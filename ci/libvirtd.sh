@@ -10,8 +10,9 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 command -v libvirtd >/dev/null || { echo "netlab: libvirtd missing: run 'make deps'" >&2; exit 1; }
-pgrep -x virtlogd >/dev/null || virtlogd -d
-pgrep -x libvirtd >/dev/null || libvirtd -d
+# A daemon that is exiting still shows in pgrep: check its socket too.
+{ pgrep -x virtlogd >/dev/null && [ -S /run/libvirt/virtlogd-sock ]; } || virtlogd -d
+{ pgrep -x libvirtd >/dev/null && [ -S /run/libvirt/libvirt-sock ]; } || libvirtd -d
 for _ in $(seq 100); do
 	if virsh -c qemu:///system version >/dev/null 2>&1; then
 		echo qemu:///system

@@ -603,7 +603,8 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	}
 	vm_release(&p);
 	wait_gdb(s);
-	unpack(s->dir);
+	if (!cut)	/* the guest never got to write them */
+		unpack(s->dir);
 	path = xasprintf("%s/console.log", vmdir);
 	{
 		char *rc = xasprintf("%s/console.log", s->dir);

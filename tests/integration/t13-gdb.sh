@@ -10,6 +10,14 @@ command -v gdb >/dev/null || skip_all "gdb missing (apt-get install gdb)"
 KDIR=$(dirname "$(readlink -f "$KERNEL")")
 [ -r "$KDIR/vmlinux" ] || skip_all "no vmlinux beside $KERNEL (make kernel)"
 SCN=$TOP/tests/integration/scenarios
+# QEMU 10 replays recorded VMs with their virtio-serial ports (their output
+# in stdout); QEMU 7.2 records them console-only (README "Record/replay").
+qv=$(qemu-system-x86_64 --version 2>/dev/null | sed -n 's/.*version \([0-9]*\)\..*/\1/p' | head -1)
+QEMU10=0; [ "${qv:-0}" -ge 10 ] && QEMU10=1
+# The lines VM b printed: in DIR/stdout (QEMU 10) or on DIR/console.log.
+b_lines() {
+	cat "$1/stdout" "$1/console.log" 2>/dev/null | tr -d "\r" | grep -a "^$2" | head -1
+}
 
 test_expect_success 'batch gdb stops in e1000e RX under NAPI, reads the ring, the scenario completes' '
 	cat >"$T_TMP/rx.gdb" <<-EOF
@@ -106,6 +114,7 @@ test_expect_success 'a bad [gdb] section is refused before anything boots: FILE:
 # replays to finish.
 test_expect_success 'a VM records (rr=record, console-only): its drops on the console, a replay command beside it' '
 	cat >"$T_TMP/a.sh" <<-\EOF
+	i=0; until echo go | nc -w 1 198.18.0.2 7001; do i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.2; done
 	udp-stream --send --dst 198.18.0.2 --rate 50 --size 200 --count 40 >/dev/null
 	i=0; until echo done | nc -w 1 198.18.0.2 7000; do i=$((i+1)); [ $i -gt 50 ] && break; sleep 0.2; done
 	EOF
@@ -113,6 +122,7 @@ test_expect_success 'a VM records (rr=record, console-only): its drops on the co
 	T=/sys/kernel/tracing
 	echo 1 > $T/events/skb/kfree_skb/enable
 	echo 1 > $T/tracing_on
+	nc -l -p 7001 > /dev/null
 	nc -l -p 7000 > /dev/null
 	echo 0 > $T/tracing_on
 	echo "drops: $(grep -c kfree_skb: $T/trace)"
@@ -125,26 +135,30 @@ test_expect_success 'a VM records (rr=record, console-only): its drops on the co
 	test -s "$T_TMP/rec/vm-b/replay.bin"
 	grep -q "rr=replay" "$T_TMP/rec/vm-b/replay.argv"
 	grep -q "rr=record" "$T_TMP/rec/vm-b/cmdline"
-	! grep -q virtserialport "$T_TMP/rec/vm-b/cmdline"
+	if [ $QEMU10 = 1 ]; then
+		grep -q virtserialport "$T_TMP/rec/vm-b/replay.argv"
+	else
+		! grep -q virtserialport "$T_TMP/rec/vm-b/cmdline"
+	fi
 	test "$(json_get "$T_TMP/rec/result.json" verdict)" = ok
-	rd=$(grep -a "^drops: " "$T_TMP/rec/vm-b/console.log" | tr -d "\r")
-	rm5=$(grep -a "^drop sequence md5: " "$T_TMP/rec/vm-b/console.log")
+	rd=$(b_lines "$T_TMP/rec/vm-b" "drops: ")
+	rm5=$(b_lines "$T_TMP/rec/vm-b" "drop sequence md5: ")
 	echo "recorded: $rd; $rm5"
 	test "${rd#drops: }" -ge 40
 '
 
 # Replaying it: on QEMU 7.2 a replay of this recording stalls, sometimes
 # before the breakpoint (both replays of a default run on 2026-11-24 never
-# reached virtnet_poll), so the replays run only with NETLAB_RR_TESTS=1
-# (issue 14 moves record/replay to QEMU 10, where they finish).
-if [ "${NETLAB_RR_TESTS:-}" != 1 ]; then
+# reached virtnet_poll), so there the replays run only with
+# NETLAB_RR_TESTS=1. On QEMU 10 they finish: they run by default.
+if [ "${NETLAB_RR_TESTS:-}" != 1 ] && [ $QEMU10 != 1 ]; then
 	test_skip "two replays stop at the same icount, agree with the recording; same drops when they finish" \
 		"flaky on QEMU 7.2 (a default run never reached the breakpoint); NETLAB_RR_TESTS=1 runs it"
 else
 test_expect_success 'two replays stop at the same icount, agree with the recording; same drops when they finish' '
 	test -s "$T_TMP/rec/vm-b/replay.bin"
-	rd=$(grep -a "^drops: " "$T_TMP/rec/vm-b/console.log" | tr -d "\r")
-	rm5=$(grep -a "^drop sequence md5: " "$T_TMP/rec/vm-b/console.log")
+	rd=$(b_lines "$T_TMP/rec/vm-b" "drops: ")
+	rm5=$(b_lines "$T_TMP/rec/vm-b" "drop sequence md5: ")
 	cat >"$T_TMP/ic.gdb" <<-EOF
 	hbreak virtnet_poll
 	continue
@@ -158,12 +172,12 @@ test_expect_success 'two replays stop at the same icount, agree with the recordi
 			2>"$T_TMP/replay$i.err" || rc=$?
 		grep "replay .* in " "$T_TMP/replay$i.err"
 		test $rc = 0 || test $rc = 125 || { cat "$T_TMP/replay$i.err"; false; }
-		c=$T_TMP/rec/vm-b/replay-$i/console.log
+		c=$T_TMP/rec/vm-b/replay-$i
 		if [ $rc = 0 ]; then
 			finished=$((finished + 1))
 			grep -q "console identical to the recording" "$T_TMP/replay$i.err"
-			test "$(grep -a "^drops: " "$c" | tr -d "\r")" = "$rd"
-			test "$(grep -a "^drop sequence md5: " "$c")" = "$rm5"
+			test "$(b_lines "$c" "drops: ")" = "$rd"
+			test "$(b_lines "$c" "drop sequence md5: ")" = "$rm5"
 		fi
 	done
 	a=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-1/gdb.log")
@@ -174,7 +188,7 @@ test_expect_success 'two replays stop at the same icount, agree with the recordi
 	n1=$(wc -c <"$c1") n2=$(wc -c <"$c2")
 	n=$n1; [ "$n2" -lt "$n" ] && n=$n2
 	echo "consoles: $n1 and $n2 bytes, recording $(wc -c <"$T_TMP/rec/vm-b/console.log")"
-	test "$n" -gt 10000
+	test "$n" -gt 5000
 	cmp -n "$n" "$c1" "$c2"
 	cmp -n "$n" "$c1" "$T_TMP/rec/vm-b/console.log"
 	test $finished = 2
@@ -183,7 +197,15 @@ test_expect_success 'two replays stop at the same icount, agree with the recordi
 
 # reverse-stepi on a replay: QEMU 7.2 reached the breakpoint and stepped on,
 # but the step back did not come in every run (the default run of
-# 2026-11-23 failed on it): with NETLAB_RR_TESTS=1 too.
+# 2026-11-23 failed on it). QEMU 10 goes back by reloading the snapshot it
+# took when gdb attached, and that reload stalls here (README
+# "Record/replay"; netlab's nl-back replays again instead, t16): only with
+# NETLAB_RR_TESTS=1.
+fi
+if [ "${NETLAB_RR_TESTS:-}" != 1 ]; then
+	test_skip "a third replay steps one instruction on and back with reverse-stepi" \
+		"QEMU's snapshot reload stalls (7.2 and 10 here); NETLAB_RR_TESTS=1 runs it"
+else
 test_expect_success 'a third replay steps one instruction on and back with reverse-stepi' '
 	test -s "$T_TMP/rec/vm-b/replay.bin"
 	a=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-1/gdb.log")

@@ -163,7 +163,7 @@ test_expect_success 'bad input: unreachable URI, no daemon, a taken domain name:
 	test $rc = 2; grep -q "e1000e-rx.scn: \[gdb\] runs with the direct QEMU backend" "$T_TMP/b6.err"
 	cat >"$T_TMP/other.xml" <<-EOF
 	<domain type="qemu"><name>t14-taken-$$</name><memory unit="MiB">32</memory>
-	<os><type arch="x86_64">hvm</type></os></domain>
+	<os><type arch="x86_64">hvm</type></os><features><acpi/></features></domain>
 	EOF
 	virsh -c "$URI" create --paused "$T_TMP/other.xml" >/dev/null
 	rc=0; "$NETLAB" run --connect "$URI" --domain-name "t14-taken-$$" --out "$T_TMP/b5" \
