@@ -293,7 +293,7 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(k, "sha256", m->kernel_sha256);
 	json_add_str(k, "config_sha256", m->config_sha256);
 	json_object_object_add(o, "kernel", k);
-	if (!m->backend || !strcmp(m->backend, "qemu")) {
+	if (m->cfg->qemu && (!m->backend || !strcmp(m->backend, "qemu"))) {
 		struct json_object *q = json_object_new_object();
 		char *ver = NULL;
 

@@ -128,6 +128,8 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 
 	if (text)
 		*text = NULL;
+	if (!qemu)
+		return 0;
 	if (cached_bin && !strcmp(cached_bin, qemu)) {
 		if (text && cached_text)
 			*text = xstrdup(cached_text);

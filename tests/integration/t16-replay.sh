@@ -46,10 +46,12 @@ nl-back
 nl-icount
 nl-stops
 EOF
+# The second replay only runs forward (one pass of the replay, not two).
+echo "nl-until next-drop" >"$T_TMP/next.gdb"
 
 replay() {
 	"$NETLAB" gdb --replay "$T_TMP/suite/planted-drop/run-1" --until first-drop \
-		--batch "$T_TMP/back.gdb" --timeout 900 -o "$T_TMP/replay$1" 2>"$T_TMP/replay$1.err" ||
+		--batch "$T_TMP/$2.gdb" --timeout 900 -o "$T_TMP/replay$1" 2>"$T_TMP/replay$1.err" ||
 		{ cat "$T_TMP/replay$1.err"; return 1; }
 	cat "$T_TMP/replay$1.err"
 }
@@ -60,7 +62,7 @@ drop_icounts() {
 
 test_expect_success 'replay to the first drop: its skb, its reason and a backtrace through UDP and IP' '
 	test -s "$T_TMP/suite/planted-drop/run-1/replay.bin"
-	replay 1
+	replay 1 back
 	log=$T_TMP/replay1/gdb.log
 	grep -q "first traced drop: udp_queue_rcv_one_skb+0x[0-9a-f]* SOCKET_RCVBUFF" "$T_TMP/replay1.err"
 	grep -q "^netlab: drop at icount [0-9]*: reason SKB_DROP_REASON_SOCKET_RCVBUFF" "$log"
@@ -84,7 +86,7 @@ test_expect_success 'nl-back from the second drop lands on the first drop, at it
 
 test_expect_success 'a second replay stops at the same drops, at the same instruction counts' '
 	test -s "$T_TMP/replay1/gdb.log"
-	replay 2
+	replay 2 next
 	a=$(drop_icounts 1 | tr "\n" " ") b=$(drop_icounts 2 | tr "\n" " ")
 	echo "replay 1: $a; replay 2: $b"
 	test -n "$a" && test "$a" = "$b"

@@ -4,11 +4,15 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "vm.h"
 #include "vmcfg.h"
 
 static struct vm_config base_cfg(void)
@@ -421,6 +425,42 @@ static void test_qemu__record_only_the_chosen_vm_of_a_pair(void **state)
 	assert_null(opt_value(&a1, "-device", "virtserialport"));
 	argv_release(&a0);
 	argv_release(&a1);
+	/* QEMU 10 does: the recorded VM keeps them, and its files and trace. */
+	c.qemu_version = 100002;
+	argv_init(&a1);
+	assert_int_equal(qemu_build_argv(&c, 1, &a1, &err), 0);
+	assert_non_null(opt_value(&a1, "-icount", "shift=auto,rr=record"));
+	assert_non_null(opt_value(&a1, "-device", "virtserialport,bus=vser0.0,chardev=port2,name=netlab.status"));
+	assert_true(qemu_rr_ports(&c, 1));
+	c.qemu_version = 70222;
+	assert_false(qemu_rr_ports(&c, 1));
+	assert_true(qemu_rr_ports(&c, 0));
+	argv_release(&a1);
+}
+
+/* The version of a binary that prints what QEMU prints, and of none. */
+static void test_qemu__version_from_its_output(void **state)
+{
+	char dir[] = "/tmp/netlab-qv-XXXXXX", *bin, *text = NULL;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	bin = xasprintf("%s/qemu-system-x86_64", dir);
+	f = fopen(bin, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\necho 'QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)'\n"
+	      "echo 'Copyright (c) 2003-2025 Fabrice Bellard and the QEMU Project developers'\n", f);
+	fclose(f);
+	assert_int_equal(chmod(bin, 0755), 0);
+	assert_int_equal(vm_qemu_version(bin, &text), 100002);
+	assert_string_equal(text, "10.0.2");
+	free(text);
+	assert_int_equal(vm_qemu_version(bin, NULL), 100002);	/* cached */
+	assert_int_equal(vm_qemu_version("/nonexistent/qemu", &text), 0);
+	assert_null(text);
+	unlink(bin);
+	rmdir(dir);
+	free(bin);
 }
 
 int main(void)
@@ -445,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_qemu__record_icount_log_snapshot_disk_and_netdev_filters),
 		cmocka_unit_test(test_qemu__replay_uses_given_log_and_disk_and_needs_tcg),
 		cmocka_unit_test(test_qemu__record_only_the_chosen_vm_of_a_pair),
+		cmocka_unit_test(test_qemu__version_from_its_output),
 	};
 
 	return cmocka_run_group_tests_name("qemu", tests, NULL, NULL);

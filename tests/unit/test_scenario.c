@@ -144,11 +144,12 @@ static void test_scenario__parses_every_key(void **state)
 	assert_int_equal(s->repeat, 3);
 	assert_int_equal(s->timeout_s, 180);
 	assert_false(s->deterministic);
+	assert_true(s->record);
 	assert_int_equal(s->n_sysctl, 2);
 	assert_string_equal(s->sysctl[0].key, "net.core.rmem_default");
 	assert_string_equal(s->sysctl[0].value, "212992");
 	assert_string_equal(s->sysctl[1].value, "4096 87380 6291456");
-	assert_int_equal(s->sysctl[1].line, 17);
+	assert_int_equal(s->sysctl[1].line, 18);
 	assert_string_equal(s->generator, "udp-stream");
 	assert_int_equal(s->n_traffic, 3);
 	assert_string_equal(s->netem[0], "loss 1%");
@@ -157,7 +158,7 @@ static void test_scenario__parses_every_key(void **state)
 	assert_int_equal(s->n_checks, 4);
 	assert_string_equal(s->checks[0].name, "no_loss");
 	assert_string_equal(check_text(s->checks[0].expr), "udp.lost == 0");
-	assert_int_equal(s->checks[0].line, 32);
+	assert_int_equal(s->checks[0].line, 33);
 	assert_string_equal(check_subject(s->checks[2].expr), "udp.latency_us.p99");
 	scn_free(s);
 }
@@ -166,9 +167,9 @@ static void test_scenario__indented_line_is_a_key_not_a_continuation(void **stat
 {
 	struct scenario *s = parse_ok("good-udp.scn");
 
-	/* Line 35 is indented: inih would append it to the check above it. */
+	/* Line 36 is indented: inih would append it to the check above it. */
 	assert_string_equal(s->checks[3].name, "nic_ok");
-	assert_int_equal(s->checks[3].line, 35);
+	assert_int_equal(s->checks[3].line, 36);
 	assert_string_equal(check_text(s->checks[2].expr), "udp.latency_us.p99 <= baseline * 1.25");
 	scn_free(s);
 }
@@ -265,7 +266,7 @@ static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, mem, acpi)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, record, mem, acpi)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
