@@ -112,7 +112,7 @@ test_expect_success 'a bad [gdb] section is refused before anything boots: FILE:
 # Some recordings replay to the end (27-29 s), others stall during the
 # command (1 of 4 measured here finished): NETLAB_RR_TESTS=1 requires both
 # replays to finish.
-test_expect_success 'a VM records (rr=record, console-only): its drops on the console, a replay command beside it' '
+test_expect_success 'a VM records (rr=record): its drops in its output, a replay command beside it' '
 	cat >"$T_TMP/a.sh" <<-\EOF
 	i=0; until echo go | nc -w 1 198.18.0.2 7001; do i=$((i+1)); [ $i -gt 100 ] && break; sleep 0.2; done
 	udp-stream --send --dst 198.18.0.2 --rate 50 --size 200 --count 40 >/dev/null
