@@ -10,9 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -297,40 +295,6 @@ static int set_subjects(struct json_object *o, const struct scenario *scn,
 	return 0;
 }
 
-/* Write text to path through a temporary file in the same directory. */
-static int write_atomic(const char *path, const char *text, char **err)
-{
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	size_t len = strlen(text), off = 0;
-	int fd = mkstemp(tmp), ret = 0;
-
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	while (off < len && !ret) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	if (!ret && (fchmod(fd, 0644) || fsync(fd)))
-		ret = -errno;
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (!ret && rename(tmp, path))
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-out:
-	if (ret)
-		err_set(err, "%s: cannot write: %s", path, strerror(-ret));
-	free(tmp);
-	return ret;
-}
-
 int baseline_update(const char *path, const struct scenario *scn, const struct metrics *measured,
 		    const struct baseline_meta *meta, char **err)
 {
@@ -348,7 +312,9 @@ int baseline_update(const char *path, const struct scenario *scn, const struct m
 	sorted = sorted_copy(o);
 	text = xasprintf("%s\n", json_object_to_json_string_ext(sorted, JSON_FORMAT));
 	json_object_put(sorted);
-	ret = write_atomic(path, text, err);
+	ret = file_write_sync(path, text, strlen(text));
+	if (ret)
+		err_set(err, "%s: cannot write: %s", path, strerror(-ret));
 	free(text);
 out:
 	json_object_put(o);

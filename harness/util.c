@@ -302,11 +302,11 @@ int file_read(const char *path, char **data, size_t *len)
 }
 
 /*
- * Written to a temporary file beside path, then renamed over it: a reader
- * (or a crash, or a full disk) sees the old file or the new one whole, never
- * a truncated one.
+ * Written to a temporary file beside path (fsynced if asked), then renamed
+ * over it: a reader (or a crash, or a full disk) sees the old file or the
+ * new one whole, never a truncated one.
  */
-int file_write(const char *path, const void *data, size_t len)
+static int write_whole(const char *path, const void *data, size_t len, bool sync)
 {
 	char *tmp = xasprintf("%s.tmpXXXXXX", path);
 	const char *p = data;
@@ -329,6 +329,8 @@ int file_write(const char *path, const void *data, size_t len)
 	}
 	if (!ret && fchmod(fd, 0644) < 0)
 		ret = -errno;
+	if (!ret && sync && fsync(fd) < 0)
+		ret = -errno;
 	if (close(fd) < 0 && !ret)
 		ret = -errno;
 	if (!ret && rename(tmp, path) < 0)
@@ -337,6 +339,16 @@ int file_write(const char *path, const void *data, size_t len)
 		unlink(tmp);
 	free(tmp);
 	return ret;
+}
+
+int file_write(const char *path, const void *data, size_t len)
+{
+	return write_whole(path, data, len, false);
+}
+
+int file_write_sync(const char *path, const void *data, size_t len)
+{
+	return write_whole(path, data, len, true);
 }
 
 int file_writef(const char *path, const char *fmt, ...)

@@ -74,7 +74,10 @@ int grow_array(void *pp, size_t *cap, size_t need, size_t size);
 
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);
+/* file_write(): whole or not at all (a temporary file renamed over path);
+ * file_write_sync() also fsyncs it before the rename. */
 int file_write(const char *path, const void *data, size_t len);
+int file_write_sync(const char *path, const void *data, size_t len);
 int file_writef(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* mkdir -p. */
 int mkdir_p(const char *path, mode_t mode);
