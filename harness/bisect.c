@@ -23,6 +23,7 @@
 
 #include "baseline.h"
 #include "bisect.h"
+#include "jsonout.h"
 #include "metrics.h"
 #include "regress.h"
 #include "scenario.h"
@@ -223,8 +224,8 @@ static double jnum(struct json_object *o, const char *k)
 int bisect_config_save(const struct bisect_config *c, const char *run_dir, char **err)
 {
 	struct json_object *o = json_object_new_object();
-	char *p = xasprintf("%s/bisect.json", run_dir), *tmp = xasprintf("%s.tmp", p);
-	int ret = 0;
+	char *p = xasprintf("%s/bisect.json", run_dir);
+	int ret;
 
 	jadd_str(o, "ksrc", c->ksrc);
 	jadd_str(o, "good", c->good);
@@ -240,14 +241,11 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 	jadd_str(o, "worktree", c->worktree);
 	jadd_str(o, "phase", c->phase);
 	json_object_object_add(o, "module", json_object_new_boolean(c->module));
-	if (json_object_to_file_ext(tmp, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) ||
-	    rename(tmp, p)) {
-		ret = -errno ? -errno : -EIO;
+	ret = json_file_write(p, o);
+	if (ret)
 		err_set(err, "cannot write '%s': %s", p, strerror(-ret));
-	}
 	json_object_put(o);
 	free(p);
-	free(tmp);
 	return ret;
 }
 

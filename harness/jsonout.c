@@ -2,9 +2,11 @@
 /*
  * JSON values shared by the report's analyses (see jsonout.h).
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "jsonout.h"
+#include "util.h"
 
 struct json_object *json_fixed(uint64_t v, uint64_t unit, int digits)
 {
@@ -41,4 +43,12 @@ struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us
 	json_object_object_add(o, "max", v(s->max));
 	json_object_object_add(o, "mean", json_real(unit_us ? s->mean / 1e3 : s->mean, "%.3f"));
 	return o;
+}
+
+int json_file_write(const char *path, struct json_object *o)
+{
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+							     JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	return text ? file_writef(path, "%s\n", text) : -ENOMEM;
 }

@@ -22,4 +22,10 @@ struct json_object *json_real(double v, const char *fmt);
 /* {count, min, p50, p90, p99, max, mean}; unit_us: values are ns, shown in µs. */
 struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us);
 
+/*
+ * json_file_write() - `o` as pretty JSON (slashes unescaped) and a newline,
+ * written whole to `path` or not at all (file_write()). 0 or -errno.
+ */
+int json_file_write(const char *path, struct json_object *o);
+
 #endif /* NETLAB_JSONOUT_H */

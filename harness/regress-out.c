@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "jsonout.h"
 #include "regress.h"
 
 static void fmt_num(char *buf, size_t n, double v)
@@ -454,13 +455,7 @@ int regress_write_json(const struct regress *r, const char *path, char **err)
 	json_object_object_add(o, "accel_reason",
 			       r->accel_why ? json_object_new_string(r->accel_why) : NULL);
 	json_object_object_add(o, "scenarios", arr);
-	{
-		const char *text = json_object_to_json_string_ext(
-			o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		/* Whole or not at all (file_write renames a complete file over it). */
-		ret = text ? file_write(path, text, strlen(text)) : -ENOMEM;
-	}
+	ret = json_file_write(path, o);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
 	json_object_put(o);

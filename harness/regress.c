@@ -18,6 +18,7 @@
 
 #include "acpi.h"
 #include "baseline.h"
+#include "jsonout.h"
 #include "libvirt.h"
 #include "regress.h"
 #include "scnrun.h"
@@ -300,13 +301,8 @@ static void write_run_metrics(const char *dir, const struct metrics *m)
 	struct json_object *j = metrics_to_json(m);
 	char *path = xasprintf("%s/metrics.json", dir);
 
-	if (j) {
-		const char *text = json_object_to_json_string_ext(
-			j, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-		if (text)
-			(void)file_write(path, text, strlen(text));
-	}
+	if (j)
+		(void)json_file_write(path, j);
 	json_object_put(j);
 	free(path);
 }

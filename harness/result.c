@@ -7,6 +7,7 @@
 
 #include <json-c/json.h>
 
+#include "jsonout.h"
 #include "result.h"
 #include "vm.h"
 
@@ -349,7 +350,6 @@ int run_result_write_json(const char *path, const struct run_result *res,
 			  const struct run_meta *meta, char **err)
 {
 	struct json_object *o = json_object_new_object();
-	const char *text;
 	int ret;
 
 	json_add_str(o, "verdict", run_verdict_name(res->verdict));
@@ -365,9 +365,7 @@ int run_result_write_json(const char *path, const struct run_result *res,
 			json_object_object_add(o, key, json_object_get(val));
 		json_object_put(m);
 	}
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-						      JSON_C_TO_STRING_NOSLASHESCAPE);
-	ret = file_writef(path, "%s\n", text);
+	ret = json_file_write(path, o);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
 	json_object_put(o);

@@ -17,6 +17,7 @@
 
 #include "acpi.h"
 #include "initrd.h"
+#include "jsonout.h"
 #include "kernel.h"
 #include "libvirt.h"
 #include "run.h"
@@ -409,12 +410,6 @@ out:
 	return ret;
 }
 
-static void write_json(const char *path, struct json_object *j)
-{
-	file_writef(path, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-									JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 /*
  * VM_DIR/acpi.json: the tables given, whether the kernel took them, and the
  * IRQ lines the guest saw. A table not taken means the run did not test
@@ -429,7 +424,7 @@ static void acpi_outcome(struct run_ctx *c, struct run_vm *v)
 	free(path);
 	v->acpi = acpi_report(&c->acpi, v->tails[2].text.s, irqs, &all_taken, &why);
 	path = xasprintf("%s/acpi.json", v->dir);
-	write_json(path, v->acpi);
+	json_file_write(path, v->acpi);
 	free(path);
 	if (!all_taken && (v->res.verdict == RV_OK || v->res.verdict == RV_FAILED)) {
 		v->res.verdict = RV_INFRA;
@@ -526,7 +521,7 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 
 		if (j) {
 			json_object_object_add(j, "acpi", json_object_get(c->vms[0].acpi));
-			write_json(path, j);
+			json_file_write(path, j);
 			json_object_put(j);
 		}
 	}
