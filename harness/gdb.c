@@ -772,34 +772,22 @@ struct oops_query {
  * chain as "function\nfile:line" pairs, innermost first. */
 static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **out, char **err)
 {
-	char tmpl[] = "/tmp/netlab-a2l-XXXXXX";
-	posix_spawn_file_actions_t fa;
 	struct argv a;
-	int fd = mkstemp(tmpl), status = -1, ret = 0;
-	pid_t pid;
+	int ret;
 
-	if (fd < 0)
-		return -errno;
 	argv_init(&a);
 	argv_add(&a, "addr2line");
 	argv_add(&a, "-aife");
 	argv_add(&a, vmlinux);
 	for (size_t i = 0; i < addrs->n; i++)
 		argv_add(&a, addrs->v[i]);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	if (posix_spawnp(&pid, "addr2line", &fa, NULL, a.v, environ) == 0)
-		waitpid(pid, &status, 0);
-	else
-		ret = -ENOENT;
-	posix_spawn_file_actions_destroy(&fa);
+	ret = spawn_capture(&a, out);
 	argv_release(&a);
-	close(fd);
-	if (!ret && status != 0)
+	if (ret > 0) {
+		free(*out);
+		*out = NULL;
 		ret = -EIO;
-	if (!ret)
-		ret = file_read(tmpl, out, NULL);
-	unlink(tmpl);
+	}
 	if (ret)
 		err_set(err, "addr2line on '%s' failed%s\nhint: install binutils", vmlinux,
 			ret == -ENOENT ? " (not found in PATH)" : "");

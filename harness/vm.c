@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,53 +117,26 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 {
 	static char *cached_bin, *cached_text;
 	static unsigned int cached;
-	char *const argv[] = { (char *)qemu, "--version", NULL };
-	posix_spawn_file_actions_t fa;
-	char buf[512];
-	size_t n = 0;
-	int fds[2], status;
-	ssize_t r;
-	pid_t pid;
+	struct argv a;
+	char *out = NULL;
 
 	if (text)
 		*text = NULL;
 	if (!qemu)
 		return 0;
-	if (cached_bin && !strcmp(cached_bin, qemu)) {
-		if (text && cached_text)
-			*text = xstrdup(cached_text);
-		return cached;
+	if (!cached_bin || strcmp(cached_bin, qemu)) {
+		argv_init(&a);
+		argv_add(&a, qemu);
+		argv_add(&a, "--version");
+		spawn_capture(&a, &out);
+		argv_release(&a);
+		free(cached_bin);
+		free(cached_text);
+		cached_text = NULL;
+		cached = out ? parse_version(out, &cached_text) : 0;
+		cached_bin = xstrdup(qemu);
+		free(out);
 	}
-	if (pipe2(fds, O_CLOEXEC))
-		return 0;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, qemu, &fa, NULL, argv, environ)) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(fds[0]);
-		close(fds[1]);
-		return 0;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	while (n < sizeof(buf) - 1 && (r = read(fds[0], buf + n, sizeof(buf) - 1 - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		n += (size_t)r;
-	}
-	buf[n] = 0;
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	free(cached_bin);
-	free(cached_text);
-	cached_text = NULL;
-	cached = parse_version(buf, &cached_text);
-	cached_bin = xstrdup(qemu);
 	if (text && cached_text)
 		*text = xstrdup(cached_text);
 	return cached;
