@@ -380,25 +380,12 @@ out:
 /* RUN_DIR itself (one VM) or RUN_DIR/vm-X: the one with a recording. */
 static char *replay_vm_dir(const struct gdb_cmd *gc)
 {
-	char *p;
+	char *d;
 
 	if (gc->vm >= 0)
 		return xasprintf("%s/%s", gc->target, run_vm_name((unsigned int)gc->vm));
-	p = xasprintf("%s/replay.argv", gc->target);
-	if (!access(p, F_OK)) {
-		free(p);
-		return xstrdup(gc->target);
-	}
-	free(p);
-	for (unsigned int vm = VM_MAX_VMS; vm-- > 0;) {
-		p = xasprintf("%s/%s/replay.argv", gc->target, run_vm_name(vm));
-		if (!access(p, F_OK)) {
-			free(p);
-			return xasprintf("%s/%s", gc->target, run_vm_name(vm));
-		}
-		free(p);
-	}
-	return xstrdup(gc->target);
+	d = run_recording_dir(gc->target);
+	return d ? d : xstrdup(gc->target);
 }
 
 static char *replay_out(const char *vmdir)
@@ -494,8 +481,6 @@ static void first_drop_env(const char *vmdir)
  * starts it (paused, the same gdbstub socket) and says so in
  * DIR/nl-restarted ("ok N" or "error"); gdb reconnects and runs forward.
  */
-static unsigned int n_restarts;
-
 static bool restart_asked(const char *dir)
 {
 	char *p = xasprintf("%s/nl-restart", dir);
@@ -505,12 +490,11 @@ static bool restart_asked(const char *dir)
 	return asked;
 }
 
-static void restart_done(const char *dir, int ret)
+static void restart_done(const char *dir, int ret, unsigned int n)
 {
 	char *p = xasprintf("%s/nl-restarted", dir);
 
-	n_restarts++;
-	file_writef(p, ret ? "error %u\n" : "ok %u\n", n_restarts);
+	file_writef(p, ret ? "error %u\n" : "ok %u\n", n);
 	free(p);
 }
 
@@ -523,7 +507,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	struct vm_proc p;
 	struct argv a;
 	bool cut = false;
-	unsigned int qv = 0;
+	unsigned int qv = 0, restarts = 0;
 	double t0;
 	int ret;
 
@@ -572,13 +556,15 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	while (!vm_wait(&p, 100) && now_s() - t0 < timeout) {
 		tick(s);
 		/* --until with --batch: done once the batch file is. */
-		if (gc->until && gc->batch && s->proc.exited)
+		if (gc->until && gc->batch && s->proc.exited) {
+			cut = true;
 			break;
+		}
 		if (restart_asked(s->dir)) {
 			vm_kill(&p, 2000);
 			vm_release(&p);
 			ret = vm_spawn(&p, &a, path, err);
-			restart_done(s->dir, ret);
+			restart_done(s->dir, ret, ++restarts);
 			if (ret)
 				break;
 			t0 = now_s();	/* --timeout is per pass of the replay */
@@ -588,7 +574,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	argv_release(&a);
 	if (ret)
 		goto rm;
-	if (!p.exited && gc->until && gc->batch && s->proc.exited) {
+	if (cut) {
 		vm_kill(&p, 2000);
 		fprintf(stderr, "netlab gdb: the batch file ended: replay stopped there (--until)\n");
 		cut = true;

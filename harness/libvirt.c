@@ -533,7 +533,7 @@ static void finish_streams(struct lv_vm *v)
 	until = now_s() + LV_GONE_S;
 	while (!dom_gone(v) && now_s() < until)
 		usleep(50000);
-	if (!dom_gone(v) && v->dom)
+	if (!dom_gone(v))
 		virDomainDestroy(v->dom);
 	/* Its last reference goes a moment after it leaves the list. */
 	usleep(500000);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -221,8 +220,7 @@ char *regress_loss_story(const struct metrics *m)
 static void print_replay_hint(const struct regress_scn *rs, FILE *f)
 {
 	const struct regress_run *run = NULL;
-	char *p;
-	bool recorded;
+	char *rec;
 
 	for (unsigned int i = 0; i < rs->n_runs && !run; i++)
 		if (rs->runs[i].dir && rs->runs[i].checks_failed)
@@ -231,20 +229,14 @@ static void print_replay_hint(const struct regress_scn *rs, FILE *f)
 		run = &rs->runs[0];
 	if (!run)
 		return;
-	p = xasprintf("%s/replay.bin", run->dir);
-	recorded = !access(p, R_OK);
-	free(p);
-	for (unsigned int vm = 0; !recorded && vm < VM_MAX_VMS; vm++) {
-		p = xasprintf("%s/%s/replay.bin", run->dir, run_vm_name(vm));
-		recorded = !access(p, R_OK);
-		free(p);
-	}
-	if (recorded)
+	rec = run_recording_dir(run->dir);
+	if (rec)
 		fprintf(f, "  replay: netlab gdb --replay %s --until first-drop   (add --batch FILE to script it)\n",
 			run->dir);
 	else
 		fprintf(f, "  replay: record it with 'netlab regress --record %s', then 'netlab gdb --replay RUN_DIR --until first-drop'\n",
 			rs->scn->name);
+	free(rec);
 }
 
 void regress_print_table(const struct regress *r, FILE *f)

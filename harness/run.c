@@ -632,6 +632,29 @@ const char *run_vm_name(unsigned int vm)
 	return vm ? "vm-b" : "vm-a";
 }
 
+static bool has_recording(const char *dir)
+{
+	char *p = xasprintf("%s/replay.argv", dir);
+	bool yes = !access(p, F_OK);
+
+	free(p);
+	return yes;
+}
+
+char *run_recording_dir(const char *dir)
+{
+	if (has_recording(dir))
+		return xstrdup(dir);
+	for (unsigned int vm = VM_MAX_VMS; vm-- > 0;) {
+		char *d = xasprintf("%s/%s", dir, run_vm_name(vm));
+
+		if (has_recording(d))
+			return d;
+		free(d);
+	}
+	return NULL;
+}
+
 /*
  * libvirt: each VM's domain name (the prefix alone for one VM, PREFIX-a and
  * PREFIX-b for two) and, for a pair, the UDP ports that wire NIC A to NIC B

@@ -90,6 +90,13 @@ int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
 
 /* Subdirectory of the run directory of VM `vm` in multi-VM topologies. */
 const char *run_vm_name(unsigned int vm);
+/*
+ * run_recording_dir() - where the run directory `dir` keeps a recording
+ * (replay.argv): `dir` itself (one VM), else its last VM directory that has
+ * one (vm-b before vm-a: the receiver of a pair). NULL when none does.
+ * Caller frees.
+ */
+char *run_recording_dir(const char *dir);
 
 /* The VM configuration run_execute() will use for `o` (topology set up). */
 int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
