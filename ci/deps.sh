@@ -18,6 +18,11 @@ pkgs=(
 	# the libvirt backend (--backend libvirt): C API, daemons, virsh and
 	# virt-xml-validate (xmllint) for the tests
 	libvirt-dev libvirt-daemon-system libvirt-clients libxml2-utils libxml2-dev
+	# fuzzing (make fuzz, and the smoke run in make test): clang's libFuzzer,
+	# ASan and UBSan runtimes, llvm-symbolizer for readable reports
+	clang-14 libclang-rt-14-dev llvm-14
+	# the remote libvirt path's test: an sshd on 127.0.0.1 (qemu+ssh://)
+	openssh-server openssh-client
 	# benchmarks
 	time
 )
