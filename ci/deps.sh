@@ -44,7 +44,11 @@ codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 if [ "$codename" = bookworm ] && [ "${NETLAB_QEMU_BACKPORTS:-1}" != 0 ]; then
 	v=$(dpkg-query -W -f '${Version}' qemu-system-x86 2>/dev/null || true)
 	if [ -z "$v" ] || dpkg --compare-versions "$v" lt 1:10; then
-		bpo=(qemu-system-x86/bookworm-backports qemu-utils/bookworm-backports)
+		# Every package of QEMU's own source that changed version, named:
+		# apt takes a dependency from backports only when told to (seen:
+		# "qemu-system-common (= 1:10.0.2...) but it is not installable").
+		bpo=(qemu-system-x86 qemu-system-common qemu-system-data qemu-utils seabios)
+		bpo=("${bpo[@]/%//bookworm-backports}")
 		missing=($(printf '%s\n' "${missing[@]}" | grep -vx -e qemu-system-x86 -e qemu-utils || true))
 	fi
 fi
