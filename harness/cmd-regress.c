@@ -370,8 +370,10 @@ int cmd_regress(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (regress_execute(r, &rc.o, &regress_stop, &err)) {
-		ret = NL_EXIT_USAGE;
+	ret = regress_execute(r, &rc.o, &regress_stop, &err);
+	if (ret) {
+		/* A full disk is no fault of the input: cannot test (git bisect skips). */
+		ret = ret == -ENOSPC ? NL_EXIT_CANNOT_TEST : NL_EXIT_USAGE;
 		goto fail;
 	}
 	ret = report(&rc, r);

@@ -346,6 +346,7 @@ int cmd_run(int argc, char **argv)
 		cmd_error("run", err);
 		free(err);
 		run_cmd_release(&rc);
+		/* -ENOSPC (a full disk) is no fault of the input: 125. */
 		return ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST;
 	}
 	report(&rc, &res);

@@ -277,7 +277,10 @@ static void read_run(struct regress_run *run)
 		path = xasprintf("%s/harness-error", run->dir);
 		file_read(path, &herr, NULL);
 		free(path);
-		run->reason = herr ? herr : xstrdup("the run left no result.json");
+		/* A full disk takes result.json and harness-error with it. */
+		run->reason = herr ? herr : disk_short(run->dir, 0);
+		if (!run->reason)
+			run->reason = xstrdup("the run left no result.json");
 		if (herr)
 			herr[strcspn(herr, "\n")] = '\0';
 		return;
@@ -365,6 +368,15 @@ static void job_done(struct regress *r, const struct regress_opts *o, struct job
 	sbuf_release(&say);
 }
 
+/* After a run whose file system filled up, start no more runs. */
+static void no_space_stop(struct regress *r, const struct job *j)
+{
+	const char *why = r->s[j->scn].runs[j->rep].reason;
+
+	if (!r->no_space && why && !strncmp(why, "no space left on ", 17))
+		r->no_space = xstrdup(why);
+}
+
 static int run_all(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop)
 {
 	size_t total = 0, next = 0, done = 0, running = 0, nc = n_conns(o);
@@ -389,7 +401,7 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 			for (size_t c = 1; c < nc; c++)
 				if (busy[c] < busy[k])
 					k = c;
-			if (busy[k] >= jobs || next >= total || (stop && *stop))
+			if (busy[k] >= jobs || next >= total || (stop && *stop) || r->no_space)
 				break;
 			j = &all[next++];
 			dir = r->s[j->scn].runs[j->rep].dir;
@@ -430,11 +442,22 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 					running--;
 					busy[all[k].conn]--;
 					job_done(r, o, &all[k], ++done, total);
+					no_space_stop(r, &all[k]);
 				}
 			}
 		}
 	}
 	r->interrupted = stop && *stop;
+	/* A full disk fails every run after it the same way: they are not started. */
+	for (size_t k = next; r->no_space && k < total; k++) {
+		struct regress_run *run = &r->s[all[k].scn].runs[all[k].rep];
+
+		run->verdict = RV_INFRA;
+		run->exit_status = -1;
+		run->reason = xasprintf("not run: %s", r->no_space);
+	}
+	if (r->no_space)
+		progress(o, "%zu of %zu runs not started: %s", total - next, total, r->no_space);
 	free(all);
 	free(busy);
 	return 0;
@@ -605,6 +628,30 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 	return 0;
 }
 
+/* Room for every run of the suite, which keeps them all, before any boots. */
+static int space_check(const struct regress *r, const struct regress_opts *o, char **err)
+{
+	unsigned long long need = 0;
+	size_t runs = 0;
+	char *short_of;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct run_opts ro;
+
+		scn_run_opts(o, &r->s[i], &ro);
+		need += r->s[i].n_runs * run_space_estimate(&ro);
+		runs += r->s[i].n_runs;
+	}
+	short_of = disk_short(r->dir, need);
+	if (!short_of)
+		return 0;
+	err_set(err, "%s/: %s for %zu runs (about %.0f MB each: initrd copies, captures, traces)\n"
+		     "hint: free some space there, or pass --out on a file system with more room",
+		r->dir, short_of, runs, need / 1e6 / (runs ? runs : 1));
+	free(short_of);
+	return -ENOSPC;
+}
+
 int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
 		    char **err)
 {
@@ -646,6 +693,9 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 		resolved.base.accel = VM_ACCEL_TCG;
 		r->accel_why = xstrdup("-icount (deterministic mode) needs TCG");
 	}
+	ret = space_check(r, &resolved, err);
+	if (ret)
+		return ret;
 	run_all(r, &resolved, stop);
 	for (size_t i = 0; i < r->n; i++)
 		evaluate(&r->s[i], &resolved);
@@ -702,5 +752,6 @@ void regress_free(struct regress *r)
 	free(r->s);
 	free(r->dir);
 	free(r->accel_why);
+	free(r->no_space);
 	free(r);
 }

@@ -64,6 +64,7 @@ struct regress {
 	double wall_s;
 	char *accel_why;
 	bool interrupted;
+	char *no_space;		/* a run found its file system full: the rest did not run */
 };
 
 struct regress_opts {

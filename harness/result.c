@@ -199,6 +199,10 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 
 		res->verdict = RV_PANIC;
 		res->reason = strndup(p, strcspn(p, "\r\n"));
+	} else if (obs->no_space) {
+		/* Whatever the guest did next, its output could not be kept. */
+		res->verdict = RV_INFRA;
+		res->reason = xstrdup(obs->no_space);
 	} else if (obs->transport_error) {
 		res->verdict = RV_INFRA;
 		res->reason = xasprintf("the run's output did not all arrive: %s", obs->transport_error);

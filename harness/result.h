@@ -29,6 +29,7 @@ struct run_obs {
 	const char *console;	/* console log */
 	const char *qemu_log;	/* QEMU's stderr */
 	const char *transport_error;	/* the run's output did not all arrive (libvirt), or NULL */
+	const char *no_space;	/* the run directory's file system filled up: disk_short()'s text */
 };
 
 struct run_result {

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,8 @@ struct run_ctx {
 	struct lv_conn *lv;		/* libvirt backend: the run's connection */
 	unsigned int udp_port[VM_MAX_NICS];	/* libvirt pair wiring */
 	double t0;
+	double space_at;		/* when free space was last looked at */
+	char *no_space;			/* the run directory's file system is full */
 };
 
 /* ---- one VM, whichever backend runs it ---------------------------------- */
@@ -307,6 +310,24 @@ static void lv_finish(struct run_ctx *c, struct run_vm *v)
 	free(err);
 }
 
+/* nftw() has no context argument. */
+static unsigned long long dir_bytes_total;
+
+static int dir_bytes_add(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type == FTW_F)
+		dir_bytes_total += (unsigned long long)st->st_blocks * 512;
+	return 0;
+}
+
+/* Bytes the files under `dir` take on disk. */
+static unsigned long long run_dir_bytes(const char *dir)
+{
+	dir_bytes_total = 0;
+	nftw(dir, dir_bytes_add, 16, FTW_PHYS);
+	return dir_bytes_total;
+}
+
 /* Follow every VM until all have exited, the deadline, a panic or a signal. */
 static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 {
@@ -341,6 +362,23 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 			for (unsigned int i = 0; i < c->n_vms; i++)
 				c->vms[i].obs.timed_out = !rv_exited(&c->vms[i]) && !c->vms[i].panic_at;
 			break;
+		}
+		/* QEMU writes the captures and ports itself and does not stop on a
+		 * full disk (its guest then blocks on a port until the timeout):
+		 * look once a second, and end the run at once. */
+		if (now_s() - c->space_at >= 1.0) {
+			c->space_at = now_s();
+			c->no_space = disk_short(c->o->out, 0);
+			if (c->no_space) {
+				char *need = disk_short(c->o->out, run_space_estimate(c->o) +
+								   run_dir_bytes(c->o->out));
+
+				free(c->no_space);
+				c->no_space = need;
+				for (unsigned int i = 0; i < c->n_vms; i++)
+					c->vms[i].obs.no_space = c->no_space;
+				break;
+			}
 		}
 	}
 	for (unsigned int i = 0; i < c->n_vms; i++) {
@@ -480,6 +518,13 @@ static void combine(const struct run_ctx *c, struct run_result *res)
 		res->reason = pick->res.reason ? xstrdup(pick->res.reason) : NULL;
 }
 
+static bool vm_recorded(const struct run_ctx *c, unsigned int i)
+{
+	const struct vm_debug *d = &c->cfg.debug;
+
+	return d->rr == VM_RR_RECORD && (d->rr_vm < 0 || d->rr_vm == (int)i);
+}
+
 static void write_outcome(struct run_ctx *c, struct run_result *res)
 {
 	struct run_result vms[VM_MAX_VMS];
@@ -499,6 +544,12 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	};
 	char *path;
 
+	/* On a full disk, make room for result.json: a run's initrd.img is
+	 * only its job (kept) added to the base initrd, and a run that ended
+	 * here is no replay's input. */
+	for (unsigned int i = 0; c->no_space && i < c->n_vms; i++)
+		if (!vm_recorded(c, i))
+			unlink(c->vms[i].initrd);
 	for (unsigned int i = 0; i < c->n_vms; i++) {
 		write_vm_outcome(c, &c->vms[i]);
 		vms[i] = c->vms[i].res;		/* borrowed for result.json */
@@ -561,13 +612,6 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	free(jobpath);
 	free(exec);
 	return ret;
-}
-
-static bool vm_recorded(const struct run_ctx *c, unsigned int i)
-{
-	const struct vm_debug *d = &c->cfg.debug;
-
-	return d->rr == VM_RR_RECORD && (d->rr_vm < 0 || d->rr_vm == (int)i);
 }
 
 /* The empty qcow2 that holds the snapshot a replay starts from. */
@@ -749,9 +793,22 @@ static void release_ctx(struct run_ctx *c)
 		free(c->sock_dir);
 	}
 	lv_close(c->lv);
+	free(c->no_space);
 	free(c->accel_why);
 	acpi_set_release(&c->acpi);
 	kernel_id_release(&c->kid);
+}
+
+unsigned long long run_space_estimate(const struct run_opts *o)
+{
+	const struct topology *t = topology_find(o->topology);
+	unsigned int n = t ? t->n_vms : 1;
+	struct stat st;
+	unsigned long long initrd = 0;
+
+	if (o->initrd && stat(o->initrd, &st) == 0)
+		initrd = (unsigned long long)st.st_size;
+	return n * (initrd + RUN_SPACE_PER_VM);
 }
 
 /*
@@ -888,6 +945,11 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		probe.acpi = NULL;
 		probe.n_acpi = 0;
 		ret = accel_resolve(&probe, &c.cfg.accel, &c.accel_why, err);
+	}
+	if (!ret && (c.no_space = disk_short(o->out, run_space_estimate(o)))) {
+		err_set(err, "%s/: %s\nhint: free some space there, or pass --out on a file "
+			     "system with more room", o->out, c.no_space);
+		ret = -ENOSPC;
 	}
 	if (!ret)
 		ret = prepare_vms(&c, err);

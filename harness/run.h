@@ -82,6 +82,16 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 		char **err);
 
 /*
+ * run_space_estimate() - about how many bytes a run of `o` writes into its
+ * run directory: per VM, its initrd copy and RUN_SPACE_PER_VM for the
+ * captures, files.tar and what is unpacked from it. run_execute() refuses
+ * to start with less free (and ends a run whose file system fills up);
+ * netlab regress asks for it times the runs of a suite before any boots.
+ */
+#define RUN_SPACE_PER_VM (64ULL << 20)
+unsigned long long run_space_estimate(const struct run_opts *o);
+
+/*
  * run_print_xml() - the libvirt domain XML of each VM of `o`, as
  * run_execute() would create it (staged paths in the staging pool). 0, or
  * -EINVAL with *err.

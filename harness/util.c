@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -403,6 +405,83 @@ int file_writef(const char *path, const char *fmt, ...)
 	ret = file_write(path, b.s, b.len);
 	sbuf_release(&b);
 	return ret;
+}
+
+/* The mount of device `dev`: its source and mount point, from mountinfo. */
+static void mount_of(dev_t dev, struct disk_space *ds)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+
+	snprintf(ds->dev, sizeof(ds->dev), "?");
+	snprintf(ds->mnt, sizeof(ds->mnt), "?");
+	if (!f)
+		return;
+	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SOURCE SUPER */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		char mnt[1024], *sep;
+		char src[256] = "?";
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %1023s", &maj, &min, mnt) != 3 ||
+		    makedev(maj, min) != dev)
+			continue;
+		sep = strstr(line, " - ");
+		if (sep)
+			sscanf(sep + 3, "%*s %255s", src);
+		/* The last match is the one on top. */
+		snprintf(ds->dev, sizeof(ds->dev), "%s", src);
+		snprintf(ds->mnt, sizeof(ds->mnt), "%s", mnt);
+	}
+	fclose(f);
+}
+
+int disk_space(const char *path, struct disk_space *ds)
+{
+	char *p = xstrdup(path && *path ? path : ".");
+	struct statvfs vfs;
+	struct stat st;
+	int ret = 0;
+
+	/* A run directory may not exist yet: ask its nearest existing parent. */
+	while (stat(p, &st) < 0) {
+		char *slash = strrchr(p, '/');
+
+		if (errno != ENOENT || !slash) {
+			if (errno == ENOENT && !slash) {	/* relative, first component */
+				free(p);
+				p = xstrdup(".");
+				continue;
+			}
+			ret = -errno;
+			goto out;
+		}
+		if (slash == p)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (statvfs(p, &vfs) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ds->avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	mount_of(st.st_dev, ds);
+out:
+	free(p);
+	return ret;
+}
+
+char *disk_short(const char *path, unsigned long long needed)
+{
+	struct disk_space ds;
+
+	if (needed < DISK_FLOOR)
+		needed = DISK_FLOOR;
+	if (disk_space(path, &ds) || ds.avail >= needed)
+		return NULL;
+	return xasprintf("no space left on %s (mounted at %s): %.1f MB free, needed about %.0f MB",
+			 ds.dev, ds.mnt, ds.avail / 1e6, (needed + 999999) / 1e6);
 }
 
 int mkdir_p(const char *path, mode_t mode)

@@ -87,6 +87,25 @@ int file_read(const char *path, char **data, size_t *len);
 int file_write(const char *path, const void *data, size_t len);
 int file_write_sync(const char *path, const void *data, size_t len);
 int file_writef(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Free space where `path` lives (the nearest existing parent when `path`
+ * does not exist yet): bytes an unprivileged writer may still use
+ * (statvfs f_bavail), the device and the mount point (from
+ * /proc/self/mountinfo; "?" when not found). 0 or -errno.
+ */
+struct disk_space {
+	unsigned long long avail;
+	char dev[256], mnt[1024];
+};
+int disk_space(const char *path, struct disk_space *ds);
+/* Below this a run stops at once: writes are failing or about to (1 MiB). */
+#define DISK_FLOOR (1ULL << 20)
+/*
+ * "no space left on DEV (mounted at MNT): F MB free, needed about N MB"
+ * for `path`, or NULL when at least `needed` bytes (and DISK_FLOOR) are
+ * free there or it cannot be told. Caller frees.
+ */
+char *disk_short(const char *path, unsigned long long needed);
 /* mkdir -p. */
 int mkdir_p(const char *path, mode_t mode);
 /* rm -rf: remove `path` and all below it, not following symlinks. */

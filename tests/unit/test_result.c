@@ -200,6 +200,29 @@ static void test_result__incomplete_output_is_infra(void **state)
 	run_result_release(&r);
 }
 
+/* A full disk ends the run as infra-error (125), whatever the command said
+ * so far, with the text that names the device and the sizes. */
+static void test_result__full_disk_is_infra(void **state)
+{
+	static const char ok[] = "agent 1\ntopology ok\nexec 50\nexit 0\npoweroff\n";
+	struct run_obs o = { .qemu_status = 0, .status = ok, .timed_out = true,
+			     .no_space = "no space left on tmpfs (mounted at /x): 0.0 MB free, "
+					 "needed about 90 MB" };
+	struct run_result r;
+
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_INFRA);
+	assert_string_equal(r.reason, o.no_space);
+	assert_int_equal(run_result_exit_code(&r), NL_EXIT_CANNOT_TEST);
+	run_result_release(&r);
+
+	/* A panic that came first is still the kernel's. */
+	o.console = "Kernel panic - not syncing: sysrq triggered crash\n";
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_PANIC);
+	run_result_release(&r);
+}
+
 static void test_result__json_has_verdict_status_and_kernel(void **state)
 {
 	struct vm_config cfg = { .kernel = "/k/bzImage", .accel = VM_ACCEL_TCG,
@@ -316,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_result__topology_error_is_infra),
 		cmocka_unit_test(test_result__interrupted),
 		cmocka_unit_test(test_result__incomplete_output_is_infra),
+		cmocka_unit_test(test_result__full_disk_is_infra),
 		cmocka_unit_test(test_result__json_has_verdict_status_and_kernel),
 		cmocka_unit_test(test_result__json_strings_are_valid_utf8),
 		cmocka_unit_test(test_result__json_write_error_names_file),

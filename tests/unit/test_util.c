@@ -69,10 +69,40 @@ static void test_util__file_write_failing_midway_keeps_the_old_file(void **state
 	free(path);
 }
 
+/*
+ * disk_space() answers for a path that does not exist yet (a run directory
+ * about to be made) from its nearest parent, and names the mount; a demand
+ * larger than the free space gives the "no space left" text with both
+ * figures, a small one nothing.
+ */
+static void test_util__disk_space_and_shortage(void **state)
+{
+	char *future = xasprintf("%s/suite/run-1/vm", dir), *text;
+	struct disk_space here, there;
+
+	assert_int_equal(disk_space(dir, &here), 0);
+	assert_int_equal(disk_space(future, &there), 0);
+	assert_string_equal(here.mnt, there.mnt);
+	assert_string_equal(here.dev, there.dev);
+	assert_string_not_equal(here.mnt, "?");
+	assert_true(here.avail > 0);
+	assert_int_equal(disk_space("relative-and-absent/x", &there), 0);
+
+	assert_null(disk_short(future, DISK_FLOOR));
+	text = disk_short(future, here.avail + (1ULL << 40));
+	assert_non_null(text);
+	assert_non_null(strstr(text, "no space left on "));
+	assert_non_null(strstr(text, here.mnt));
+	assert_non_null(strstr(text, " MB free, needed about "));
+	free(text);
+	free(future);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_util__file_write_failing_midway_keeps_the_old_file),
+		cmocka_unit_test(test_util__disk_space_and_shortage),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
