@@ -120,21 +120,34 @@ static void set_reason(struct run_result *res, char *reason)
 
 static void __run_classify(const struct run_obs *obs, struct run_result *res);
 
+/* "QEMU was killed by signal 9 (Killed)" when something else ended it; else NULL. */
+static char *qemu_end(int status)
+{
+	if (status > 0 && WIFSIGNALED(status))
+		return xasprintf("QEMU was killed by signal %d (%s)", WTERMSIG(status),
+				 strsignal(WTERMSIG(status)));
+	return NULL;
+}
+
 static void classify_no_exit(const struct run_obs *obs, struct run_result *res)
 {
 	char *tail;
 
-	if (status_has(obs->status, "topology")) {
+	/* ("topology ok" and no exit is a guest stopped later, below.) */
+	if (obs->status && strstr(obs->status, "topology error")) {
 		const char *t = strstr(obs->status, "topology error");
 
 		res->verdict = RV_INFRA;
-		set_reason(res, t ? strndup(t, strcspn(t, "\n"))
-				  : xstrdup("the guest topology did not come up"));
+		set_reason(res, strndup(t, strcspn(t, "\n")));
 		return;
 	}
 	if (res->agent_started) {
+		char *how = qemu_end(obs->qemu_status);
+
 		res->verdict = RV_INFRA;
-		set_reason(res, xstrdup("the guest agent stopped without an exit status"));
+		set_reason(res, how ? xasprintf("%s while the guest ran: the command has no exit status", how)
+				    : xstrdup("the guest agent stopped without an exit status"));
+		free(how);
 		return;
 	}
 	if (obs->qemu_status != 0 && (!obs->console || !*obs->console)) {
@@ -223,6 +236,16 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 	} else if (obs->timed_out || status_has(obs->status, "timeout")) {
 		res->verdict = RV_TIMEOUT;
 		res->reason = xstrdup("the command did not finish in time");
+	} else if (res->exit_status >= 0 && !status_has(obs->status, "poweroff")) {
+		/* The agent says "exit", sends files.tar, then "poweroff": without
+		 * it the files (a trace.dat, send.json) may be cut. */
+		char *how = qemu_end(obs->qemu_status);
+
+		res->verdict = RV_INFRA;
+		res->reason = xasprintf("%s after the command exited with status %d, before the guest "
+					"had sent its files: files/ may be incomplete",
+					how ? how : "QEMU ended", res->exit_status);
+		free(how);
 	} else if (res->exit_status >= 0) {
 		res->verdict = res->exit_status ? RV_FAILED : RV_OK;
 		res->reason = xasprintf("the command exited with status %d", res->exit_status);

@@ -45,12 +45,26 @@ void run_opts_init(struct run_opts *o)
 	o->icount_shift = -1;
 }
 
-/* Follows a file QEMU writes and hands new bytes to the output callback. */
+/*
+ * Follows a file QEMU writes and hands new bytes to the output callback.
+ * With `keep`, it also keeps the text for the verdict (console, status),
+ * bounded: a guest that floods its console must not take the host's
+ * memory. Past TAIL_HEAD + 2 * TAIL_KEEP bytes it keeps the first
+ * TAIL_HEAD (the boot), a marker, and the last TAIL_KEEP (an oops, the
+ * last line). The file on disk keeps everything.
+ */
+#define TAIL_HEAD (256u << 10)
+#define TAIL_KEEP (4u << 20)
+#define TAIL_GAP "\n[netlab: part of this log is not kept in memory; the file has all of it]\n"
+
 struct tail {
 	const char *name;
 	enum run_stream stream;
 	bool deliver;
+	bool keep;
 	int fd;
+	size_t fixed;		/* once cut: the head and the marker, kept */
+	size_t fresh;		/* bytes the last tail_pump() added at the end */
 	struct sbuf text;
 };
 
@@ -62,18 +76,54 @@ static void tail_open(struct tail *t, const char *rundir)
 	free(p);
 }
 
+static void tail_cut(struct tail *t)
+{
+	struct sbuf *b = &t->text;
+	size_t len = b->len;
+
+	if (len <= TAIL_HEAD + 2 * TAIL_KEEP)
+		return;
+	/* The marker lands well before the last TAIL_KEEP bytes it keeps. */
+	if (!t->fixed) {
+		memcpy(b->s + TAIL_HEAD, TAIL_GAP, sizeof(TAIL_GAP) - 1);
+		t->fixed = TAIL_HEAD + sizeof(TAIL_GAP) - 1;
+	}
+	memmove(b->s + t->fixed, b->s + len - TAIL_KEEP, TAIL_KEEP);
+	b->len = t->fixed + TAIL_KEEP;
+	b->s[b->len] = '\0';
+}
+
 static void tail_pump(struct tail *t, const struct run_opts *o)
 {
-	char buf[8192];
+	char buf[65536];
 	ssize_t n;
 
+	t->fresh = 0;
 	if (t->fd < 0)
 		return;
-	while ((n = read(t->fd, buf, sizeof(buf))) > 0) {
-		sbuf_add(&t->text, buf, (size_t)n);
+	/* Bounded: a guest writing faster than this reads must not keep the
+	 * run loop (its deadline, signals) from its next turn. */
+	for (int i = 0; i < 256 && (n = read(t->fd, buf, sizeof(buf))) > 0; i++) {
+		if (t->keep) {
+			sbuf_add(&t->text, buf, (size_t)n);
+			t->fresh += (size_t)n;
+		}
 		if (t->deliver && o->on_output)
 			o->on_output(o->ctx, t->stream, buf, (size_t)n);
 	}
+	if (t->keep && t->text.len > TAIL_HEAD + 2 * TAIL_KEEP) {
+		tail_cut(t);
+		if (t->fresh > TAIL_KEEP)
+			t->fresh = TAIL_KEEP;
+	}
+}
+
+/* Whether the bytes the last tail_pump() added hold `word` (or end it). */
+static bool tail_fresh_has(const struct tail *t, const char *word)
+{
+	size_t back = t->fresh + strlen(word), from = t->text.len > back ? t->text.len - back : 0;
+
+	return t->fresh && memmem(t->text.s + from, t->text.len - from, word, strlen(word));
 }
 
 /* Create `dir` (and parents); it must be new or empty. */
@@ -284,9 +334,9 @@ static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 {
 	for (int i = 0; i < 4; i++)
 		tail_pump(&v->tails[i], c->o);
-	if (v->boot_s < 0 && strstr(v->tails[3].text.s, "agent "))
+	if (v->boot_s < 0 && tail_fresh_has(&v->tails[3], "agent "))
 		v->boot_s = now_s() - c->t0;
-	if (!v->panic_at && strstr(v->tails[2].text.s, "Kernel panic - not syncing"))
+	if (!v->panic_at && tail_fresh_has(&v->tails[2], "Kernel panic - not syncing"))
 		v->panic_at = now_s();
 }
 
@@ -397,8 +447,8 @@ static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 	static const struct tail proto[4] = {
 		{ .name = "stdout", .stream = RUN_STDOUT, .deliver = true },
 		{ .name = "stderr", .stream = RUN_STDERR, .deliver = true },
-		{ .name = "console.log", .stream = RUN_CONSOLE },
-		{ .name = "status", .stream = RUN_CONSOLE },
+		{ .name = "console.log", .stream = RUN_CONSOLE, .keep = true },
+		{ .name = "status", .stream = RUN_CONSOLE, .keep = true },
 	};
 	struct run_vm *v = &c->vms[i];
 	struct argv argv;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Verdict classification and result.json. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -56,7 +57,8 @@ static void test_result__status_from_the_console_without_ports(void **state)
 		.qemu_status = 0, .status = "",
 		.console = "netlab-agent: no virtio-serial device: all output goes to the console\n"
 			   "netlab-agent: status: agent 1\r\nnetlab-agent: status: exec 33\n"
-			   "x netlab-agent: status: exit 9\nnetlab-agent: status: exit 3\n",
+			   "x netlab-agent: status: exit 9\nnetlab-agent: status: exit 3\n"
+			   "netlab-agent: status: poweroff\n",
 	};
 	struct run_obs with_ports = o;
 	struct run_result r;
@@ -202,6 +204,38 @@ static void test_result__incomplete_output_is_infra(void **state)
 
 /* A full disk ends the run as infra-error (125), whatever the command said
  * so far, with the text that names the device and the sizes. */
+/*
+ * QEMU killed from outside: while the command runs, and after it exited but
+ * before the agent's "poweroff" (files.tar, a trace.dat, may be cut): both
+ * infra-error naming the signal, never ok.
+ */
+static void test_result__qemu_killed_is_infra(void **state)
+{
+	struct run_obs o = { .qemu_status = SIGKILL,	/* a wait status: killed by 9 */
+			     .status = "agent 1\ntopology ok\nexec 50\n" };
+	struct run_result r;
+
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_INFRA);
+	assert_non_null(strstr(r.reason, "QEMU was killed by signal 9"));
+	assert_non_null(strstr(r.reason, "no exit status"));
+	run_result_release(&r);
+
+	o.status = "agent 1\ntopology ok\nexec 50\nexit 0\n";
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_INFRA);
+	assert_int_equal(r.exit_status, 0);
+	assert_non_null(strstr(r.reason, "QEMU was killed by signal 9 (Killed) after the command "
+					 "exited with status 0, before the guest had sent its files"));
+	assert_int_equal(run_result_exit_code(&r), NL_EXIT_CANNOT_TEST);
+	run_result_release(&r);
+
+	o.status = "agent 1\ntopology ok\nexec 50\nexit 0\npoweroff\n";
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_OK);
+	run_result_release(&r);
+}
+
 static void test_result__full_disk_is_infra(void **state)
 {
 	static const char ok[] = "agent 1\ntopology ok\nexec 50\nexit 0\npoweroff\n";
@@ -228,7 +262,7 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 	struct vm_config cfg = { .kernel = "/k/bzImage", .accel = VM_ACCEL_TCG,
 				 .topo = topology_find("loop"), .timeout_s = 30,
 				 .icount_shift = -1 };
-	struct run_obs o = { .status = "agent 1\nexec 5\nexit 3\n" };
+	struct run_obs o = { .status = "agent 1\nexec 5\nexit 3\npoweroff\n" };
 	struct run_meta m = { .cfg = &cfg, .command = "false", .kernel_version = "6.1.0 (x@y) #1",
 			      .kernel_sha256 = "ab", .boot_s = 1.5, .wall_s = 3.0 };
 	char tmpl[] = "/tmp/netlab-test-XXXXXX";
@@ -340,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_result__interrupted),
 		cmocka_unit_test(test_result__incomplete_output_is_infra),
 		cmocka_unit_test(test_result__full_disk_is_infra),
+		cmocka_unit_test(test_result__qemu_killed_is_infra),
 		cmocka_unit_test(test_result__json_has_verdict_status_and_kernel),
 		cmocka_unit_test(test_result__json_strings_are_valid_utf8),
 		cmocka_unit_test(test_result__json_write_error_names_file),
