@@ -9,8 +9,10 @@
 
 CC      ?= gcc
 B       := build
+# CFLAGS is yours (optimisation, debugging, more warnings): `make CFLAGS=-O0`
+# adds to what netlab's code needs, NETLAB_CFLAGS, instead of replacing it.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+NETLAB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
@@ -44,11 +46,11 @@ deps:
 
 $(B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
 
 $(B)/harness/hist.o: traffic/hist.c traffic/hist.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
 
 $(B)/libnetlab.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -58,7 +60,7 @@ $(B)/libnetlab-cmd.a: $(filter-out $(B)/harness/netlab.o,$(CMD_OBJS))
 	$(AR) rcs $@ $^
 
 $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
 $(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest/netlab-proto.h
@@ -82,13 +84,13 @@ kernel:
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
 		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
 
 # The guest's job parser is built without the harness library.
 $(B)/tests/test_agent_job: tests/unit/test_agent_job.c guest/agent-job.c guest/agent-job.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
 
 unit: $(UNIT_TESTS)
 	@tests/run-unit.sh $(UNIT_TESTS)
