@@ -13,6 +13,18 @@ B       := build
 # adds to what netlab's code needs, NETLAB_CFLAGS, instead of replacing it.
 CFLAGS  ?= -O2 -g
 NETLAB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+# make unit SANITIZE=1: the library and the unit tests with ASan and UBSan,
+# into a build directory of their own (build-san/; B=DIR gives DIR-san).
+PLAIN_B := $(B)
+SAN_CFLAGS :=
+ifeq ($(SANITIZE),1)
+override B := $(B)-san
+SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+NETLAB_CFLAGS += $(SAN_CFLAGS)
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+	   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp:print_suppressions=0
+endif
 PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
@@ -92,8 +104,9 @@ $(B)/tests/test_agent_job: tests/unit/test_agent_job.c guest/agent-job.c guest/a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
 
+# A sanitizer's first report ends the test binary, which then fails.
 unit: $(UNIT_TESTS)
-	@tests/run-unit.sh $(UNIT_TESTS)
+	@$(SAN_ENV) tests/run-unit.sh $(UNIT_TESTS)
 
 integration: all guest kernel
 	@tests/run-integration.sh
@@ -115,7 +128,7 @@ check-format:
 	@clang-format --dry-run --Werror harness/*.[ch] 2>&1 | head -20
 
 clean:
-	rm -rf $(B)
+	rm -rf $(PLAIN_B) $(PLAIN_B)-san
 
 # ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
 # libFuzzer targets for the parsers of untrusted input, built with clang and

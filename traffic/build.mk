@@ -29,7 +29,7 @@ $(B)/traffic/rr: traffic/main.c traffic/rr.c $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
 		$(TRAFFIC_LIB_SRC) $(TRAFFIC_LIBS)
 
 # Unit tests of the generators: each links only what it tests.
-TRAFFIC_TEST_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Itraffic \
+TRAFFIC_TEST_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Itraffic $(SAN_CFLAGS) \
 		       $(shell pkg-config --cflags json-c cmocka 2>/dev/null)
 TRAFFIC_TEST_LIBS   := $(shell pkg-config --libs cmocka json-c 2>/dev/null) -lm -pthread
 TRAFFIC_TESTS := $(addprefix $(B)/tests/test_traffic_,hist seqacct pacer wire netstat tjson opts \
