@@ -111,10 +111,12 @@ unit: $(UNIT_TESTS)
 integration: all guest kernel
 	@tests/run-integration.sh
 
+# SANITIZE is for the unit tests (tests/run.sh's make unit; 1 unless
+# SANITIZE=0): the integration tests run build/netlab, built as usual.
 test:
 	@ci/deps.sh
-	@$(MAKE) --no-print-directory all guest kernel
-	@tests/run.sh
+	@$(MAKE) --no-print-directory SANITIZE= all guest kernel
+	@SANITIZE=$(or $(SANITIZE),1) tests/run.sh
 
 regress:
 	@ci/deps.sh
@@ -134,7 +136,8 @@ clean:
 # libFuzzer targets for the parsers of untrusted input, built with clang and
 # ASan/UBSan into build-fuzz/ (the library too: build/ is left alone).
 #   make fuzz         every target for FUZZ_SECONDS (default 60) each
-#   make fuzz-smoke   every target ~10 s; skips when clang/libFuzzer is missing
+#   make fuzz-smoke   every target a fixed number of runs with -seed=1 (make test
+#                     runs it); skips when clang/libFuzzer is missing
 # tests/fuzz/run.sh does the work; it builds the targets through the rules below.
 FUZZ_B       := build-fuzz
 FUZZ_CC      ?= clang
