@@ -9,8 +9,22 @@
 
 CC      ?= gcc
 B       := build
+# CFLAGS is yours (optimisation, debugging, more warnings): `make CFLAGS=-O0`
+# adds to what netlab's code needs, NETLAB_CFLAGS, instead of replacing it.
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+NETLAB_CFLAGS := -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+# make unit SANITIZE=1: the library and the unit tests with ASan and UBSan,
+# into a build directory of their own (build-san/; B=DIR gives DIR-san).
+PLAIN_B := $(B)
+SAN_CFLAGS :=
+ifeq ($(SANITIZE),1)
+override B := $(B)-san
+SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+NETLAB_CFLAGS += $(SAN_CFLAGS)
+SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
+	   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp:print_suppressions=0
+endif
 PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
@@ -44,11 +58,11 @@ deps:
 
 $(B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
 
 $(B)/harness/hist.o: traffic/hist.c traffic/hist.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
 
 $(B)/libnetlab.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
@@ -58,7 +72,7 @@ $(B)/libnetlab-cmd.a: $(filter-out $(B)/harness/netlab.o,$(CMD_OBJS))
 	$(AR) rcs $@ $^
 
 $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
 $(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest/netlab-proto.h
@@ -82,24 +96,27 @@ kernel:
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
 		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
 
 # The guest's job parser is built without the harness library.
 $(B)/tests/test_agent_job: tests/unit/test_agent_job.c guest/agent-job.c guest/agent-job.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
 
+# A sanitizer's first report ends the test binary, which then fails.
 unit: $(UNIT_TESTS)
-	@tests/run-unit.sh $(UNIT_TESTS)
+	@$(SAN_ENV) tests/run-unit.sh $(UNIT_TESTS)
 
 integration: all guest kernel
 	@tests/run-integration.sh
 
+# SANITIZE is for the unit tests (tests/run.sh's make unit; 1 unless
+# SANITIZE=0): the integration tests run build/netlab, built as usual.
 test:
 	@ci/deps.sh
-	@$(MAKE) --no-print-directory all guest kernel
-	@tests/run.sh
+	@$(MAKE) --no-print-directory SANITIZE= all guest kernel
+	@SANITIZE=$(or $(SANITIZE),1) tests/run.sh
 
 regress:
 	@ci/deps.sh
@@ -113,13 +130,14 @@ check-format:
 	@clang-format --dry-run --Werror harness/*.[ch] 2>&1 | head -20
 
 clean:
-	rm -rf $(B)
+	rm -rf $(PLAIN_B) $(PLAIN_B)-san
 
 # ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
 # libFuzzer targets for the parsers of untrusted input, built with clang and
 # ASan/UBSan into build-fuzz/ (the library too: build/ is left alone).
 #   make fuzz         every target for FUZZ_SECONDS (default 60) each
-#   make fuzz-smoke   every target ~10 s; skips when clang/libFuzzer is missing
+#   make fuzz-smoke   every target a fixed number of runs with -seed=1 (make test
+#                     runs it); skips when clang/libFuzzer is missing
 # tests/fuzz/run.sh does the work; it builds the targets through the rules below.
 FUZZ_B       := build-fuzz
 FUZZ_CC      ?= clang

@@ -117,6 +117,10 @@ static int parse_object(const char *path, const char *text, struct json_object *
 				: json_tokener_error_desc(jerr));
 		return -EINVAL;
 	}
+	/* After a comment that runs to the end of the text ("{} // c", no
+	 * newline), json-c's parse end counts the terminating NUL too. */
+	if (end > strlen(text))
+		end = strlen(text);
 	end += strspn(text + end, " \t\r\n");
 	if (text[end]) {
 		err_set(err, "%s:%u: invalid JSON: unexpected text after the object", path,

@@ -3,7 +3,9 @@
 
 TRAFFIC_LIB_SRC := $(addprefix traffic/,hist.c seqacct.c pacer.c wire.c topt.c terr.c tsock.c \
 		     netstat.c tjson.c ttool.c tsize.c)
-TRAFFIC_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wno-sign-conversion \
+# CFLAGS: the top-level Makefile's (-O2 -g unless given), then what the
+# generators need.
+TRAFFIC_CFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-conversion \
 		   $(shell pkg-config --cflags json-c 2>/dev/null)
 TRAFFIC_LIBS    := $(shell pkg-config --libs json-c 2>/dev/null) -lm -pthread
 TRAFFIC_HDRS    := $(wildcard traffic/*.h)
@@ -27,7 +29,7 @@ $(B)/traffic/rr: traffic/main.c traffic/rr.c $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
 		$(TRAFFIC_LIB_SRC) $(TRAFFIC_LIBS)
 
 # Unit tests of the generators: each links only what it tests.
-TRAFFIC_TEST_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Itraffic \
+TRAFFIC_TEST_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Itraffic $(SAN_CFLAGS) \
 		       $(shell pkg-config --cflags json-c cmocka 2>/dev/null)
 TRAFFIC_TEST_LIBS   := $(shell pkg-config --libs cmocka json-c 2>/dev/null) -lm -pthread
 TRAFFIC_TESTS := $(addprefix $(B)/tests/test_traffic_,hist seqacct pacer wire netstat tjson opts \

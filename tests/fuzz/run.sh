@@ -4,13 +4,16 @@
 #
 # Usage: tests/fuzz/run.sh [--seconds N | --smoke] [TARGET...]
 #   --seconds N  fuzz each target N seconds (default 60): `make fuzz`
-#   --smoke      about 10 s each, 60 s in all: `make fuzz-smoke`
+#   --smoke      a fixed number of runs per target with -seed=1, from the
+#                shipped seeds only: the same runs every time, under a
+#                minute in all (`make fuzz-smoke`, and `make test`)
 #   TARGET       scenario, check, baseline, result, pcap, tracedrops (default: all)
 #
 # Exit: 0 when no target crashed (or clang/libFuzzer is missing and
 # NETLAB_REQUIRE_FUZZ is not 1), 1 otherwise. Inputs that crash are kept in
-# build-fuzz/crashes/TARGET/, the corpus grown in build-fuzz/corpus/TARGET/,
-# each target's log in build-fuzz/logs/TARGET.log.
+# build-fuzz/crashes/TARGET/, the corpus grown in build-fuzz/corpus/TARGET/
+# (not by --smoke, which neither reads nor grows it), each target's log in
+# build-fuzz/logs/TARGET.log.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
@@ -22,11 +25,12 @@ MAX_CRASHES=3		# crashes in netlab's code, per target
 MAX_LIB_CRASHES=20	# crashes inside the trace libraries (crash_owner)
 
 seconds=60
+smoke=0
 targets=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--seconds) seconds=${2:-}; shift; [ $# = 0 ] || shift ;;
-	--smoke) seconds=10; shift ;;
+	--smoke) smoke=1; shift ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "fuzz: unknown option '$1'" >&2; exit 2 ;;
 	*) targets+=("$1"); shift ;;
@@ -34,6 +38,17 @@ while [ $# -gt 0 ]; do
 done
 [ ${#targets[@]} -gt 0 ] || read -r -a targets <<<"$ALL"
 case $seconds in ''|*[!0-9]*|0) echo "fuzz: --seconds wants a positive number, not '$seconds'" >&2; exit 2 ;; esac
+
+# --smoke: each target's runs (-runs), for about 60 s in all on 2 cores, at
+# most a third of it tracedrops (~30 runs/s; it first runs its 9 seeds).
+smoke_runs() {
+	case $1 in
+	scenario|result|pcap) echo 150000 ;;
+	check|baseline) echo 300000 ;;
+	tracedrops) echo 600 ;;
+	*) return 1 ;;
+	esac
+}
 
 # The largest input each target is given: a few times its largest seed.
 max_len() {
@@ -158,29 +173,47 @@ crash_owner() {
 	fi
 }
 
-# Fuzz one target for $seconds, restarting after a crash while time is left.
-# Prints its TAP line; returns 1 when netlab's code crashed.
+# Fuzz one target for $seconds (--smoke: for its smoke_runs), restarting
+# after a crash while time (runs) is left. Prints its TAP line; returns 1
+# when netlab's code crashed.
 fuzz_one() {
 	local t=$1
 	local bin=$FB/fuzz_$t log=$FB/logs/$t.log
 	local crashes=0 lib=0 runs=0 cov=0 left=$seconds start seeds dict=() art part owner
+	local corpus=$FB/corpus/$t limit=() total
 	local -a found=() seen=()
 	local -A lib_first=() lib_count=()
 	local top sum
 
-	mkdir -p "$FB/corpus/$t" "$FB/crashes/$t" "$FB/logs"
+	mkdir -p "$FB/crashes/$t" "$FB/logs"
 	seeds=$(seed_dirs "$t") || { echo "not ok - fuzz $t: cannot gather its seeds"; return 1; }
 	[ -f "tests/fuzz/dict/$t.dict" ] && dict=(-dict="tests/fuzz/dict/$t.dict")
 	: >"$log"
 	# The targets' input files (fuzz-util.c): a crash leaves them behind.
 	rm -rf "$FB/tmp/$t" && mkdir -p "$FB/tmp/$t" || return 1
+	if [ $smoke = 1 ]; then
+		# The same runs every time: the shipped seeds, an empty corpus of
+		# its own (a restart after a crash goes on from it), seed 1.
+		corpus=$FB/tmp/$t/corpus
+		left=$(smoke_runs "$t")
+	fi
+	total=$left
+	mkdir -p "$corpus" || return 1
 	start=$SECONDS
 	while [ "$left" -gt 0 ] && [ $crashes -lt $MAX_CRASHES ] && [ $lib -lt $MAX_LIB_CRASHES ]; do
 		part=$(mktemp "$FB/logs/$t.XXXXXX")
-		# libFuzzer can hang reporting an out-of-memory: give it a minute.
+		if [ $smoke = 1 ]; then
+			# -reload=0: no rereading of the corpus each second.
+			limit=(-seed=1 -runs="$left" -reload=0)
+		else
+			limit=(-max_total_time="$left")
+		fi
+		# libFuzzer can hang reporting an out-of-memory: give it a minute
+		# (--smoke: a guard only, its runs take seconds).
 		TMPDIR=$PWD/$FB/tmp/$t ASAN_OPTIONS=$(asan_options "$t") \
-			timeout -k 10 $((left + 60)) "$bin" "$FB/corpus/$t" "$seeds" "${dict[@]}" \
-			-max_len="$(max_len "$t")" -max_total_time="$left" -timeout=10 \
+			timeout -k 10 $([ $smoke = 1 ] && echo 600 || echo $((left + 60))) \
+			"${norand[@]}" "$bin" "$corpus" "$seeds" "${dict[@]}" "${limit[@]}" \
+			-max_len="$(max_len "$t")" -timeout=10 \
 			-rss_limit_mb=1024 -artifact_prefix="$FB/crashes/$t/" -print_final_stats=1 \
 			>"$part" 2>&1
 		cat "$part" >>"$log"
@@ -218,7 +251,11 @@ fuzz_one() {
 			return 1
 		fi
 		rm -f "$part"
-		left=$((seconds - (SECONDS - start)))
+		if [ $smoke = 1 ]; then
+			left=$((total - runs))
+		else
+			left=$((total - (SECONDS - start)))
+		fi
 	done
 	rm -rf "$FB/tmp/$t"
 	local line
@@ -264,6 +301,17 @@ if ! command -v llvm-symbolizer >/dev/null; then
 fi
 export UBSAN_OPTIONS=print_stacktrace=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
+# --smoke: without address-space randomization, as libFuzzer's comparison
+# tracing puts pointer values into its mutation dictionary: with it, two runs
+# with the same seed part after some 40,000 runs (check).
+norand=()
+if [ $smoke = 1 ]; then
+	if setarch -R true 2>/dev/null; then
+		norand=(setarch -R)
+	else
+		echo "# fuzz: setarch -R fails here: runs with randomized addresses, not quite the same each time"
+	fi
+fi
 pass=0 fail=0
 for t in "${targets[@]}"; do
 	if fuzz_one "$t"; then

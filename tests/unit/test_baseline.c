@@ -209,6 +209,27 @@ static void test_baseline__comments_are_skipped_by_the_duplicate_scan(void **sta
 	expect_load_error(t->path, "{ \"a\": 1, /* x */ \"a\": 2 }", "%s:1: key 'a' appears twice");
 }
 
+/* Found by the fuzzer: a comment running to the end of the file, without a
+ * newline, made the check for text after the object read one byte past the
+ * end (ASan); json-c's parse end counted the NUL. */
+static void test_baseline__comment_at_end_of_file_without_newline(void **state)
+{
+	struct tmp *t = *state;
+	struct metrics *m = NULL;
+	double v = 0;
+
+	put(t->path, "{ \"a\": 1 } // measured on 6.1");
+	assert_int_equal(baseline_load(t->path, &m, NULL), 0);
+	assert_true(metrics_get(m, "a", &v) && v == 1);
+	metrics_free(m);
+	m = NULL;
+	put(t->path, "{ \"a\": 2 }/*");
+	assert_int_equal(baseline_load(t->path, &m, NULL), 0);
+	assert_true(metrics_get(m, "a", &v) && v == 2);
+	metrics_free(m);
+	expect_load_error(t->path, "{ \"a\": 1 } // c\n{", "%s:2: invalid JSON: unexpected text after the object");
+}
+
 static void test_baseline__value_is_looked_up_by_subject(void **state)
 {
 	struct metrics *b = metrics_new();
@@ -382,6 +403,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_baseline__rejects_nan_infinity_overflow_duplicates_and_null,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__comments_are_skipped_by_the_duplicate_scan,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__comment_at_end_of_file_without_newline,
 						setup, teardown),
 		cmocka_unit_test(test_baseline__value_is_looked_up_by_subject),
 		cmocka_unit_test_setup_teardown(

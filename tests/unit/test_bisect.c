@@ -214,6 +214,7 @@ static void test_bisect_log__json_round_trip(void **state)
 	assert_true(back.checks[0].values[2] == 130);
 	assert_int_equal(back.n_run_dirs, 1);
 	assert_null(back.label);
+	bisect_step_release(&back);
 	assert_int_equal(bisect_step_from_json("{\"step\": 1", &back), -EINVAL);
 	bisect_step_release(&back);
 	free(json);
