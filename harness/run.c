@@ -103,7 +103,7 @@ static void tail_pump(struct tail *t, const struct run_opts *o)
 		return;
 	/* Bounded: a guest writing faster than this reads must not keep the
 	 * run loop (its deadline, signals) from its next turn. */
-	for (int i = 0; i < 256 && (n = read(t->fd, buf, sizeof(buf))) > 0; i++) {
+	for (int i = 0; i < 64 && (n = read(t->fd, buf, sizeof(buf))) > 0; i++) {
 		if (t->keep) {
 			sbuf_add(&t->text, buf, (size_t)n);
 			t->fresh += (size_t)n;

@@ -188,7 +188,8 @@ test_expect_success 'two replays stop at the same icount, agree with the recordi
 	a=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-1/gdb.log")
 	b=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-2/gdb.log")
 	echo "replay 1: $a; replay 2: $b; finished: $finished of 2"
-	test -n "$a" && test "$a" = "$b"
+	test -n "$a"
+	test "$a" = "$b"
 	c1=$T_TMP/rec/vm-b/replay-1/console.log c2=$T_TMP/rec/vm-b/replay-2/console.log
 	n1=$(wc -c <"$c1") n2=$(wc -c <"$c2")
 	n=$n1; [ "$n2" -lt "$n" ] && n=$n2
@@ -232,8 +233,10 @@ test_expect_success 'a third replay steps one instruction on and back with rever
 	r=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-3/gdb.log" | tr "\n" " ")
 	echo "replay 3: $r"
 	set -- $(echo "$r" | grep -o "[0-9][0-9]*")
-	test $# = 3 && test "instruction count = $1" = "$a"
-	test $2 = $(($1 + 1)) && test $3 = $1
+	test $# = 3
+	test "instruction count = $1" = "$a"
+	test $2 = $(($1 + 1))
+	test $3 = $1
 	no_process_with "$T_TMP/rec"
 '
 fi
@@ -253,7 +256,8 @@ test_expect_success 'a panic is decoded to the file and line gdb names' '
 	theirs=$(gdb -batch -nx "$KDIR/vmlinux" -ex "info line *(__handle_sysrq+$off)" 2>/dev/null |
 		sed -n "s/^Line \([0-9]*\) of \"\(.*\)\".*/\2:\1/p")
 	echo "ours=$ours theirs=$theirs"
-	test -n "$ours" && test -n "$theirs"
+	test -n "$ours"
+	test -n "$theirs"
 	case "$theirs" in */"$ours") ;; *) false ;; esac
 	# The same lines in the JSON object.
 	"$NETLAB" report --json "$T_TMP/crash" >"$T_TMP/crash.json" 2>/dev/null || true

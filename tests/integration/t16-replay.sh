@@ -89,7 +89,8 @@ test_expect_success 'a second replay stops at the same drops, at the same instru
 	replay 2 next
 	a=$(drop_icounts 1 | tr "\n" " ") b=$(drop_icounts 2 | tr "\n" " ")
 	echo "replay 1: $a; replay 2: $b"
-	test -n "$a" && test "$a" = "$b"
+	test -n "$a"
+	test "$a" = "$b"
 	s1=$(grep "^netlab: skb " "$T_TMP/replay1/gdb.log" | head -1)
 	s2=$(grep "^netlab: skb " "$T_TMP/replay2/gdb.log" | head -1)
 	test "$s1" = "$s2"

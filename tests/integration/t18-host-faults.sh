@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Host-side faults: QEMU killed while the command runs and while the guest
+# sends its files, a guest that floods its console, a guest that stops
+# answering, a full disk before and during a run and a suite. Each ends with
+# its own verdict and exit status, keeps what was collected, and leaves no
+# QEMU behind.
+. "$(dirname "$0")/../lib.sh"
+need_guest
+
+# start_run DIR [netlab run options...]: in the background ($pid), until
+# the guest command has started (its "exec" status line).
+start_run() {
+	local d=$1
+	shift
+	"$NETLAB" run --accel tcg --out "$d" "$@" >"$d.out" 2>"$d.err" &
+	pid=$!
+	for _ in $(seq 1 240); do
+		grep -q "^exec " "$d/status" 2>/dev/null && return 0
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.5
+	done
+	echo "the guest command never started"; cat "$d.err"; return 1
+}
+
+# The QEMU process of run directory $1 (its arguments name files in it).
+qemu_of() {
+	pgrep -f -- "qemu-system-x86_64 .*$1/"
+}
+
+# wait_rc: netlab's exit status into $rc.
+wait_rc() {
+	rc=0
+	wait $pid || rc=$?
+	echo "netlab exit $rc: $(json_get "$1/result.json" verdict 2>/dev/null): $(json_get "$1/result.json" reason 2>/dev/null)"
+}
+
+test_expect_success 'QEMU killed while the command runs: infra-error naming the signal, 125, output kept' '
+	d=$T_TMP/qkill
+	start_run "$d" --timeout 300 --exec "echo running; sleep 600"
+	kill -KILL $(qemu_of "$d")
+	wait_rc "$d"
+	test $rc = 125
+	test "$(json_get "$d/result.json" verdict)" = infra-error
+	json_get "$d/result.json" reason | grep -q "QEMU was killed by signal 9"
+	grep -qx running "$d/stdout"
+	grep -q "Linux version" "$d/console.log"
+	no_process_with "$d/"
+'
+
+test_expect_success 'QEMU killed while the guest sends its files: infra-error, not ok; the cut files.tar kept' '
+	d=$T_TMP/cut
+	# 64 MB through a virtio-serial port cannot pass between two looks 50 ms apart.
+	start_run "$d" --timeout 300 --mem 512 \
+		--exec "head -c 67108864 /dev/zero > /netlab/out/blob; echo wrote"
+	for _ in $(seq 1 1200); do
+		test -s "$d/files.tar" && break
+		sleep 0.05
+	done
+	kill -KILL $(qemu_of "$d")
+	wait_rc "$d"
+	size=$(stat -c %s "$d/files.tar")
+	echo "files.tar: $size bytes when QEMU was killed"
+	test "$size" -gt 0
+	test "$size" -lt 67108864
+	test $rc = 125
+	test "$(json_get "$d/result.json" verdict)" = infra-error
+	test "$(json_get "$d/result.json" exit_status)" = 0
+	json_get "$d/result.json" reason | grep -q "before the guest had sent its files"
+	grep -qx wrote "$d/stdout"
+	no_process_with "$d/"
+'
+
+# netlab's own peak memory (VmHWM), not its children's: QEMU's RSS is the
+# guest's RAM. The guest writes ~60 MB to its serial console.
+test_expect_success 'a guest that floods its console: ok, the whole log on disk, netlab memory bounded' '
+	d=$T_TMP/flood
+	"$NETLAB" run --accel tcg --timeout 300 --out "$d" \
+		--exec "i=0; while [ \$i -lt 30 ]; do cat /proc/kallsyms; i=\$((i + 1)); done > /dev/console; echo done" \
+		>"$d.out" 2>"$d.err" &
+	pid=$!
+	hwm=0
+	while kill -0 $pid 2>/dev/null; do
+		h=$(awk "/^VmHWM:/ { print \$2 }" /proc/$pid/status 2>/dev/null || true)
+		[ -z "$h" ] || hwm=$h
+		sleep 0.2
+	done
+	wait_rc "$d"
+	log=$(stat -c %s "$d/console.log")
+	echo "console.log $log bytes, netlab peak RSS $hwm KiB"
+	test $rc = 0
+	test "$(json_get "$d/result.json" verdict)" = ok
+	grep -qx done "$d/stdout"
+	# Far more than netlab keeps of a console (8.25 MiB, and 4 MiB read per turn),
+	# and its memory did not follow it.
+	test "$log" -gt 55000000
+	test "$hwm" -gt 0
+	test "$hwm" -lt 45000	# KiB: seen 25,688 (77,240 when it kept the whole log)
+	no_process_with "$d/"
+'
+
+test_expect_success 'a guest that stops answering (QEMU stopped): timeout at --timeout, QEMU gone' '
+	d=$T_TMP/frozen
+	start_run "$d" --timeout 40 --exec "echo running; sleep 600"
+	kill -STOP $(qemu_of "$d")
+	wait_rc "$d"
+	test $rc = 1
+	test "$(json_get "$d/result.json" verdict)" = timeout
+	grep -qx running "$d/stdout"
+	no_process_with "$d/"
+'
+
+# A small file system of our own (root: mount); CI runs as root.
+mnt=$T_TMP/small
+mkdir -p "$mnt"
+if ! mount -t tmpfs -o size=16m netlab-t18 "$mnt" 2>/dev/null; then
+	test_skip 'a full disk' "cannot mount a tmpfs here (not root?)"
+	test_done
+	exit
+fi
+trap 'umount -l "$mnt" 2>/dev/null; t_cleanup' EXIT
+
+test_expect_success 'too little space for a run: 125 before anything boots, naming the device and the need' '
+	rc=0
+	"$NETLAB" run --accel tcg --out "$mnt/run" --exec true >"$T_TMP/small.out" 2>"$T_TMP/small.err" || rc=$?
+	cat "$T_TMP/small.err"
+	test $rc = 125
+	grep -q "no space left on netlab-t18 (mounted at $mnt): .* MB free, needed about [0-9]* MB" "$T_TMP/small.err"
+	grep -q "^hint: " "$T_TMP/small.err"
+	test ! -e "$mnt/run/console.log"
+	rc=0
+	"$NETLAB" regress --out "$mnt/suite" "$TOP/tests/regress/udp-clean.scn" "$TOP/tests/regress/tcp-stream.scn" \
+		>"$T_TMP/small-suite.out" 2>"$T_TMP/small-suite.err" || rc=$?
+	cat "$T_TMP/small-suite.err"
+	test $rc = 125
+	grep -q "no space left on netlab-t18 .* for 2 runs" "$T_TMP/small-suite.err"
+	test ! -e "$mnt/suite/udp-clean"
+'
+
+# Room for a run, then filled while it goes.
+need=$(( $(stat -c %s "$INITRD") / 1048576 + 72 ))
+umount "$mnt" && mount -t tmpfs -o size=${need}m netlab-t18 "$mnt"
+
+# The verdict shows it ended for the disk, not at its 300 s timeout.
+test_expect_success 'the disk fills during a run: infra-error naming the disk, 125, result.json written' '
+	d=$mnt/fill
+	start_run "$d" --timeout 300 --exec "echo running; sleep 600"
+	t0=$(date +%s)
+	dd if=/dev/zero of="$mnt/filler" bs=1M 2>/dev/null || true
+	wait_rc "$d"
+	took=$(( $(date +%s) - t0 ))
+	echo "ended $took s after the disk filled"
+	cat "$d.err" | tail -n 3
+	test $rc = 125
+	test "$(json_get "$d/result.json" verdict)" = infra-error
+	json_get "$d/result.json" reason | grep -q "^no space left on netlab-t18 (mounted at $mnt): .* MB free, needed about"
+	grep -qx running "$d/stdout"
+	grep -q "Linux version" "$d/console.log"
+	no_process_with "$d/"
+	rm -f "$mnt/filler"
+'
+
+test_done
