@@ -114,6 +114,15 @@ if [ $force = 0 ] && [ -f "$out/bzImage" ]; then check_skipped "$out"; echo "$ou
 # are incremental. Patches are applied to a private copy of pristine sources.
 build="$cache/build/$(echo "$src" | sha256sum | cut -c1-12)"
 mkdir -p "$build"
+# Room to build: a cold object directory grows to about 2.2 GB (tinyconfig
+# + kconfigs/, with debug info); an incremental build needs much less.
+need_mb=2400
+[ -e "$build/obj/vmlinux" ] && need_mb=400
+read -r dev avail_kb mnt < <(df -P -k "$build" | awk 'NR == 2 { print $1, $4, $6 }')
+if [ -n "${avail_kb:-}" ] && [ "$avail_kb" -lt $((need_mb * 1024)) ]; then
+	die "no space left on $dev (mounted at $mnt): $((avail_kb / 1024)) MB free, needed about $need_mb MB to build the kernel in $build" \
+		"free some space there, or point NETLAB_CACHE at a file system with more room" 1
+fi
 ksrc="$src"
 skipped=() # "SERIES PATCH: what failed", one per series left out
 if [ ${#patchlist[@]} -gt 0 ]; then

@@ -162,6 +162,20 @@ test_expect_success 'too little space for a run: 125 before anything boots, nami
 	test ! -e "$mnt/suite/udp-clean"
 '
 
+ksrc=$(ls -d "${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}"/src/debian-linux-source-6.1-* 2>/dev/null | head -n 1)
+if [ -n "$ksrc" ]; then
+	test_expect_success 'too little space for a kernel build: refused before it starts, naming the device' '
+		rc=0
+		NETLAB_CACHE=$mnt/cache KSRC=$ksrc "$TOP/harness/kbuild.sh" >/dev/null 2>"$T_TMP/kbuild.err" || rc=$?
+		cat "$T_TMP/kbuild.err"
+		test $rc = 1
+		grep -q "no space left on netlab-t18 (mounted at $mnt): [0-9]* MB free, needed about 2400 MB to build the kernel" "$T_TMP/kbuild.err"
+		test ! -e "$mnt/cache/build/"*/obj
+	'
+else
+	test_skip 'too little space for a kernel build' "no extracted linux-source-6.1 in netlab's cache (make kernel)"
+fi
+
 # Room for a run, then filled while it goes.
 need=$(( $(stat -c %s "$INITRD") / 1048576 + 72 ))
 umount "$mnt" && mount -t tmpfs -o size=${need}m netlab-t18 "$mnt"
