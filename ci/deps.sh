@@ -6,8 +6,9 @@
 set -euo pipefail
 
 pkgs=(
-	# build the harness and tests
-	build-essential pkg-config libjson-c-dev libinih-dev libpcap-dev libcmocka-dev
+	# build the harness and tests (git: bisect's worktrees and the tests'
+	# histories; python3: the tests read JSON with it)
+	build-essential git python3 pkg-config libjson-c-dev libinih-dev libpcap-dev libcmocka-dev
 	libtracecmd-dev libtracefs-dev libtraceevent-dev libssl-dev
 	# kernel build (linux-source-6.1 is the default tree)
 	linux-source-6.1 flex bison bc libelf-dev dwarves xz-utils cpio kmod ccache
