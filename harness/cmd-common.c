@@ -50,6 +50,20 @@ char *cmd_default_out(const char *kind)
 	return xasprintf("runs/%s-%s-%d", kind, stamp, (int)getpid());
 }
 
+int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 0, 65535, &v) || (v && v < 64)) {
+		err_set(err, "--snaplen '%s': expected 0 (whole frames) or a number of bytes from 64 "
+			     "to 65535\nhint: the default, 256, keeps every header and the payload "
+			     "bytes netlab's filters read", arg);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 int cmd_parse_domain_name(const char *arg, const char **out, char **err)
 {
 	size_t n = strlen(arg);

@@ -31,7 +31,7 @@ static const char regress_usage[] =
 	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
 	"                          scenarios that would run cover, and exit (1 if one is not)\n"
-	"      --kernel, --initrd, --accel, --qemu   as for netlab run\n"
+	"      --kernel, --initrd, --accel, --qemu, --snaplen   as for netlab run\n"
 	"      --backend NAME      qemu (default) or libvirt\n"
 	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
 	"                          libvirt); repeat it to spread the suite over several, each\n"
@@ -40,7 +40,7 @@ static const char regress_usage[] =
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -54,6 +54,7 @@ static const struct option longopts[] = {
 	{ "backend", required_argument, NULL, O_BACKEND },
 	{ "connect", required_argument, NULL, O_CONNECT },
 	{ "coverage", no_argument, NULL, O_COVERAGE },
+	{ "snaplen", required_argument, NULL, O_SNAPLEN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -180,6 +181,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
+	case O_SNAPLEN: return cmd_parse_snaplen(arg, &rc->o.base.snaplen, err);
 	case O_BACKEND:
 		if (run_backend_parse(arg, &rc->o.base.backend))
 			goto bad;

@@ -30,6 +30,8 @@ static const char run_usage[] =
 	"      --append ARGS     extra kernel command line\n"
 	"      --mem MB          guest memory (default 256)\n"
 	"      --smp N           guest CPUs (default 1)\n"
+	"      --snaplen BYTES   bytes kept of each frame in the NIC captures (default 256:\n"
+	"                        headers; 0 = whole frames)\n"
 	"      --sysctl N=V      set guest sysctl N (dotted, e.g. net.core.rmem_max) to V\n"
 	"      --acpi FILE       ACPI table for the kernel's initrd table upgrade: .asl/.dsl\n"
 	"                        (compiled with iasl) or .aml; repeatable (see RUN_DIR/acpi.json)\n"
@@ -52,7 +54,7 @@ static const char run_usage[] =
 enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
-	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML,
+	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML, OPT_SNAPLEN,
 };
 
 static const struct option run_longopts[] = {
@@ -66,6 +68,7 @@ static const struct option run_longopts[] = {
 	{ "nic", required_argument, NULL, OPT_NIC },
 	{ "append", required_argument, NULL, OPT_APPEND },
 	{ "mem", required_argument, NULL, OPT_MEM },
+	{ "snaplen", required_argument, NULL, OPT_SNAPLEN },
 	{ "smp", required_argument, NULL, OPT_SMP },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
 	{ "icount", required_argument, NULL, OPT_ICOUNT },
@@ -182,6 +185,7 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
 	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
 	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
+	case OPT_SNAPLEN: return cmd_parse_snaplen(arg, &o->snaplen, err);
 	case OPT_ICOUNT: {
 		unsigned int shift;
 

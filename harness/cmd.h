@@ -31,6 +31,8 @@ struct run_cmd {
 
 /* --domain-name: letters, digits, '_', '.', '-', at most 48 characters. */
 int cmd_parse_domain_name(const char *arg, const char **out, char **err);
+/* --snaplen BYTES: 0 (whole frames) or 64..65535 (QEMU filter-dump maxlen). */
+int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err);
 
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);

@@ -191,7 +191,7 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 		slot++;
 		snprintf(pcap, sizeof(pcap), "nic-%c.pcap", n->label);
 		path = lv_stage_path(st, pcap);
-		qemu_nic_dump_args(n, id, path, &q);
+		qemu_nic_dump_args(n, id, path, cfg->snaplen, &q);
 		free(path);
 	}
 	if (vm == cfg->debug.gdb_vm)

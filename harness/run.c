@@ -42,6 +42,7 @@ void run_opts_init(struct run_opts *o)
 	o->timeout_s = 300;
 	o->mem_mb = 256;
 	o->smp = 1;
+	o->snaplen = RUN_SNAPLEN;
 	o->icount_shift = -1;
 }
 
@@ -201,6 +202,7 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	cfg->rundir = o->out;
 	cfg->mem_mb = o->mem_mb;
 	cfg->smp = o->smp;
+	cfg->snaplen = o->snaplen;
 	cfg->timeout_s = o->timeout_s;
 	cfg->icount_shift = o->icount_shift;
 	cfg->job_lines = o->job_lines;

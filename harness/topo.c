@@ -130,10 +130,14 @@ void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned i
 }
 
 void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
-			struct argv *a)
+			unsigned int snaplen, struct argv *a)
 {
 	argv_add(a, "-object");
-	argv_addf(a, "filter-dump,id=dump%c,netdev=%s,file=%s", n->label, netdev, path);
+	if (snaplen)
+		argv_addf(a, "filter-dump,id=dump%c,netdev=%s,file=%s,maxlen=%u", n->label, netdev,
+			  path, snaplen);
+	else
+		argv_addf(a, "filter-dump,id=dump%c,netdev=%s,file=%s", n->label, netdev, path);
 }
 
 /* The NIC's device and a host-side capture of its link, on netdev "net<label>". */
@@ -143,7 +147,7 @@ static void nic_device_args(const struct vm_config *cfg, const struct vm_nic *n,
 
 	snprintf(netdev, sizeof(netdev), "net%c", n->label);
 	qemu_nic_device_args(n, netdev, 0, a);
-	qemu_nic_dump_args(n, netdev, pcap, a);
+	qemu_nic_dump_args(n, netdev, pcap, cfg->snaplen, a);
 	free(pcap);
 }
 

@@ -67,6 +67,7 @@ struct vm_config {
 	unsigned int mem_mb;
 	unsigned int smp;
 	unsigned int timeout_s;		/* guest-side command timeout */
+	unsigned int snaplen;		/* bytes kept of each captured frame, 0 = whole */
 	bool host_ack;			/* job "ack": the guest waits for the host at poweroff */
 	int icount_shift;		/* -icount shift (deterministic TCG), -1 = off */
 	const struct topology *topo;
@@ -134,9 +135,10 @@ void qemu_hubport_args(const struct vm_nic *n, struct argv *a);
 /* NIC n's -device on netdev `netdev`, in PCI slot `slot` (0: QEMU's choice). */
 void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned int slot,
 			  struct argv *a);
-/* A filter-dump of NIC n's link (netdev `netdev`) into the pcap file `path`. */
+/* A filter-dump of NIC n's link (netdev `netdev`) into the pcap file `path`,
+ * `snaplen` bytes of each frame (0: whole frames). */
 void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
-			struct argv *a);
+			unsigned int snaplen, struct argv *a);
 
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);

@@ -177,7 +177,7 @@ else
 fi
 
 # Room for a run, then filled while it goes.
-need=$(( $(stat -c %s "$INITRD") / 1048576 + 72 ))
+need=$(( $(stat -c %s "$INITRD") / 1048576 + 104 ))
 umount "$mnt" && mount -t tmpfs -o size=${need}m netlab-t18 "$mnt"
 
 # The verdict shows it ended for the disk, not at its 300 s timeout.

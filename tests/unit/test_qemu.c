@@ -146,6 +146,21 @@ static void test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps(void **state)
 	argv_release(&a);
 }
 
+/* The run's snaplen becomes filter-dump's maxlen; 0 keeps whole frames. */
+static void test_qemu__captures_keep_snaplen_bytes(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	c.snaplen = 256;
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-object", "filter-dump,id=dumpA"),
+			    "filter-dump,id=dumpA,netdev=netA,file=/r/nic-A.pcap,maxlen=256");
+	assert_string_equal(opt_value(&a, "-object", "filter-dump,id=dumpB"),
+			    "filter-dump,id=dumpB,netdev=netB,file=/r/nic-B.pcap,maxlen=256");
+	argv_release(&a);
+}
+
 static void test_qemu__nic_models_are_selectable(void **state)
 {
 	struct vm_config c = base_cfg();
@@ -471,6 +486,7 @@ int main(void)
 		cmocka_unit_test(test_qemu__rejects_unresolved_accel),
 		cmocka_unit_test(test_qemu__icount_only_when_asked_and_only_with_tcg),
 		cmocka_unit_test(test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps),
+		cmocka_unit_test(test_qemu__captures_keep_snaplen_bytes),
 		cmocka_unit_test(test_qemu__nic_models_are_selectable),
 		cmocka_unit_test(test_qemu__model_for_missing_nic_is_rejected),
 		cmocka_unit_test(test_qemu__named_ports_backed_by_run_dir_files),

@@ -30,6 +30,7 @@ static void test_run_opts__defaults(void **state)
 	assert_int_equal(run_cmd_parse(1, (char *[]){ "run", NULL }, &rc, &err), 0);
 	assert_int_equal(rc.opts.accel, VM_ACCEL_AUTO);
 	assert_int_equal(rc.opts.timeout_s, 300);
+	assert_int_equal(rc.opts.snaplen, RUN_SNAPLEN);
 	assert_string_equal(rc.opts.topology, "loop");
 	assert_non_null(strstr(rc.opts.kernel, "/kernel/bzImage"));
 	assert_non_null(strstr(rc.opts.out, "runs/run-"));
@@ -45,7 +46,7 @@ static void test_run_opts__all_options_land_in_struct(void **state)
 	assert_int_equal(PARSE(&rc, &err, "--exec", "ping -c1 x", "--kernel", "/k", "--initrd", "/i",
 			       "--accel", "tcg", "--timeout", "17", "--out", "/o", "--nic", "A=e1000",
 			       "--nic", "B=e1000e", "--append", "nokaslr", "--mem", "512", "--smp", "2",
-			       "-v", "-q"),
+			       "--snaplen", "0", "-v", "-q"),
 			 0);
 	assert_string_equal(rc.opts.exec, "ping -c1 x");
 	assert_string_equal(rc.opts.kernel, "/k");
@@ -58,6 +59,7 @@ static void test_run_opts__all_options_land_in_struct(void **state)
 	assert_string_equal(rc.opts.append, "nokaslr");
 	assert_int_equal(rc.opts.mem_mb, 512);
 	assert_int_equal(rc.opts.smp, 2);
+	assert_int_equal(rc.opts.snaplen, 0);
 	assert_true(rc.opts.stream_console);
 	assert_true(rc.quiet);
 	run_cmd_release(&rc);
@@ -86,6 +88,9 @@ static void test_run_opts__rejects_bad_input_naming_it(void **state)
 	expect_error("expected L=MODEL", 3, (char *[]){ "run", "--nic", "e1000", NULL });
 	expect_error("unknown topology", 3, (char *[]){ "run", "--topology", "star", NULL });
 	expect_error("--mem '12'", 3, (char *[]){ "run", "--mem", "12", NULL });
+	expect_error("--snaplen '20': expected 0 (whole frames) or a number of bytes from 64", 3,
+		     (char *[]){ "run", "--snaplen", "20", NULL });
+	expect_error("--snaplen '70000'", 3, (char *[]){ "run", "--snaplen", "70000", NULL });
 	expect_error("bad option '--frobnicate'", 2, (char *[]){ "run", "--frobnicate", NULL });
 	expect_error("unexpected argument 'ls'", 2, (char *[]){ "run", "ls", NULL });
 	expect_error("expected NAME=VALUE", 3, (char *[]){ "run", "--sysctl", "net.core.rmem_max", NULL });
