@@ -114,50 +114,99 @@ static void ev_start(void)
 
 /* ---- connection and staging pool ----------------------------------------- */
 
+/* The group libvirt runs QEMU as on that host (-1: unknown, see lv_qemu_gid()). */
+static long conn_qemu_gid(struct lv_conn *c)
+{
+	char *caps = virConnectGetCapabilities(c->conn);
+	long gid = caps ? lv_qemu_gid(caps) : -1;
+
+	free(caps);
+	return gid;
+}
+
+/*
+ * An active pool whose directory is not as lv_pool_xml() asks (an earlier
+ * netlab made it mode 0777): stop it and let ensure_pool() create it anew.
+ * Building over the existing directory chmods and chowns it (libvirt's
+ * virDirCreate); staged volumes stay on disk. Only through libvirt's API:
+ * the directory may be on a remote host. A persistent pool is someone
+ * else's definition: refused, with a hint.
+ */
+static int check_pool(struct lv_conn *c, long gid, char **err)
+{
+	unsigned int mode;
+	char *xml;
+	bool ok;
+
+	virStoragePoolRefresh(c->pool, 0);	/* the directory's actual mode */
+	xml = virStoragePoolGetXMLDesc(c->pool, 0);
+	ok = xml && lv_pool_private(xml, gid, &mode);
+	if (xml && !c->pool_dir)
+		c->pool_dir = lv_pool_path(xml);
+	free(xml);
+	if (ok || !xml)
+		return 0;
+	if (virStoragePoolIsPersistent(c->pool) == 1) {
+		err_set(err, "libvirt at '%s': the staging pool '%s' is mode %04o, not 0770 with "
+			     "QEMU's group, and it is a persistent pool netlab did not define\n"
+			     "hint: remove it (virsh -c %s pool-destroy %s; virsh -c %s pool-undefine "
+			     "%s): netlab then creates it itself",
+			c->uri, LV_POOL_NAME, mode, c->uri, LV_POOL_NAME, c->uri, LV_POOL_NAME);
+		return -EIO;
+	}
+	fprintf(stderr, "netlab: warning: libvirt at '%s': the staging pool '%s' was %s (mode "
+			"%04o); making it mode 0770, group %ld, QEMU's\n",
+		c->uri, LV_POOL_NAME, mode & 0002 ? "world-writable" : "not private", mode, gid);
+	virStoragePoolDestroy(c->pool);
+	virStoragePoolFree(c->pool);
+	c->pool = NULL;
+	free(c->pool_dir);
+	c->pool_dir = NULL;
+	return 1;
+}
+
 static int ensure_pool(struct lv_conn *c, char **err)
 {
-	static const char pool_xml[] =
-		"<pool type='dir'>\n  <name>" LV_POOL_NAME "</name>\n"
-		"  <target>\n    <path>" LV_POOL_DIR "</path>\n"
-		"    <permissions><mode>0777</mode></permissions>\n  </target>\n</pool>\n";
-
+	long gid = conn_qemu_gid(c);
+	char *pool_xml = lv_pool_xml(gid);
 	char *why = NULL;
+	int ret = 0;
 
-	c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
-	if (!c->pool) {
-		c->pool = virStoragePoolCreateXML(c->conn, pool_xml, VIR_STORAGE_POOL_CREATE_WITH_BUILD);
-		if (!c->pool) {	/* another netlab created it meanwhile? */
-			why = xstrdup(lv_msg());
-			c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+	for (int tries = 0; tries < 2 && !c->pool; tries++) {
+		c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+		if (!c->pool) {
+			c->pool = virStoragePoolCreateXML(c->conn, pool_xml,
+							  VIR_STORAGE_POOL_CREATE_WITH_BUILD);
+			if (!c->pool) {	/* another netlab created it meanwhile? */
+				free(why);
+				why = xstrdup(lv_msg());
+				c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+			}
+		} else if (virStoragePoolIsActive(c->pool) != 1 &&
+			   virStoragePoolCreate(c->pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) < 0 &&
+			   virStoragePoolIsActive(c->pool) != 1) {
+			virStoragePoolFree(c->pool);
+			c->pool = NULL;
+			break;
 		}
-	} else if (virStoragePoolIsActive(c->pool) != 1 &&
-		   virStoragePoolCreate(c->pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) < 0 &&
-		   virStoragePoolIsActive(c->pool) != 1) {
-		virStoragePoolFree(c->pool);
-		c->pool = NULL;
+		if (c->pool && (ret = check_pool(c, gid, err)) < 0)
+			goto out;
 	}
 	if (!c->pool) {
 		err_set(err, "libvirt at '%s': cannot set up the staging pool '%s' (%s): %s\n"
 			     "hint: netlab stages kernels, initrds and captures there; check that the "
 			     "daemon can create it",
 			c->uri, LV_POOL_NAME, LV_POOL_DIR, why ? why : lv_msg());
-		free(why);
-		return -EIO;
+		ret = -EIO;
+		goto out;
 	}
-	free(why);
-	{
-		char *xml = virStoragePoolGetXMLDesc(c->pool, 0);
-		char *p = xml ? strstr(xml, "<path>") : NULL;
-
-		if (p) {
-			p += strlen("<path>");
-			c->pool_dir = strndup(p, strcspn(p, "<"));
-		}
-		free(xml);
-	}
+	ret = 0;
 	if (!c->pool_dir)
 		c->pool_dir = xstrdup(LV_POOL_DIR);
-	return 0;
+out:
+	free(why);
+	free(pool_xml);
+	return ret;
 }
 
 static int conn_open(const char *uri, bool events, struct lv_conn **out, char **err)
