@@ -65,12 +65,16 @@ gone() {
 }
 wait_gone() { for _ in $(seq 1 40); do gone "$1" && return 0; sleep 0.5; done; gone "$1"; }
 # Start `netlab run` on URI $1 into DIR $2 in the background (pid in $run_pid);
-# return once the guest's command runs (the status port said "exec").
+# return once the guest's command runs (the status port said "exec") and its
+# "up" has come back (another stream: it can arrive after the status line).
 start_run() {
 	"$NETLAB" run --connect "$1" --timeout 300 --out "$2" --exec "echo up; sleep 300" \
 		>"$2.out" 2>&1 &
 	run_pid=$!
-	for _ in $(seq 1 240); do grep -q "^exec " "$2/status" 2>/dev/null && return 0; sleep 0.25; done
+	for _ in $(seq 1 240); do
+		grep -q "^exec " "$2/status" 2>/dev/null && grep -qx up "$2/stdout" && return 0
+		sleep 0.25
+	done
 	cat "$2.out"; return 1
 }
 
@@ -99,50 +103,40 @@ test_expect_success 'a suite over qemu:///system and qemu+ssh://: both pass, the
 	wait_gone "$(dom_of "$d")"
 '
 
-test_expect_success 'the ssh client killed mid-run: infra-error within seconds, files kept, no QEMU left' '
-	d=$T_TMP/cut
-	start_run "$SSH_URI" "$d"
-	name=$(dom_of "$d")
+# A run on the ssh URI into DIR $1 whose ssh client gets signal $2 once the
+# guest's command runs. It must end infra-error (exit 125) within 20 s,
+# naming the lost connection and its reason $3, with what came back kept
+# and its domain gone. Sets $t, the milliseconds from the signal to the end.
+ssh_signalled() {
+	start_run "$SSH_URI" "$1"
+	name=$(dom_of "$1")
 	virsh -c "$URI" list --name | grep -qx "$name"
 	ssh_pid=$(pgrep -f -- "ssh .*-p $PORT .*127.0.0.1" | head -n 1)
 	test -n "$ssh_pid"
 	t0=$(date +%s%N)
-	kill -KILL "$ssh_pid"
-	rc=0; wait $run_pid || rc=$?
-	t=$(( ($(date +%s%N) - t0) / 1000000 ))
-	cat "$d.out"
-	echo "netlab ended $t ms after the ssh client was killed (exit $rc)" | tee -a "$T_TMP/measured"
-	test $rc = 125
-	test "$(jq -r .verdict "$d/result.json")" = infra-error
-	jq -r .reason "$d/result.json" | grep -q "lost the connection to libvirt at .qemu+ssh"
-	grep -qx up "$d/stdout"
-	grep -q "Linux version" "$d/console.log"
-	test -s "$d/domain.xml"
-	grep -q "^lost " "$d/libvirt.log"
-	grep -q "^recovered .*connected again" "$d/libvirt.log"
-	test $t -lt 20000
-	wait_gone "$name"
-'
-
-test_expect_success 'the ssh client stopped (a hung link): keepalive ends the run infra-error within seconds' '
-	d=$T_TMP/hung
-	start_run "$SSH_URI" "$d"
-	name=$(dom_of "$d")
-	ssh_pid=$(pgrep -f -- "ssh .*-p $PORT .*127.0.0.1" | head -n 1)
-	test -n "$ssh_pid"
-	t0=$(date +%s%N)
-	kill -STOP "$ssh_pid"
+	kill -"$2" "$ssh_pid"
 	rc=0; wait $run_pid || rc=$?
 	t=$(( ($(date +%s%N) - t0) / 1000000 ))
 	kill -KILL "$ssh_pid" 2>/dev/null || true
-	cat "$d.out"
-	echo "netlab ended $t ms after the ssh client was stopped (exit $rc)" | tee -a "$T_TMP/measured"
+	cat "$1.out"
+	echo "netlab ended $t ms after SIG$2 to the ssh client (exit $rc)" | tee -a "$T_TMP/measured"
 	test $rc = 125
-	test "$(jq -r .verdict "$d/result.json")" = infra-error
-	jq -r .reason "$d/result.json" | grep -q "lost the connection to libvirt at .qemu+ssh.* (no keepalive answer)"
-	grep -qx up "$d/stdout"
+	test "$(jq -r .verdict "$1/result.json")" = infra-error
+	jq -r .reason "$1/result.json" | grep -q "lost the connection to libvirt at .qemu+ssh.* ($3"
+	grep -qx up "$1/stdout"
+	grep -q "Linux version" "$1/console.log"
+	test -s "$1/domain.xml"
+	grep -q "^recovered .*connected again" "$1/libvirt.log"
 	test $t -lt 20000
 	wait_gone "$name"
+}
+
+test_expect_success 'the ssh client killed mid-run: infra-error within seconds, files kept, no QEMU left' '
+	ssh_signalled "$T_TMP/cut" KILL "end of file"
+'
+
+test_expect_success 'the ssh client stopped (a hung link): keepalive ends the run infra-error within seconds' '
+	ssh_signalled "$T_TMP/hung" STOP "no keepalive answer"
 '
 
 # Domains that run now: restarting libvirtd under someone else's would
