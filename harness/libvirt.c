@@ -975,8 +975,13 @@ static bool recover_lost(struct lv_vm *v)
 	if (v->dom)
 		virDomainFree(v->dom);
 	v->dom = virDomainLookupByUUID(v->c->conn, v->uuid);
-	if (v->dom && virDomainDestroy(v->dom) == 0)
+	if (v->dom && virDomainDestroy(v->dom) == 0) {
 		v->killed = true;
+	} else if (v->dom && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) {
+		/* It went between the lookup and the destroy (seen once). */
+		virDomainFree(v->dom);
+		v->dom = NULL;
+	}
 	v->recovered = xasprintf("%.3f: connected again, domain %s%s", now_s() - v->t0,
 				 !v->dom ? "gone" : v->killed ? "still there: destroyed"
 							      : "still there, not destroyed: ",
