@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libxml/parser.h>
+#include <libxml/xpath.h>
+
 #include "libvirt.h"
 
 #define LV_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
@@ -70,6 +73,73 @@ const char *lv_default_uri(void)
 	if (e && *e)
 		return e;
 	return geteuid() == 0 ? "qemu:///system" : "qemu:///session";
+}
+
+/* The string value of XPath `expr` in document `xml`; NULL when it is empty
+ * or the document does not parse. Caller frees. */
+static char *xpath_str(const char *xml, const char *expr)
+{
+	xmlDocPtr doc = xmlReadMemory(xml, (int)strlen(xml), "libvirt.xml", NULL,
+				      XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	xmlXPathContextPtr ctx = doc ? xmlXPathNewContext(doc) : NULL;
+	xmlXPathObjectPtr r = ctx ? xmlXPathEvalExpression(BAD_CAST expr, ctx) : NULL;
+	xmlChar *v = r ? xmlXPathCastToString(r) : NULL;
+	char *out = v && *v ? xstrdup((const char *)v) : NULL;
+
+	xmlFree(v);
+	xmlXPathFreeObject(r);
+	xmlXPathFreeContext(ctx);
+	xmlFreeDoc(doc);
+	return out;
+}
+
+long lv_qemu_gid(const char *caps)
+{
+	char *label = xpath_str(caps, "/capabilities/host/secmodel[model='dac']"
+				      "/baselabel[@type='qemu']");
+	unsigned long uid, gid;
+	long ret = -1;
+
+	if (label && sscanf(label, "+%lu:+%lu", &uid, &gid) == 2)
+		ret = (long)gid;
+	free(label);
+	return ret;
+}
+
+char *lv_pool_xml(long gid)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, "<pool type='dir'>\n  <name>" LV_POOL_NAME "</name>\n  <target>\n"
+		      "    <path>" LV_POOL_DIR "</path>\n    <permissions>\n");
+	if (gid >= 0)
+		sbuf_addf(&b, "      <mode>0770</mode>\n      <group>%ld</group>\n", gid);
+	else
+		sbuf_adds(&b, "      <mode>0700</mode>\n");
+	sbuf_adds(&b, "    </permissions>\n  </target>\n</pool>\n");
+	return sbuf_detach(&b);
+}
+
+bool lv_pool_private(const char *pool_xml, long gid, unsigned int *mode)
+{
+	char *m = xpath_str(pool_xml, "/pool/target/permissions/mode");
+	char *g = xpath_str(pool_xml, "/pool/target/permissions/group");
+	bool ok = m && g;
+
+	*mode = m ? (unsigned int)strtoul(m, NULL, 8) : 0777;
+	/* Nothing for others; with a QEMU group, that group and rwx for it. */
+	ok = ok && !(*mode & 0007);
+	if (ok && gid >= 0)
+		ok = strtol(g, NULL, 10) == gid && (*mode & 0070) == 0070;
+	free(m);
+	free(g);
+	return ok;
+}
+
+char *lv_pool_path(const char *pool_xml)
+{
+	return xpath_str(pool_xml, "/pool/target/path");
 }
 
 static void pci_addr(struct sbuf *b, unsigned int slot)

@@ -27,12 +27,24 @@
 #define LV_QUIET_MS 100
 /* The status port's index in qemu_guest_ports, +1 for the console. */
 #define LV_STATUS_STREAM 3
+/*
+ * A lost connection (the ssh transport died, libvirtd went away): libvirt's
+ * keepalive declares a connection that stopped answering dead after
+ * LV_KEEPALIVE_S * (LV_KEEPALIVE_N + 1) s; one that closed (EOF) is seen
+ * at once. netlab then connects again for LV_RECONNECT_S at most, to clean
+ * up: a restarted libvirtd keeps the domains whose QEMU survived it.
+ */
+#define LV_KEEPALIVE_S 2
+#define LV_KEEPALIVE_N 3
+#define LV_RECONNECT_S 20.0
 
 struct lv_conn {
 	virConnectPtr conn;
 	virStoragePoolPtr pool;
 	char *uri;
 	char *pool_dir;
+	int closed;			/* (atomic) libvirt closed the connection */
+	int close_reason;		/* (atomic) VIR_CONNECT_CLOSE_REASON_*, once closed */
 };
 
 /* A console or port of a domain, copied into a local file by a thread. */
@@ -67,6 +79,9 @@ struct lv_vm {
 	double t0, staged_s, created_s, resumed_s;	/* for libvirt.log */
 	double poweroff_s, ack_s, ended_s;
 	char *local_dir;
+	unsigned char uuid[VIR_UUID_BUFLEN];	/* to find the domain again */
+	char *lost;			/* the connection died while the domain ran */
+	char *recovered;		/* what netlab found once connected again */
 	bool ended, killed, finished;
 };
 
@@ -114,50 +129,169 @@ static void ev_start(void)
 
 /* ---- connection and staging pool ----------------------------------------- */
 
+/* The group libvirt runs QEMU as on that host (-1: unknown, see lv_qemu_gid()). */
+static long conn_qemu_gid(struct lv_conn *c)
+{
+	char *caps = virConnectGetCapabilities(c->conn);
+	long gid = caps ? lv_qemu_gid(caps) : -1;
+
+	free(caps);
+	return gid;
+}
+
+/*
+ * An active pool whose directory is not as lv_pool_xml() asks (an earlier
+ * netlab made it mode 0777): stop it and let ensure_pool() create it anew.
+ * Building over the existing directory chmods and chowns it (libvirt's
+ * virDirCreate); staged volumes stay on disk. Only through libvirt's API:
+ * the directory may be on a remote host. A persistent pool is someone
+ * else's definition: refused, with a hint.
+ */
+static int check_pool(struct lv_conn *c, long gid, char **err)
+{
+	unsigned int mode;
+	char *xml;
+	bool ok;
+
+	virStoragePoolRefresh(c->pool, 0);	/* the directory's actual mode */
+	xml = virStoragePoolGetXMLDesc(c->pool, 0);
+	ok = xml && lv_pool_private(xml, gid, &mode);
+	if (xml && !c->pool_dir)
+		c->pool_dir = lv_pool_path(xml);
+	free(xml);
+	if (ok || !xml)
+		return 0;
+	if (virStoragePoolIsPersistent(c->pool) == 1) {
+		err_set(err, "libvirt at '%s': the staging pool '%s' is mode %04o, not 0770 with "
+			     "QEMU's group, and it is a persistent pool netlab did not define\n"
+			     "hint: remove it (virsh -c %s pool-destroy %s; virsh -c %s pool-undefine "
+			     "%s): netlab then creates it itself",
+			c->uri, LV_POOL_NAME, mode, c->uri, LV_POOL_NAME, c->uri, LV_POOL_NAME);
+		return -EIO;
+	}
+	fprintf(stderr, "netlab: warning: libvirt at '%s': the staging pool '%s' was %s (mode "
+			"%04o); making it mode 0770, group %ld, QEMU's\n",
+		c->uri, LV_POOL_NAME, mode & 0002 ? "world-writable" : "not private", mode, gid);
+	virStoragePoolDestroy(c->pool);
+	virStoragePoolFree(c->pool);
+	c->pool = NULL;
+	free(c->pool_dir);
+	c->pool_dir = NULL;
+	return 1;
+}
+
 static int ensure_pool(struct lv_conn *c, char **err)
 {
-	static const char pool_xml[] =
-		"<pool type='dir'>\n  <name>" LV_POOL_NAME "</name>\n"
-		"  <target>\n    <path>" LV_POOL_DIR "</path>\n"
-		"    <permissions><mode>0777</mode></permissions>\n  </target>\n</pool>\n";
-
+	long gid = conn_qemu_gid(c);
+	char *pool_xml = lv_pool_xml(gid);
 	char *why = NULL;
+	int ret = 0;
 
-	c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
-	if (!c->pool) {
-		c->pool = virStoragePoolCreateXML(c->conn, pool_xml, VIR_STORAGE_POOL_CREATE_WITH_BUILD);
-		if (!c->pool) {	/* another netlab created it meanwhile? */
-			why = xstrdup(lv_msg());
-			c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+	for (int tries = 0; tries < 2 && !c->pool; tries++) {
+		c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+		if (!c->pool) {
+			c->pool = virStoragePoolCreateXML(c->conn, pool_xml,
+							  VIR_STORAGE_POOL_CREATE_WITH_BUILD);
+			if (!c->pool) {	/* another netlab created it meanwhile? */
+				free(why);
+				why = xstrdup(lv_msg());
+				c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);
+			}
+		} else if (virStoragePoolIsActive(c->pool) != 1 &&
+			   virStoragePoolCreate(c->pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) < 0 &&
+			   virStoragePoolIsActive(c->pool) != 1) {
+			virStoragePoolFree(c->pool);
+			c->pool = NULL;
+			break;
 		}
-	} else if (virStoragePoolIsActive(c->pool) != 1 &&
-		   virStoragePoolCreate(c->pool, VIR_STORAGE_POOL_CREATE_WITH_BUILD) < 0 &&
-		   virStoragePoolIsActive(c->pool) != 1) {
-		virStoragePoolFree(c->pool);
-		c->pool = NULL;
+		if (c->pool && (ret = check_pool(c, gid, err)) < 0)
+			goto out;
 	}
 	if (!c->pool) {
 		err_set(err, "libvirt at '%s': cannot set up the staging pool '%s' (%s): %s\n"
 			     "hint: netlab stages kernels, initrds and captures there; check that the "
 			     "daemon can create it",
 			c->uri, LV_POOL_NAME, LV_POOL_DIR, why ? why : lv_msg());
-		free(why);
-		return -EIO;
+		ret = -EIO;
+		goto out;
 	}
-	free(why);
-	{
-		char *xml = virStoragePoolGetXMLDesc(c->pool, 0);
-		char *p = xml ? strstr(xml, "<path>") : NULL;
-
-		if (p) {
-			p += strlen("<path>");
-			c->pool_dir = strndup(p, strcspn(p, "<"));
-		}
-		free(xml);
-	}
+	ret = 0;
 	if (!c->pool_dir)
 		c->pool_dir = xstrdup(LV_POOL_DIR);
-	return 0;
+out:
+	free(why);
+	free(pool_xml);
+	return ret;
+}
+
+static void conn_closed(virConnectPtr conn, int reason, void *opaque)
+{
+	struct lv_conn *c = opaque;
+
+	__atomic_store_n(&c->close_reason, reason, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->closed, 1, __ATOMIC_RELEASE);
+}
+
+/* Notice a dead connection in seconds, not at the run's timeout. Needs the
+ * event loop (not for lv_check()). */
+static void watch_conn(struct lv_conn *c)
+{
+	__atomic_store_n(&c->close_reason, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->closed, 0, __ATOMIC_RELEASE);
+	virConnectRegisterCloseCallback(c->conn, conn_closed, c, NULL);
+	virConnectSetKeepAlive(c->conn, LV_KEEPALIVE_S, LV_KEEPALIVE_N);
+}
+
+static bool conn_lost(struct lv_conn *c)
+{
+	return __atomic_load_n(&c->closed, __ATOMIC_ACQUIRE) || virConnectIsAlive(c->conn) != 1;
+}
+
+static const char *close_reason(struct lv_conn *c)
+{
+	/* virConnectIsAlive() may say so a moment before the callback ran. */
+	for (int i = 0; i < 20 && !__atomic_load_n(&c->closed, __ATOMIC_ACQUIRE); i++)
+		usleep(10000);
+	switch (__atomic_load_n(&c->close_reason, __ATOMIC_RELAXED)) {
+	case VIR_CONNECT_CLOSE_REASON_EOF: return "end of file: the transport or the daemon went away";
+	case VIR_CONNECT_CLOSE_REASON_KEEPALIVE: return "no keepalive answer";
+	case VIR_CONNECT_CLOSE_REASON_ERROR: return "I/O error";
+	default: return "closed";
+	}
+}
+
+/*
+ * After a lost connection: connect to the same URI again (a restarted
+ * libvirtd takes a moment), with the staging pool. The old connection
+ * goes once its domains and streams let go of it. false if it cannot.
+ */
+static bool conn_reopen(struct lv_conn *c)
+{
+	double until = now_s() + LV_RECONNECT_S;
+	virConnectPtr n = NULL;
+	char *e = NULL;
+
+	if (!conn_lost(c))
+		return true;
+	while (!(n = virConnectOpen(c->uri)) && now_s() < until)
+		usleep(250000);
+	if (!n)
+		return false;
+	virConnectUnregisterCloseCallback(c->conn, conn_closed);
+	if (c->pool)
+		virStoragePoolFree(c->pool);
+	virConnectClose(c->conn);
+	c->conn = n;
+	c->pool = NULL;
+	free(c->pool_dir);
+	c->pool_dir = NULL;
+	watch_conn(c);
+	/* A transient pool may not have outlived a restarted daemon. */
+	if (ensure_pool(c, &e)) {
+		free(e);
+		return false;
+	}
+	return true;
 }
 
 static int conn_open(const char *uri, bool events, struct lv_conn **out, char **err)
@@ -187,6 +321,8 @@ static int conn_open(const char *uri, bool events, struct lv_conn **out, char **
 		lv_close(c);
 		return ret;
 	}
+	if (events)
+		watch_conn(c);
 	*out = c;
 	return 0;
 }
@@ -246,8 +382,10 @@ void lv_close(struct lv_conn *c)
 		return;
 	if (c->pool)
 		virStoragePoolFree(c->pool);
-	if (c->conn)
+	if (c->conn) {
+		virConnectUnregisterCloseCallback(c->conn, conn_closed);
 		virConnectClose(c->conn);
+	}
 	free(c->uri);
 	free(c->pool_dir);
 	free(c);
@@ -628,6 +766,7 @@ int lv_vm_start(struct lv_conn *c, const struct lv_vm_opts *o, struct lv_vm **ou
 		goto fail;
 	}
 	v->created_s = now_s();
+	virDomainGetUUID(v->dom, v->uuid);
 	ret = open_stream(v, &v->streams[0], "console", "console.log", o->local_dir, err);
 	for (int i = 0; !ret && i < QEMU_N_PORTS; i++)
 		ret = open_stream(v, &v->streams[1 + i], qemu_guest_ports[i],
@@ -706,9 +845,27 @@ static bool streams_closed(struct lv_vm *v)
 	return true;
 }
 
+/*
+ * Whether the connection died while the domain ran. Asked before and after
+ * dom_ended(): every call fails on a dead connection, which would read as
+ * "the domain is gone" (seen when keepalive closed a hung ssh transport).
+ */
+static bool vm_lost(struct lv_vm *v)
+{
+	if (!v->ended && conn_lost(v->c)) {
+		v->lost = xasprintf("lost the connection to libvirt at '%s' (%s) while domain '%s' "
+				    "ran", v->c->uri, close_reason(v->c), v->name);
+		v->ended_s = now_s();
+		v->ended = true;
+	}
+	return v->lost != NULL;
+}
+
 bool lv_vm_wait(struct lv_vm *v, int ms)
 {
 	for (;;) {
+		if (vm_lost(v))
+			return true;
 		maybe_ack(v);
 		/*
 		 * QEMU closed every chardev at the guest's power-off: the run
@@ -721,6 +878,8 @@ bool lv_vm_wait(struct lv_vm *v, int ms)
 			v->ended = true;
 		}
 		if (v->ended || dom_ended(v)) {
+			if (vm_lost(v))
+				return true;
 			if (!v->ended)
 				v->ended_s = now_s();
 			v->ended = true;
@@ -767,6 +926,9 @@ static void write_log(struct lv_vm *v)
 		  REL(v->created_s), REL(v->resumed_s));
 	sbuf_addf(&b, "poweroff_seen %.3f\nack_sent %.3f\nended %.3f%s\n", REL(v->poweroff_s),
 		  REL(v->ack_s), REL(v->ended_s), v->killed ? " (destroyed by netlab)" : "");
+	if (v->lost)
+		sbuf_addf(&b, "lost %s\nrecovered %s\n", v->lost,
+			  v->recovered ? v->recovered : "-1 (not connected again)");
 	for (int i = 0; i < LV_N_STREAMS; i++) {
 		struct lv_stream *s = &v->streams[i];
 
@@ -782,6 +944,51 @@ static void write_log(struct lv_vm *v)
 	sbuf_release(&b);
 }
 
+/*
+ * The connection died while the domain ran: its streams died with it (what
+ * they brought is in the run directory). Connect again, and destroy the
+ * domain if it is still there: libvirt's AUTODESTROY ends it when the
+ * daemon sees the client go, but a libvirtd that was restarted takes its
+ * running QEMU back (seen with libvirt 9.0). By UUID: the name may be
+ * someone else's by now. false when the host cannot be reached again.
+ */
+static bool recover_lost(struct lv_vm *v)
+{
+	for (int i = 0; i < LV_N_STREAMS; i++) {
+		struct lv_stream *s = &v->streams[i];
+
+		if (s->running) {
+			virStreamEventRemoveCallback(s->st);
+			virStreamAbort(s->st);
+		}
+		s->running = s->finish_later = false;
+	}
+	if (!conn_reopen(v->c)) {
+		char *m = xasprintf("%s; could not connect again: domain '%s' may still run there\n"
+				    "hint: virsh -c %s destroy %s", v->lost, v->name, v->c->uri,
+				    v->name);
+
+		free(v->lost);
+		v->lost = m;
+		return false;
+	}
+	if (v->dom)
+		virDomainFree(v->dom);
+	v->dom = virDomainLookupByUUID(v->c->conn, v->uuid);
+	if (v->dom && virDomainDestroy(v->dom) == 0) {
+		v->killed = true;
+	} else if (v->dom && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) {
+		/* It went between the lookup and the destroy (seen once). */
+		virDomainFree(v->dom);
+		v->dom = NULL;
+	}
+	v->recovered = xasprintf("%.3f: connected again, domain %s%s", now_s() - v->t0,
+				 !v->dom ? "gone" : v->killed ? "still there: destroyed"
+							      : "still there, not destroyed: ",
+				 v->dom && !v->killed ? lv_msg() : "");
+	return true;
+}
+
 int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 {
 	int ret = 0;
@@ -789,11 +996,19 @@ int lv_vm_finish(struct lv_vm *v, const char *pcap_dir, char **err)
 	if (v->finished)
 		return 0;
 	v->finished = true;
+	if (v->lost && !recover_lost(v)) {
+		write_log(v);
+		err_set(err, "%s", v->lost);
+		return -EIO;
+	}
 	lv_vm_kill(v);
 	drain_streams(v);
 	finish_streams(v);
 	write_log(v);
-	if (v->busy_error) {
+	if (v->lost) {
+		ret = -EIO;
+		err_set(err, "%s", v->lost);
+	} else if (v->busy_error) {
 		ret = -EIO;
 		err_set(err, "%s", v->busy_error);
 	} else if (v->poweroff_s > 0 && !v->acked && !v->killed) {
@@ -845,6 +1060,8 @@ void lv_vm_release(struct lv_vm *v)
 		virDomainFree(v->dom);
 	free(v->name);
 	free(v->busy_error);
+	free(v->lost);
+	free(v->recovered);
 	free(v->local_dir);
 	free(v);
 }

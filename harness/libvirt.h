@@ -68,6 +68,23 @@ char *lv_default_name(void);
 /* "netlab-HOST-": what every default name of this host starts with. */
 char *lv_name_prefix(void);
 
+/*
+ * The staging pool's permissions (README "libvirt backend", "Staging"):
+ * never world-writable. The directory belongs to the daemon's user and the
+ * group QEMU runs as, mode 0770, so that QEMU can create the captures and
+ * nobody else can swap a staged file or plant a link there.
+ */
+/* The gid libvirt runs QEMU as, from its capabilities XML (the DAC model's
+ * base label "+UID:+GID"); -1 when it has none (no DAC model). */
+long lv_qemu_gid(const char *caps);
+/* The pool's XML: mode 0770 and group `gid`; mode 0700 when gid < 0. Caller frees. */
+char *lv_pool_xml(long gid);
+/* Whether pool XML `pool_xml` (libvirt's, after a refresh: the directory's
+ * actual mode and owner) is as lv_pool_xml(gid) asks; *mode = its mode. */
+bool lv_pool_private(const char *pool_xml, long gid, unsigned int *mode);
+/* The pool's directory from its XML; NULL if none. Caller frees. */
+char *lv_pool_path(const char *pool_xml);
+
 /* Default URI: $NETLAB_LIBVIRT_URI, else qemu:///system as root, else qemu:///session. */
 const char *lv_default_uri(void);
 

@@ -67,6 +67,39 @@ test_expect_success 'a run through libvirt: output, console, captures and a 4 MB
 	nothing_left "$d"
 '
 
+# The group QEMU runs as on this libvirt host: the DAC base label in its
+# capabilities ("+UID:+GID"), as netlab reads it.
+qemu_gid() { virsh -c "$URI" capabilities | sed -n "s|.*<baselabel type=.qemu.>+[0-9]*:+\([0-9]*\)<.*|\1|p" | head -n 1; }
+
+test_expect_success 'the staging pool is not world-writable, and QEMU still writes its captures there' '
+	st=$(stat -c "%a %u %g" /var/tmp/netlab-stage)
+	echo "netlab-stage: $st (QEMU group $(qemu_gid))"
+	test "$st" = "770 0 $(qemu_gid)"
+	test -s "$T_TMP/run/nic-A.pcap"
+'
+
+# (The pool is stopped under it: not while other runs stage files there.)
+T='a pool left world-writable by an earlier netlab is made private again'
+busy=$(virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk 'NR>2 && NF {print $1}')
+if [ -n "$busy" ]; then
+	test_skip "$T" "other runs use the staging pool: $(echo $busy)"
+else test_expect_success "$T" '
+	virsh -c "$URI" pool-destroy netlab-stage >/dev/null
+	cat >"$T_TMP/pool-0777.xml" <<-EOF
+	<pool type="dir"><name>netlab-stage</name><target><path>/var/tmp/netlab-stage</path>
+	<permissions><mode>0777</mode></permissions></target></pool>
+	EOF
+	virsh -c "$URI" pool-create --build "$T_TMP/pool-0777.xml" >/dev/null
+	test "$(stat -c %a /var/tmp/netlab-stage)" = 777	# as an earlier netlab left it
+	"$NETLAB" run --backend libvirt --out "$T_TMP/up" --exec true >"$T_TMP/up.out" 2>&1 ||
+		{ cat "$T_TMP/up.out"; false; }
+	cat "$T_TMP/up.out"
+	grep -q "staging pool .netlab-stage. was world-writable" "$T_TMP/up.out"
+	test "$(stat -c "%a %u %g" /var/tmp/netlab-stage)" = "770 0 $(qemu_gid)"
+	test -s "$T_TMP/up/nic-A.pcap"
+'
+fi
+
 test_expect_success 'pair topology through libvirt: the two domains talk over UDP' '
 	d=$T_TMP/pair
 	"$NETLAB" run --backend libvirt --topology pair --timeout 120 --out "$d" \

@@ -621,6 +621,51 @@ static void test_lv_domain_xml__refuses_a_vm_the_topology_lacks(void **state)
 	assert_refused(&c, 2, &st, "topology 'pair' has no VM 2");
 }
 
+/* ---- the staging pool ------------------------------------------------------- */
+
+static void test_lv_qemu_gid__from_the_dac_base_label_of_the_capabilities(void **state)
+{
+	static const char caps[] =
+		"<capabilities><host><secmodel><model>none</model><doi>0</doi></secmodel>"
+		"<secmodel><model>dac</model><doi>0</doi>"
+		"<baselabel type='kvm'>+64055:+109</baselabel>"
+		"<baselabel type='qemu'>+64055:+64055</baselabel></secmodel></host></capabilities>";
+
+	assert_int_equal(lv_qemu_gid(caps), 64055);
+	assert_int_equal(lv_qemu_gid("<capabilities><host/></capabilities>"), -1);
+	assert_int_equal(lv_qemu_gid("not xml"), -1);
+}
+
+static void test_lv_pool_xml__never_world_writable(void **state)
+{
+	char *x = lv_pool_xml(64055);
+	unsigned int mode;
+
+	assert_non_null(strstr(x, "<mode>0770</mode>"));
+	assert_non_null(strstr(x, "<group>64055</group>"));
+	assert_non_null(strstr(x, "<path>/var/tmp/netlab-stage</path>"));
+	free(x);
+	x = lv_pool_xml(-1);	/* no QEMU group known: the daemon's user only */
+	assert_non_null(strstr(x, "<mode>0700</mode>"));
+	assert_null(strstr(x, "<group>"));
+	free(x);
+	/* As libvirt shows an active pool: the directory's mode, owner and group. */
+#define POOL(m, g)                                                                                 \
+	"<pool type='dir'><name>netlab-stage</name><target><path>/var/tmp/netlab-stage</path>"     \
+	"<permissions><mode>" m "</mode><owner>0</owner><group>" g "</group></permissions>"        \
+	"</target></pool>"
+	assert_true(lv_pool_private(POOL("0770", "64055"), 64055, &mode));
+	assert_int_equal(mode, 0770);
+	assert_false(lv_pool_private(POOL("0777", "0"), 64055, &mode));	/* an earlier netlab's */
+	assert_int_equal(mode, 0777);
+	assert_false(lv_pool_private(POOL("0770", "0"), 64055, &mode));	/* QEMU cannot write */
+	assert_false(lv_pool_private(POOL("0750", "64055"), 64055, &mode));
+	assert_false(lv_pool_private(POOL("0771", "64055"), 64055, &mode));
+	assert_true(lv_pool_private(POOL("0700", "1000"), -1, &mode));
+	assert_false(lv_pool_private("<pool/>", -1, &mode));
+#undef POOL
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -641,6 +686,8 @@ int main(void)
 		cmocka_unit_test(test_lv_domain_xml__gdb_socket_only_for_the_gdb_vm),
 		cmocka_unit_test(test_lv_domain_xml__refuses_record_and_replay),
 		cmocka_unit_test(test_lv_domain_xml__refuses_a_vm_the_topology_lacks),
+		cmocka_unit_test(test_lv_qemu_gid__from_the_dac_base_label_of_the_capabilities),
+		cmocka_unit_test(test_lv_pool_xml__never_world_writable),
 	};
 
 	return cmocka_run_group_tests(tests, setup_tools, NULL);
