@@ -180,12 +180,42 @@ static int check_pool(struct lv_conn *c, long gid, char **err)
 	return 1;
 }
 
+/*
+ * The staging directory sits in world-writable /var/tmp: someone may have
+ * made it first, or put a symlink there, which libvirt's pool build would
+ * follow when it chmods and chowns. On a local daemon, refuse anything but
+ * a real directory of root's or ours. (A remote host's directory is only
+ * seen through libvirt: README.)
+ */
+static int check_stage_dir(const struct lv_conn *c, char **err)
+{
+	struct stat st;
+
+	if (strncmp(c->uri, "qemu:///", 8) && strncmp(c->uri, "qemu+unix:///", 13))
+		return 0;
+	if (lstat(LV_POOL_DIR, &st) < 0)
+		return 0;	/* the pool build makes it */
+	if (S_ISDIR(st.st_mode) && (st.st_uid == 0 || st.st_uid == geteuid()))
+		return 0;
+	err_set(err, "libvirt at '%s': the staging directory '%s' is %s, owned by uid %u: "
+		     "netlab will not stage kernels and captures there\n"
+		     "hint: remove it (rm %s'%s') if you do not know who made it; netlab creates "
+		     "it itself, mode 0770",
+		c->uri, LV_POOL_DIR,
+		S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+		(unsigned int)st.st_uid, S_ISDIR(st.st_mode) ? "-r " : "", LV_POOL_DIR);
+	return -EPERM;
+}
+
 static int ensure_pool(struct lv_conn *c, char **err)
 {
 	long gid = conn_qemu_gid(c);
 	char *pool_xml = lv_pool_xml(gid);
 	char *why = NULL;
-	int ret = 0;
+	int ret = check_stage_dir(c, err);
+
+	if (ret)
+		goto out;
 
 	for (int tries = 0; tries < 2 && !c->pool; tries++) {
 		c->pool = virStoragePoolLookupByName(c->conn, LV_POOL_NAME);

@@ -100,6 +100,29 @@ else test_expect_success "$T" '
 '
 fi
 
+# A symlink planted where the staging directory goes: refused before
+# libvirt's pool build could chmod and chown what it points to.
+T='a symlink planted at the staging directory is refused, its target untouched'
+busy=$(virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk 'NR>2 && NF {print $1}')
+if [ -n "$busy" ]; then
+	test_skip "$T" "other runs use the staging pool: $(echo $busy)"
+else test_expect_success "$T" '
+	virsh -c "$URI" pool-destroy netlab-stage >/dev/null
+	mv /var/tmp/netlab-stage "$T_TMP/stage-kept"
+	mkdir -m 0755 "$T_TMP/victim"
+	ln -s "$T_TMP/victim" /var/tmp/netlab-stage
+	rc=0
+	"$NETLAB" run --backend libvirt --out "$T_TMP/planted" --exec true >"$T_TMP/planted.out" 2>&1 || rc=$?
+	cat "$T_TMP/planted.out"
+	rm /var/tmp/netlab-stage
+	mv "$T_TMP/stage-kept" /var/tmp/netlab-stage
+	test $rc = 125
+	grep -q "staging directory ./var/tmp/netlab-stage. is a symbolic link" "$T_TMP/planted.out"
+	test "$(stat -c "%a %u %g" "$T_TMP/victim")" = "755 0 0"
+	test ! -e "$T_TMP/planted/console.log"
+'
+fi
+
 test_expect_success 'pair topology through libvirt: the two domains talk over UDP' '
 	d=$T_TMP/pair
 	"$NETLAB" run --backend libvirt --topology pair --timeout 120 --out "$d" \
