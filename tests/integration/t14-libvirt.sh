@@ -78,9 +78,12 @@ test_expect_success 'the staging pool is not world-writable, and QEMU still writ
 	test -s "$T_TMP/run/nic-A.pcap"
 '
 
+# The volumes staged now (other runs'): the pool tests stop the pool under them.
+staged_volumes() { virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk 'NR>2 && NF {print $1}'; }
+
 # (The pool is stopped under it: not while other runs stage files there.)
 T='a pool left world-writable by an earlier netlab is made private again'
-busy=$(virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk 'NR>2 && NF {print $1}')
+busy=$(staged_volumes)
 if [ -n "$busy" ]; then
 	test_skip "$T" "other runs use the staging pool: $(echo $busy)"
 else test_expect_success "$T" '
@@ -103,7 +106,7 @@ fi
 # A symlink planted where the staging directory goes: refused before
 # libvirt's pool build could chmod and chown what it points to.
 T='a symlink planted at the staging directory is refused, its target untouched'
-busy=$(virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk 'NR>2 && NF {print $1}')
+busy=$(staged_volumes)
 if [ -n "$busy" ]; then
 	test_skip "$T" "other runs use the staging pool: $(echo $busy)"
 else test_expect_success "$T" '
