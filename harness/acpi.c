@@ -265,7 +265,7 @@ void acpi_expect_parse(const char *text, struct acpi_table *t)
 			continue;
 		}
 		while ((tok = strtok_r(NULL, " \t*/,", &end))) {
-			t->expect = realloc(t->expect, (t->n_expect + 1) * sizeof(*t->expect));
+			t->expect = xrealloc_array(t->expect, t->n_expect + 1, sizeof(*t->expect));
 			t->expect[t->n_expect].irq = (unsigned int)irq;
 			t->expect[t->n_expect++].action = xstrdup(tok);
 		}
@@ -349,7 +349,7 @@ static void trim_copy(char *dst, const char *src, size_t n)
 
 static void push_str(char ***v, size_t *n, const char *s, size_t len)
 {
-	*v = realloc(*v, (*n + 1) * sizeof(**v));
+	*v = xrealloc_array(*v, *n + 1, sizeof(**v));
 	(*v)[(*n)++] = xasprintf("%.*s", (int)len, s);
 }
 
@@ -372,7 +372,7 @@ static void parse_upgrade(struct acpi_console *c, const char *l, size_t len, con
 	/* Without the "[    0.018099] " timestamp. */
 	start = start && start < at ? start + 2 : l;
 	u.line = xasprintf("%.*s", (int)(l + len - start), start);
-	c->up = realloc(c->up, (c->n_up + 1) * sizeof(*c->up));
+	c->up = xrealloc_array(c->up, c->n_up + 1, sizeof(*c->up));
 	c->up[c->n_up++] = u;
 }
 
@@ -519,7 +519,7 @@ void acpi_irq_parse(const char *text, struct acpi_irq_line **lines, size_t *n)
 		struct acpi_irq_line one;
 
 		if (irq_line(l, ncpu, &one)) {
-			*lines = realloc(*lines, (*n + 1) * sizeof(**lines));
+			*lines = xrealloc_array(*lines, *n + 1, sizeof(**lines));
 			(*lines)[(*n)++] = one;
 		}
 		l = strchr(l, '\n');

@@ -394,12 +394,12 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 		const struct regress_run *run = &r->s[0].runs[i];
 		struct metrics *m = run->verdict == RV_OK ? read_metrics(run->dir) : NULL;
 
-		s->run_dirs = realloc(s->run_dirs, (s->n_run_dirs + 1) * sizeof(char *));
+		s->run_dirs = xrealloc_array(s->run_dirs, s->n_run_dirs + 1, sizeof(char *));
 		s->run_dirs[s->n_run_dirs++] = xstrdup(run->dir);
 		x->n_tried++;
 		read_boot(x, run);
 		if (m) {
-			x->ms = realloc(x->ms, (x->n_ms + 1) * sizeof(*x->ms));
+			x->ms = xrealloc_array(x->ms, x->n_ms + 1, sizeof(*x->ms));
 			x->ms[x->n_ms++] = m;
 			continue;
 		}

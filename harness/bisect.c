@@ -697,7 +697,7 @@ int bisect_log_load(const char *run_dir, struct bisect_step **steps, size_t *n, 
 			bisect_step_release(&s);
 			continue;	/* a line cut short by a crash */
 		}
-		*steps = realloc(*steps, (*n + 1) * sizeof(**steps));
+		*steps = xrealloc_array(*steps, *n + 1, sizeof(**steps));
 		(*steps)[(*n)++] = s;
 	}
 	free(text);
@@ -727,7 +727,7 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 		} else if (strstr(line, "first bad commit could be any of")) {
 			candidates = true;
 		} else if (candidates && is_commit_id(line)) {
-			r->candidates = realloc(r->candidates, (r->n_candidates + 1) * sizeof(char *));
+			r->candidates = xrealloc_array(r->candidates, r->n_candidates + 1, sizeof(char *));
 			r->candidates[r->n_candidates++] = strndup(line, 40);
 		}
 	}

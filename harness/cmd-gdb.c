@@ -84,7 +84,7 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 
 	switch (c) {
 	case 'b':
-		gc->breaks = realloc(gc->breaks, (gc->n_breaks + 1) * sizeof(*gc->breaks));
+		gc->breaks = xrealloc_array(gc->breaks, gc->n_breaks + 1, sizeof(*gc->breaks));
 		gc->breaks[gc->n_breaks++] = arg;
 		return 0;
 	case OPT_BATCH: gc->batch = arg; return 0;

@@ -71,7 +71,7 @@ struct regress_cmd {
 /* Keep `s` to free it at the end; returns it. */
 static char *own(struct regress_cmd *rc, char *s)
 {
-	rc->own = realloc(rc->own, (rc->n_own + 1) * sizeof(*rc->own));
+	rc->own = xrealloc_array(rc->own, rc->n_own + 1, sizeof(*rc->own));
 	rc->own[rc->n_own++] = s;
 	return s;
 }
@@ -194,7 +194,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 				return -EINVAL;
 			}
 		}
-		rc->connect = realloc(rc->connect, (rc->o.n_connect + 1) * sizeof(*rc->connect));
+		rc->connect = xrealloc_array(rc->connect, rc->o.n_connect + 1, sizeof(*rc->connect));
 		rc->connect[rc->o.n_connect++] = arg;
 		rc->o.connect = rc->connect;
 		rc->o.base.backend = RUN_BACKEND_LIBVIRT;

@@ -114,7 +114,7 @@ static int parse_sysctl(const char *arg, struct run_cmd *rc, char **err)
 			arg);
 		return -EINVAL;
 	}
-	rc->job_lines = realloc(rc->job_lines, (rc->n_job_lines + 1) * sizeof(char *));
+	rc->job_lines = xrealloc_array(rc->job_lines, rc->n_job_lines + 1, sizeof(char *));
 	rc->job_lines[rc->n_job_lines++] = xasprintf("sysctl.%s", arg);
 	rc->opts.job_lines = (const char *const *)rc->job_lines;
 	rc->opts.n_job_lines = rc->n_job_lines;

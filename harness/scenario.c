@@ -365,7 +365,7 @@ static int set_acpi(struct parse_ctx *c, const char *value)
 		if (access(path, R_OK) < 0)
 			ret = scn_err(c, c->line, "cannot read ACPI table '%s': %s", path,
 				      strerror(errno));
-		c->s->acpi = realloc(c->s->acpi, (c->s->n_acpi + 1) * sizeof(char *));
+		c->s->acpi = xrealloc_array(c->s->acpi, c->s->n_acpi + 1, sizeof(char *));
 		c->s->acpi[c->s->n_acpi++] = path;
 	}
 	free(list);
