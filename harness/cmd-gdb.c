@@ -528,7 +528,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	gdb_replay_argv(vmdir, s->dir, sockdir, sock, true, &a, err);
 	/* QEMU snapshots the replay there when gdb attaches: reverse-stepi. */
 	path = xasprintf("%s/snapshots.qcow2", s->dir);
-	if (!gdb_replay_snapshot_disk(path, NULL)) {
+	if (!vm_qcow2_create(path, NULL)) {
 		argv_add(&a, "-drive");
 		argv_addf(&a, "file=%s,if=none,id=rr", path);
 	}

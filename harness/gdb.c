@@ -10,7 +10,6 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -697,21 +696,6 @@ int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, c
 	}
 	if (paused)
 		argv_add(a, "-S");
-	return 0;
-}
-
-int gdb_replay_snapshot_disk(const char *path, char **err)
-{
-	char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)path, "1G", NULL };
-	int status = -1;
-	pid_t pid;
-
-	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, argv, environ) ||
-	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		err_set(err, "cannot create the snapshot disk '%s' with qemu-img\nhint: install qemu-utils",
-			path);
-		return -EIO;
-	}
 	return 0;
 }
 

@@ -168,13 +168,6 @@ void gdb_batch_free(struct gdb_batch *b);
 int gdb_replay_argv(const char *vm_dir, const char *out, const char *sock_dir, const char *socket,
 		    bool paused, struct argv *a, char **err);
 
-/*
- * gdb_replay_snapshot_disk() - an empty qcow2 at `path` (qemu-img), for the
- * replay's `-drive file=PATH,if=none,id=rr`: where QEMU keeps the
- * "start_debugging" snapshot it takes when gdb attaches, from which
- * reverse-stepi replays. 0, or -errno with *err.
- */
-int gdb_replay_snapshot_disk(const char *path, char **err);
 
 /* ---- oops decoding ------------------------------------------------------ */
 

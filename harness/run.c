@@ -666,23 +666,6 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	return ret;
 }
 
-/* The empty qcow2 that holds the snapshot a replay starts from. */
-static int create_rr_disk(const char *disk, char **err)
-{
-	char *const args[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)disk, "1G", NULL };
-	int status = -1;
-	pid_t pid;
-
-	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, args, environ) == 0)
-		waitpid(pid, &status, 0);
-	if (status != 0) {
-		err_set(err, "cannot create '%s' with qemu-img\nhint: record/replay needs qemu-img (Debian: qemu-utils)",
-			disk);
-		return -ENOENT;
-	}
-	return 0;
-}
-
 /*
  * VM_DIR/replay.argv: the QEMU command line (one argument a line) that
  * replays VM `i` from its replay.bin, with @OUT@ where the replay's own
@@ -696,7 +679,7 @@ static int prepare_record(struct run_ctx *c, unsigned int i, char **err)
 	char *path = xasprintf("%s/replay.argv", v->dir);
 	struct argv a;
 	struct sbuf text;
-	int ret = r.debug.rr_snapshot ? create_rr_disk(disk, err) : 0;
+	int ret = r.debug.rr_snapshot ? vm_qcow2_create(disk, err) : 0;
 
 	r.debug.rr = VM_RR_REPLAY;
 	r.debug.rr_vm = (int)i;

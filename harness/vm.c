@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,4 +141,19 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 	if (text && cached_text)
 		*text = xstrdup(cached_text);
 	return cached;
+}
+
+int vm_qcow2_create(const char *path, char **err)
+{
+	char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)path, "1G", NULL };
+	int status = -1;
+	pid_t pid;
+
+	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, argv, environ) ||
+	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		err_set(err, "cannot create the snapshot disk '%s' with qemu-img\n"
+			     "hint: record/replay needs qemu-img (Debian: qemu-utils)", path);
+		return -EIO;
+	}
+	return 0;
 }

@@ -35,6 +35,15 @@ void vm_release(struct vm_proc *p);
  */
 unsigned int vm_qemu_version(const char *qemu, char **text);
 
+/*
+ * vm_qcow2_create() - an empty 1 GiB qcow2 at `path` (qemu-img create):
+ * the `-drive file=PATH,if=none,id=rr` where QEMU keeps a recording's
+ * initial snapshot (rrsnapshot) and the "start_debugging" snapshot it takes
+ * when gdb attaches to a replay, from which reverse-stepi replays. 0, or
+ * -EIO with *err.
+ */
+int vm_qcow2_create(const char *path, char **err);
+
 /* The first QEMU whose record/replay was seen to replay netlab's runs
  * (virtio-serial ports included) to their end: README "Record/replay". */
 #define VM_QEMU_RR_PORTS 100000
