@@ -3,13 +3,15 @@
 . "$(dirname "$0")/../lib.sh"
 need_guest
 
-# Start a run that would last long, wait until the guest command runs.
+# Start a run that would last long, wait until the guest command has
+# printed its line: the "exec" status comes first, and a SIGKILL takes QEMU
+# at once (PR_SET_PDEATHSIG), before a later line could reach the host.
 start_long_run() {
 	"$NETLAB" run --accel tcg --timeout 600 --out "$1" --exec "echo running; sleep 600" \
 		>/dev/null 2>&1 &
 	pid=$!
 	for _ in $(seq 1 120); do
-		grep -q "^exec " "$1/status" 2>/dev/null && return 0
+		grep -qx running "$1/stdout" 2>/dev/null && return 0
 		sleep 0.5
 	done
 	echo "guest command never started"; return 1

@@ -8,14 +8,15 @@
 need_guest
 
 # start_run DIR [netlab run options...]: in the background ($pid), until
-# the guest command has started (its "exec" status line).
+# the guest command has printed its first line, "running" (the "exec"
+# status comes before it; a QEMU killed then would not have passed it on).
 start_run() {
 	local d=$1
 	shift
 	"$NETLAB" run --accel tcg --out "$d" "$@" >"$d.out" 2>"$d.err" &
 	pid=$!
 	for _ in $(seq 1 240); do
-		grep -q "^exec " "$d/status" 2>/dev/null && return 0
+		grep -qx running "$d/stdout" 2>/dev/null && return 0
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.5
 	done
@@ -51,7 +52,7 @@ test_expect_success 'QEMU killed while the guest sends its files: infra-error, n
 	d=$T_TMP/cut
 	# 64 MB through a virtio-serial port cannot pass between two looks 50 ms apart.
 	start_run "$d" --timeout 300 --mem 512 \
-		--exec "head -c 67108864 /dev/zero > /netlab/out/blob; echo wrote"
+		--exec "echo running; head -c 67108864 /dev/zero > /netlab/out/blob; echo wrote"
 	for _ in $(seq 1 1200); do
 		test -s "$d/files.tar" && break
 		sleep 0.05
