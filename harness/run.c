@@ -419,14 +419,12 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 		 * full disk (its guest then blocks on a port until the timeout):
 		 * look once a second, and end the run at once. */
 		if (now_s() - c->space_at >= 1.0) {
-			c->space_at = now_s();
-			c->no_space = disk_short(c->o->out, 0);
-			if (c->no_space) {
-				char *need = disk_short(c->o->out, run_space_estimate(c->o) +
-								   run_dir_bytes(c->o->out));
+			unsigned long long avail;
 
-				free(c->no_space);
-				c->no_space = need;
+			c->space_at = now_s();
+			if (!disk_avail(c->o->out, &avail) && avail < DISK_FLOOR &&
+			    (c->no_space = disk_short(c->o->out, run_space_estimate(c->o) +
+								 run_dir_bytes(c->o->out)))) {
 				for (unsigned int i = 0; i < c->n_vms; i++)
 					c->vms[i].obs.no_space = c->no_space;
 				break;

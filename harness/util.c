@@ -436,7 +436,8 @@ static void mount_of(dev_t dev, struct disk_space *ds)
 	fclose(f);
 }
 
-int disk_space(const char *path, struct disk_space *ds)
+/* Free bytes and the device where `path`, or its nearest existing parent, lives. */
+static int space_at(const char *path, unsigned long long *avail, dev_t *dev)
 {
 	char *p = xstrdup(path && *path ? path : ".");
 	struct statvfs vfs;
@@ -465,10 +466,27 @@ int disk_space(const char *path, struct disk_space *ds)
 		ret = -errno;
 		goto out;
 	}
-	ds->avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
-	mount_of(st.st_dev, ds);
+	*avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	*dev = st.st_dev;
 out:
 	free(p);
+	return ret;
+}
+
+int disk_avail(const char *path, unsigned long long *avail)
+{
+	dev_t dev;
+
+	return space_at(path, avail, &dev);
+}
+
+int disk_space(const char *path, struct disk_space *ds)
+{
+	dev_t dev;
+	int ret = space_at(path, &ds->avail, &dev);
+
+	if (!ret)
+		mount_of(dev, ds);
 	return ret;
 }
 

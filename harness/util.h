@@ -98,6 +98,8 @@ struct disk_space {
 	char dev[256], mnt[1024];
 };
 int disk_space(const char *path, struct disk_space *ds);
+/* disk_space()'s free bytes alone, without reading the mount table. */
+int disk_avail(const char *path, unsigned long long *avail);
 /* Below this a run stops at once: writes are failing or about to (1 MiB). */
 #define DISK_FLOOR (1ULL << 20)
 /*

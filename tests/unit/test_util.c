@@ -87,6 +87,8 @@ static void test_util__disk_space_and_shortage(void **state)
 	assert_string_not_equal(here.mnt, "?");
 	assert_true(here.avail > 0);
 	assert_int_equal(disk_space("relative-and-absent/x", &there), 0);
+	assert_int_equal(disk_avail(future, &there.avail), 0);
+	assert_true(there.avail > 0);
 
 	assert_null(disk_short(future, DISK_FLOOR));
 	text = disk_short(future, here.avail + (1ULL << 40));
