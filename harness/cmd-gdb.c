@@ -498,7 +498,80 @@ static void restart_done(const char *dir, int ret, unsigned int n)
 	free(p);
 }
 
-/* QEMU replays the log; gdb rides on it. 0, or -ETIMEDOUT when it hung. */
+/*
+ * A replay that stops following its recording does not end: QEMU waits
+ * for an event that never comes, its instruction count frozen, while its
+ * state says "running". Every REPLAY_LOOK_S netlab asks QEMU (QMP
+ * query-status, query-replay); REPLAY_STALL_S of running without one more
+ * instruction ends the replay with that count, instead of at --timeout.
+ * Time stopped in gdb (status "debug") or before gdb's first continue is
+ * not counted. NETLAB_REPLAY_STALL=SECONDS sets another limit (tests).
+ */
+#define REPLAY_LOOK_S 5
+#define REPLAY_STALL_S 120
+
+struct replay_watch {
+	char *qmp, *qlog;
+	unsigned int limit;
+	double looked, moved;
+	unsigned long long icount;
+	bool stalled;
+};
+
+static void watch_init(struct replay_watch *w, const char *dir, double t0)
+{
+	if (!w->qmp) {
+		const char *e = getenv("NETLAB_REPLAY_STALL");
+
+		w->qmp = xasprintf("%s/qmp.sock", dir);
+		w->qlog = xasprintf("%s/qemu.log", dir);
+		w->limit = e && atoi(e) > 0 ? (unsigned int)atoi(e) : REPLAY_STALL_S;
+	}
+	w->looked = w->moved = t0;
+	w->icount = 0;
+	w->stalled = false;
+}
+
+static bool watch_stalled(struct replay_watch *w)
+{
+	struct gdb_replay_state st;
+	double now = now_s();
+
+	if (now - w->looked < (w->limit < 4 * REPLAY_LOOK_S ? 1 : REPLAY_LOOK_S))
+		return false;
+	w->looked = now;
+	/* No answer counts as no progress: a main loop that hangs is a stall too. */
+	/* "debug": stopped by gdb; "prelaunch": waiting for gdb (-S). A replay
+	 * QEMU paused itself ("replay file is over") is not going on either. */
+	if (!gdb_qmp_replay_state(w->qmp, &st, NULL) &&
+	    (!strcmp(st.status, "debug") || !strcmp(st.status, "prelaunch") || st.icount != w->icount)) {
+		w->moved = now;
+		w->icount = st.icount;
+	}
+	w->stalled = now - w->moved >= w->limit;
+	return w->stalled;
+}
+
+/* QEMU's last line in its log (an error it gave), or NULL. */
+static char *qemu_said(const char *log)
+{
+	char *text = NULL, *line = NULL, *end, *p;
+
+	if (file_read(log, &text, NULL) < 0 || !text)
+		return NULL;
+	for (end = text + strlen(text); end > text && (end[-1] == '\n' || end[-1] == ' '); end--)
+		;
+	*end = 0;
+	p = strrchr(text, '\n');
+	p = p ? p + 1 : text;
+	if (*p && !strstr(p, "terminating on signal"))
+		line = utf8_sanitize(p);
+	free(text);
+	return line;
+}
+
+/* QEMU replays the log; gdb rides on it. 0, -ETIMEDOUT when it hung or
+ * stalled, -EIO when QEMU ended it early. */
 static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 {
 	char *vmdir = replay_vm_dir(gc), *out = gc->out ? xstrdup(gc->out) : replay_out(vmdir);
@@ -508,6 +581,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	struct argv a;
 	bool cut = false;
 	unsigned int qv = 0, restarts = 0;
+	struct replay_watch w = { 0 };
 	double t0;
 	int ret;
 
@@ -553,8 +627,11 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	if (ret)
 		goto rm;
 	spawn_gdb(s);
+	watch_init(&w, s->dir, t0);
 	while (!vm_wait(&p, 100) && now_s() - t0 < timeout) {
 		tick(s);
+		if (watch_stalled(&w))
+			break;
 		/* --until with --batch: done once the batch file is. */
 		if (gc->until && gc->batch && s->proc.exited) {
 			cut = true;
@@ -568,6 +645,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 			if (ret)
 				break;
 			t0 = now_s();	/* --timeout is per pass of the replay */
+			watch_init(&w, s->dir, t0);
 		}
 	}
 	free(path);
@@ -578,6 +656,17 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		vm_kill(&p, 2000);
 		fprintf(stderr, "netlab gdb: the batch file ended: replay stopped there (--until)\n");
 		cut = true;
+	} else if (w.stalled) {
+		char *said;
+
+		vm_kill(&p, 2000);
+		said = qemu_said(w.qlog);
+		err_set(err, "the replay of '%s' stalled at instruction %llu: QEMU ran it %u s without one more "
+			"instruction%s%s (console: %s/console.log)\nhint: QEMU's replay no longer follows the recording "
+			"(a limit of QEMU's record/replay, not of the guest); record the run again and replay the new recording",
+			vmdir, w.icount, w.limit, said ? "; QEMU said: " : "", said ? said : "", s->dir);
+		free(said);
+		ret = -ETIMEDOUT;
 	} else if (!p.exited) {
 		vm_kill(&p, 2000);
 		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: %s",
@@ -586,6 +675,16 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 				? "QEMU before 10 stops for good in the replay of some recordings (README 'Record/replay'): install QEMU 10 ('make deps')"
 				: "a replay runs 2-4 times slower than the recording: raise --timeout");
 		ret = -ETIMEDOUT;
+	} else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
+		char *said = qemu_said(w.qlog);
+
+		err_set(err, "QEMU ended the replay of '%s' early (%s %d)%s%s (log: %s)\nhint: the recording is "
+			"cut or damaged, or was made by another QEMU: record the run again",
+			vmdir, WIFEXITED(p.status) ? "exit status" : "signal",
+			WIFEXITED(p.status) ? WEXITSTATUS(p.status) : WTERMSIG(p.status),
+			said ? ": " : "", said ? said : "", w.qlog);
+		free(said);
+		ret = -EIO;
 	}
 	vm_release(&p);
 	wait_gdb(s);
@@ -607,6 +706,8 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 rm:
 	rmdir(sockdir);
 out:
+	free(w.qmp);
+	free(w.qlog);
 	free(sock);
 	free(vmdir);
 	free(out);

@@ -78,6 +78,19 @@ void gdb_build_argv(const char *gdb, const struct gdb_kernel *k, const char *ini
  */
 int gdb_qmp_cont(const char *qmp_socket, char **err);
 
+/* What a replaying QEMU says of itself over QMP. */
+struct gdb_replay_state {
+	char status[32];		/* query-status: running, debug, paused ... */
+	bool running;
+	unsigned long long icount;	/* query-replay: instructions replayed */
+};
+
+/**
+ * gdb_qmp_replay_state() - ask a QEMU (over QMP) whether it runs and how
+ * far its replay has come. 0, or -EIO with *err set.
+ */
+int gdb_qmp_replay_state(const char *qmp_socket, struct gdb_replay_state *st, char **err);
+
 /* ---- gdb beside a running QEMU -------------------------------------------- */
 
 /* Exit status recorded for a batch gdb that netlab ended at its timeout. */

@@ -252,11 +252,23 @@ def _be16(x):
 
 
 def skb_text(skb_addr):
+    """One line on the skb; what cannot be read is said so (an skb freed
+    from a socket's queue reuses its dev field for other data)."""
+    try:
+        return _skb_text(skb_addr)
+    except gdb.error as e:
+        return "skb 0x%x: unreadable (%s)" % (skb_addr, e)
+
+
+def _skb_text(skb_addr):
     s = gdb.parse_and_eval("(struct sk_buff *)%d" % skb_addr).dereference()
     head = int(s["head"])
     proto = _be16(int(s["protocol"]))
     dev = s["dev"]
-    name = dev["name"].string() if int(dev) else "?"
+    try:
+        name = dev["name"].string() if int(dev) else "?"
+    except gdb.error:
+        name = "?"
     out = "skb 0x%x: len=%d data_len=%d protocol=0x%04x dev=%s" % (
         skb_addr, int(s["len"]), int(s["data_len"]), proto, name)
     nh = int(s["network_header"])

@@ -96,6 +96,37 @@ test_expect_success 'a second replay stops at the same drops, at the same instru
 	test "$s1" = "$s2"
 '
 
+# A replay that leaves its recording (here: another memory size than the
+# recording had) stalls: QEMU waits for an event that never comes, its
+# instruction count frozen. netlab ends it at once instead of at --timeout.
+test_expect_success 'a replay that leaves its recording: stalled, said with its instruction count, 125, no QEMU left' '
+	run=$T_TMP/suite/planted-drop/run-1 bad=$T_TMP/diverged
+	mkdir "$bad"
+	for f in "$run"/*; do test "${f##*/}" = replay.argv || ln -s "$f" "$bad/"; done
+	sed "s#$run#$bad#g; /^-m\$/{n;s/.*/320/}" "$run/replay.argv" >"$bad/replay.argv"
+	! cmp -s "$run/replay.argv" "$bad/replay.argv"
+	rc=0; NETLAB_REPLAY_STALL=10 "$NETLAB" gdb --replay "$bad" --until first-drop --batch "$T_TMP/next.gdb" \
+		--timeout 600 -o "$T_TMP/replay3" 2>"$T_TMP/replay3.err" || rc=$?
+	cat "$T_TMP/replay3.err"
+	test $rc = 125
+	grep -q "stalled at instruction [0-9]*: QEMU ran it 10 s without one more instruction" "$T_TMP/replay3.err"
+	no_process_with "$T_TMP/replay3"
+'
+
+test_expect_success 'a cut recording: QEMU ends the replay early, netlab says so with QEMU.s words, 125' '
+	run=$T_TMP/suite/planted-drop/run-1 cut=$T_TMP/cut
+	mkdir "$cut"
+	for f in "$run"/*; do case ${f##*/} in replay.argv|replay.bin) ;; *) ln -s "$f" "$cut/";; esac; done
+	head -c $(($(stat -c %s "$run/replay.bin") / 2)) "$run/replay.bin" >"$cut/replay.bin"
+	sed "s#$run#$cut#g" "$run/replay.argv" >"$cut/replay.argv"
+	rc=0; "$NETLAB" gdb --replay "$cut" --until first-drop --batch "$T_TMP/next.gdb" \
+		--timeout 600 -o "$T_TMP/replay4" 2>"$T_TMP/replay4.err" || rc=$?
+	cat "$T_TMP/replay4.err"
+	test $rc = 125
+	grep -q "QEMU ended the replay of .* early (exit status [1-9][0-9]*): .*replay" "$T_TMP/replay4.err"
+	no_process_with "$T_TMP/replay4"
+'
+
 test_expect_success 'bad input: --until without a recording or with a scenario: exit 2' '
 	rc=0; "$NETLAB" gdb --until first-drop "$SCN/planted-drop.scn" 2>"$T_TMP/e1" || rc=$?
 	cat "$T_TMP/e1"
