@@ -29,46 +29,72 @@ PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
-HARNESS_LIB := util matrix coverage topo qemu initrd result kernel vm run accel pcapstat counters metrics check traceset \
-	       scenario baseline scnrun regress regress-out tracefile tracedrops pktpath pktpath-out netrx netrx-out drvring drvring-out runview acpi bisect bisect-step gdb libvirt libvirt-xml jsonout
-HARNESS_CMD := netlab cmd-common cmd-run cmd-pcap cmd-regress cmd-report cmd-bisect cmd-gdb
+# harness/: one folder per subsystem (README "Source tree").
+HARNESS_LIB := lib/util lib/jsonout \
+	       vm/vm vm/qemu vm/topo vm/accel vm/libvirt vm/libvirt-xml \
+	       boot/kernel boot/initrd boot/acpi \
+	       run/run run/result run/runview run/counters run/pcapstat \
+	       trace/tracefile trace/tracedrops trace/traceset trace/pktpath trace/pktpath-out \
+	       trace/netrx trace/netrx-out trace/drvring trace/drvring-out \
+	       scenario/scenario scenario/check scenario/metrics scenario/baseline scenario/scnrun \
+	       scenario/regress scenario/regress-out scenario/matrix scenario/coverage \
+	       bisect/bisect bisect/bisect-step gdb/gdb
+HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
+	       cmd/cmd-bisect cmd/cmd-gdb
+HARNESS_HDRS := $(wildcard harness/*/*.h)
+# Includes name the subsystem: #include "vm/vm.h".
+HARNESS_INC := -Iharness -Iguest -Itraffic
 # The log-linear latency histogram is shared with the traffic generators.
 LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 
 .DEFAULT_GOAL := all
 
+# `netlab --version`: this version and the commit the binary was built from.
+NETLAB_VERSION := 0.16
+
 # Traffic generators (guest side): defines `traffic::` and TRAFFIC_TESTS.
 -include traffic/build.mk
 
-UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/test_*.c))
+# tests/unit/ mirrors harness/: tests/unit/DIR/test_*.c -> $(B)/tests/DIR/test_*.
+UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/*/test_*.c))
 # Traffic-generator tests link the generators, not the harness: traffic/build.mk.
-UNIT_TESTS  := $(filter-out $(B)/tests/test_traffic_%,$(UNIT_TESTS)) $(TRAFFIC_TESTS)
+UNIT_TESTS  := $(filter-out $(B)/tests/traffic/%,$(UNIT_TESTS)) $(TRAFFIC_TESTS)
 
 # Build stamp of the last `make kernel`; `build/kernel` links to its cache dir.
 KERNEL_LINK := $(B)/kernel
 INITRAMFS   := $(B)/initramfs.cpio.gz
 
-.PHONY: all deps kernel guest test unit integration regress clean format check-format
+.PHONY: FORCE all deps kernel guest test unit integration regress clean format check-format
 
 all: $(B)/netlab $(B)/guest/netlab-agent traffic
 
 deps:
 	@ci/deps.sh
 
-$(B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
+$(B)/harness/%.o: harness/%.c $(HARNESS_HDRS) guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -c -o $@ $<
 
 $(B)/harness/hist.o: traffic/hist.c traffic/hist.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
 
+# Rewritten only when the commit (or the tree's dirtiness) changes.
+$(B)/version.h: FORCE
+	@mkdir -p $(@D)
+	@c=$$(git -C "$(CURDIR)" describe --always --dirty --abbrev=12 --match=NONE 2>/dev/null || echo unknown); \
+	printf '#define NETLAB_VERSION "%s"\n#define NETLAB_COMMIT "%s"\n' "$(NETLAB_VERSION)" "$$c" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(B)/harness/cmd/netlab.o: $(B)/version.h
+$(B)/harness/cmd/netlab.o: HARNESS_INC += -I$(B)
+FORCE:
+
 $(B)/libnetlab.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 # The commands' option parsers are unit-tested too: they get an archive of their own.
-$(B)/libnetlab-cmd.a: $(filter-out $(B)/harness/netlab.o,$(CMD_OBJS))
+$(B)/libnetlab-cmd.a: $(filter-out $(B)/harness/cmd/netlab.o,$(CMD_OBJS))
 	$(AR) rcs $@ $^
 
 $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
@@ -96,13 +122,13 @@ kernel:
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) -Iharness -Iguest -Itraffic -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -Itests/unit -DFIXTURES=\"$(CURDIR)/tests/unit/fixtures\" -o $@ $< \
 		$(B)/libnetlab-cmd.a $(B)/libnetlab.a $(PKG_LIBS) -lcmocka
 
 # The guest's job parser is built without the harness library.
-$(B)/tests/test_agent_job: tests/unit/test_agent_job.c guest/agent-job.c guest/agent-job.h
+$(B)/tests/guest/test_agent_job: tests/unit/guest/test_agent_job.c guest/agent-job.c guest/agent-job.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/test_agent_job.c guest/agent-job.c -lcmocka
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/guest/test_agent_job.c guest/agent-job.c -lcmocka
 
 # A sanitizer's first report ends the test binary, which then fails.
 unit: $(UNIT_TESTS)
@@ -124,10 +150,10 @@ regress:
 	build/netlab regress $(REGRESS_ARGS)
 
 format:
-	clang-format -i harness/*.[ch] guest/*.[ch] traffic/*.[ch] tests/unit/*.c
+	clang-format -i harness/*/*.[ch] guest/*.[ch] traffic/*.[ch] tests/unit/*/*.c
 
 check-format:
-	@clang-format --dry-run --Werror harness/*.[ch] 2>&1 | head -20
+	@clang-format --dry-run --Werror harness/*/*.[ch] 2>&1 | head -20
 
 clean:
 	rm -rf $(PLAIN_B) $(PLAIN_B)-san
@@ -150,9 +176,9 @@ FUZZ_LIBFLAGS := -Wno-missing-field-initializers -Wno-string-plus-int -fsanitize
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_LIB     := $(HARNESS_LIB:%=$(FUZZ_B)/harness/%.o) $(FUZZ_B)/harness/hist.o
 
-$(FUZZ_B)/harness/%.o: harness/%.c $(wildcard harness/*.h) guest/netlab-proto.h
+$(FUZZ_B)/harness/%.o: harness/%.c $(HARNESS_HDRS) guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) $(PKG_CFLAGS) -Itraffic -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -c -o $@ $<
 
 $(FUZZ_B)/harness/hist.o: traffic/hist.c traffic/hist.h
 	@mkdir -p $(@D)
@@ -162,7 +188,7 @@ $(FUZZ_B)/libnetlab.a: $(FUZZ_LIB)
 	$(AR) rcs $@ $^
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz-util.c tests/fuzz/fuzz.h $(FUZZ_B)/libnetlab.a
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) -Iharness -Itests/fuzz -o $@ \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer $(PKG_CFLAGS) $(HARNESS_INC) -Itests/fuzz -o $@ \
 		$< tests/fuzz/fuzz-util.c $(FUZZ_B)/libnetlab.a $(PKG_LIBS)
 
 .PHONY: fuzz fuzz-smoke

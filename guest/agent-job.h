@@ -3,7 +3,7 @@
  * netlab guest agent: the job file parser (NETLAB_JOB_FILE, see netlab-proto.h).
  *
  * Pure: it reads a string and fills a struct; it does no I/O and never
- * exits, so it is unit-tested on the host (tests/unit/test_agent_job.c).
+ * exits, so it is unit-tested on the host (tests/unit/guest/test_agent_job.c).
  *
  * Syntax, one "key=value" per line:
  *   - trailing blanks and CR are stripped; blank lines are skipped;

@@ -32,7 +32,7 @@ $(B)/traffic/rr: traffic/main.c traffic/rr.c $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
 TRAFFIC_TEST_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Itraffic $(SAN_CFLAGS) \
 		       $(shell pkg-config --cflags json-c cmocka 2>/dev/null)
 TRAFFIC_TEST_LIBS   := $(shell pkg-config --libs cmocka json-c 2>/dev/null) -lm -pthread
-TRAFFIC_TESTS := $(addprefix $(B)/tests/test_traffic_,hist seqacct pacer wire netstat tjson opts \
+TRAFFIC_TESTS := $(addprefix $(B)/tests/traffic/test_traffic_,hist seqacct pacer wire netstat tjson opts \
 		   cli sizes)
 
 test_traffic_hist_SRC    := traffic/hist.c
@@ -47,7 +47,7 @@ test_traffic_cli_SRC     := traffic/udp_stream.c traffic/tcp_stream.c traffic/rr
 test_traffic_sizes_SRC   := traffic/udp_stream.c $(TRAFFIC_LIB_SRC)
 
 .SECONDEXPANSION:
-$(B)/tests/test_traffic_%: tests/unit/test_traffic_%.c $$(test_traffic_%_SRC) $(TRAFFIC_HDRS)
+$(B)/tests/traffic/test_traffic_%: tests/unit/traffic/test_traffic_%.c $$(test_traffic_%_SRC) $(TRAFFIC_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(TRAFFIC_TEST_CFLAGS) $(test_traffic_$*_FLAGS) -o $@ $< $(test_traffic_$*_SRC) \
 		$(TRAFFIC_TEST_LIBS)

@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "baseline.h"
+#include "scenario/baseline.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "scenario/check.h"
 #include "fuzz.h"
-#include "metrics.h"
+#include "scenario/metrics.h"
 
 static int set_metric(void *ctx, const char *name, unsigned int column)
 {

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 
 #include "fuzz.h"
-#include "result.h"
+#include "run/result.h"
 
 static void classify(const struct run_obs *o)
 {

@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "fuzz.h"
-#include "tracedrops.h"
+#include "trace/tracedrops.h"
 
 static int on_drop(void *ctx, const struct tracedrops_drop *d)
 {

@@ -34,7 +34,7 @@ done | sort -u | while IFS= read -r expr; do
 	printf '%s' "$expr" >"$out/check/$(printf '%s' "$expr" | sha1sum | cut -c1-16)"
 done
 
-# ... and the grammar's corners (harness/check.c): not, parentheses,
+# ... and the grammar's corners (harness/scenario/check.c): not, parentheses,
 # suffixes, unary minus, division by zero.
 printf 'not (nic.A.rx_missed_errors > 0 or udp.lost > 10k)' >"$out/check/grammar-not"
 printf 'udp.lost / (udp.sent - udp.sent) < -1.5e3' >"$out/check/grammar-div-zero"

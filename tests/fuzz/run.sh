@@ -164,7 +164,7 @@ crash_owner() {
 
 	frames=$(stack_frames "$1")
 	first=$(printf '%s\n' "$frames" | head -n 1)
-	caller=$(printf '%s\n' "$frames" | grep -m1 -E '(harness|traffic|tests/fuzz)/[^ /]+\.c:')
+	caller=$(printf '%s\n' "$frames" | grep -m1 -E '(harness/[^ /]+|traffic|tests/fuzz)/[^ /]+\.c:')
 	if [[ $first =~ lib(tracecmd|traceevent)\.so ]] &&
 	   [[ $caller =~ \ in\ (tracefile_open|tracefile_iterate)\  ]]; then
 		echo library

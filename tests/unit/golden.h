@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static __attribute__((unused)) void golden_check(struct json_object *o, const char *file_name, const char *exp_path)
 {

@@ -1,0 +1,821 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab bisect, the library part: the decision (median, spread, noise
+ * band), the configuration and log of a bisection, the worktree and the
+ * result at the end. One step (build, boot, scenario, verdict) is in
+ * bisect-step.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "scenario/baseline.h"
+#include "bisect/bisect.h"
+#include "lib/jsonout.h"
+#include "scenario/metrics.h"
+#include "scenario/regress.h"
+#include "scenario/scenario.h"
+#include "lib/util.h"
+
+const char *bisect_verdict_name(int v)
+{
+	switch (v) {
+	case BV_GOOD: return "good";
+	case BV_BAD: return "bad";
+	case BV_SKIP: return "skip";
+	case BV_INTERRUPTED: return "interrupted";
+	default: return "?";
+	}
+}
+
+static const char *const call_names[] = {
+	[BC_PASS] = "pass", [BC_FAIL] = "fail", [BC_AMBIGUOUS] = "ambiguous",
+};
+
+const char *bisect_call_name(enum bisect_call c)
+{
+	return call_names[c];
+}
+
+/* ---- the decision ------------------------------------------------------- */
+
+enum bisect_call bisect_call_check(bool median_pass, const bool *run_pass, size_t n,
+				   double median, enum check_op op, double bound, double band)
+{
+	size_t agree = 0;
+
+	if (!n)
+		return BC_AMBIGUOUS;
+	for (size_t i = 0; i < n; i++)
+		agree += run_pass[i] == median_pass;
+	if (3 * agree < 2 * n)
+		return BC_AMBIGUOUS;
+	if (op != CHECK_EQ && op != CHECK_NE && bound != 0 && isfinite(median) &&
+	    isfinite(bound) && fabs(median - bound) <= band * fabs(bound))
+		return BC_AMBIGUOUS;
+	return median_pass ? BC_PASS : BC_FAIL;
+}
+
+enum bisect_call bisect_call_step(const enum bisect_call *calls, size_t n)
+{
+	enum bisect_call r = BC_PASS;
+
+	for (size_t i = 0; i < n; i++) {
+		if (calls[i] == BC_FAIL)
+			return BC_FAIL;
+		if (calls[i] == BC_AMBIGUOUS)
+			r = BC_AMBIGUOUS;
+	}
+	return r;
+}
+
+/* ---- running things ------------------------------------------------------ */
+
+int bisect_exec(const char *const *argv, const char *cwd, const char *const *env, char **out,
+		const char *out_file, const char *err_file)
+{
+	int pfd[2] = { -1, -1 }, status;
+	struct sbuf b;
+	pid_t pid;
+
+	if (out && pipe(pfd))
+		return -errno;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		int e = -errno;
+
+		if (out) {
+			close(pfd[0]);
+			close(pfd[1]);
+		}
+		return e;
+	}
+	if (pid == 0) {
+		int fd;
+
+		if (cwd && chdir(cwd))
+			_exit(127);
+		for (size_t i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		if (out) {
+			dup2(pfd[1], 1);
+			close(pfd[0]);
+			close(pfd[1]);
+		} else {
+			fd = open(out_file ? out_file : "/dev/null",
+				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				dup2(fd, 1);
+		}
+		if (!err_file || strcmp(err_file, "-")) {
+			fd = open(err_file ? err_file : "/dev/null",
+				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				dup2(fd, 2);
+		}
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (out) {
+		char buf[4096];
+		ssize_t r;
+
+		close(pfd[1]);
+		sbuf_init(&b);
+		while ((r = read(pfd[0], buf, sizeof(buf))) != 0) {
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				break;
+			}
+			sbuf_add(&b, buf, (size_t)r);
+		}
+		close(pfd[0]);
+		*out = sbuf_detach(&b);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int bisect_git(const char *dir, char **out, ...)
+{
+	const char *argv[16] = { "git", "-C", dir };
+	size_t n = 3;
+	char *o = NULL;
+	va_list ap;
+	int ret;
+
+	va_start(ap, out);
+	while (n < ARRAY_SIZE(argv) - 1 && (argv[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	ret = bisect_exec(argv, NULL, NULL, &o, NULL, NULL);
+	if (o) {
+		size_t l = strlen(o);
+
+		while (l && o[l - 1] == '\n')
+			o[--l] = '\0';
+	}
+	if (out)
+		*out = o;
+	else
+		free(o);
+	return ret;
+}
+
+/* ---- configuration -------------------------------------------------------- */
+
+void bisect_config_release(struct bisect_config *c)
+{
+	free(c->ksrc);
+	free(c->good);
+	free(c->bad);
+	free(c->good_rev);
+	free(c->bad_rev);
+	free(c->scenario);
+	free(c->check);
+	free(c->initrd);
+	free(c->worktree);
+	free(c->phase);
+	memset(c, 0, sizeof(*c));
+}
+
+static void jadd_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v ? json_object_new_string(v) : NULL);
+}
+
+static char *jstr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return NULL;
+	return xstrdup(json_object_get_string(v));
+}
+
+static double jnum(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return NAN;
+	return json_object_get_double(v);
+}
+
+int bisect_config_save(const struct bisect_config *c, const char *run_dir, char **err)
+{
+	struct json_object *o = json_object_new_object();
+	char *p = xasprintf("%s/bisect.json", run_dir);
+	int ret;
+
+	jadd_str(o, "ksrc", c->ksrc);
+	jadd_str(o, "good", c->good);
+	jadd_str(o, "bad", c->bad);
+	jadd_str(o, "good_rev", c->good_rev);
+	jadd_str(o, "bad_rev", c->bad_rev);
+	jadd_str(o, "scenario", c->scenario);
+	jadd_str(o, "check", c->check);
+	json_object_object_add(o, "runs", json_object_new_int((int)c->runs));
+	json_object_object_add(o, "jobs", json_object_new_int((int)c->jobs));
+	json_object_object_add(o, "deterministic", json_object_new_int(c->deterministic));
+	jadd_str(o, "initrd", c->initrd);
+	jadd_str(o, "worktree", c->worktree);
+	jadd_str(o, "phase", c->phase);
+	json_object_object_add(o, "module", json_object_new_boolean(c->module));
+	ret = json_file_write(p, o);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", p, strerror(-ret));
+	json_object_put(o);
+	free(p);
+	return ret;
+}
+
+int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
+{
+	char *p = xasprintf("%s/bisect.json", run_dir);
+	struct json_object *o = json_object_from_file(p);
+	double v;
+
+	memset(c, 0, sizeof(*c));
+	if (!o) {
+		err_set(err, "'%s' is not a bisection's run directory: cannot read '%s'\n"
+			"hint: pass the directory a 'netlab bisect' run printed", run_dir, p);
+		free(p);
+		return -EINVAL;
+	}
+	c->ksrc = jstr(o, "ksrc");
+	c->good = jstr(o, "good");
+	c->bad = jstr(o, "bad");
+	c->good_rev = jstr(o, "good_rev");
+	c->bad_rev = jstr(o, "bad_rev");
+	c->scenario = jstr(o, "scenario");
+	c->check = jstr(o, "check");
+	v = jnum(o, "runs");
+	c->runs = isnan(v) ? 1 : (unsigned int)v;
+	v = jnum(o, "jobs");
+	c->jobs = isnan(v) ? 1 : (unsigned int)v;
+	v = jnum(o, "deterministic");
+	c->deterministic = isnan(v) ? -1 : (int)v;
+	c->initrd = jstr(o, "initrd");
+	c->worktree = jstr(o, "worktree");
+	c->phase = jstr(o, "phase");
+	v = jnum(o, "module");
+	c->module = !isnan(v) && v != 0;
+	json_object_put(o);
+	if (!c->ksrc || !c->good || !c->bad || !c->scenario || !c->worktree || !c->initrd ||
+	    !c->phase) {
+		err_set(err, "'%s' lacks a field netlab bisect needs", p);
+		free(p);
+		bisect_config_release(c);
+		return -EINVAL;
+	}
+	free(p);
+	return 0;
+}
+
+/* ---- validation ------------------------------------------------------------ */
+
+static int resolve_rev(const char *dir, const char *opt, const char *rev, char **id, char **err)
+{
+	char *spec = xasprintf("%s^{commit}", rev);
+	int ret = bisect_git(dir, id, "rev-parse", "--verify", "--quiet", spec, NULL);
+
+	free(spec);
+	if (ret == 0 && *id && **id)
+		return 0;
+	free(*id);
+	*id = NULL;
+	err_set(err, "%s '%s': unknown revision in '%s'\nhint: git -C %s log --oneline names the commits",
+		opt, rev, dir, dir);
+	return -EINVAL;
+}
+
+static int validate_scenario(struct bisect_config *c, char **err)
+{
+	struct scenario *s = NULL;
+	char *abs;
+	int ret = scn_parse(c->scenario, &s, err);
+
+	if (ret)
+		return -EINVAL;
+	if (c->check) {
+		bool found = false;
+		struct sbuf names;
+
+		sbuf_init(&names);
+		for (size_t i = 0; i < s->n_checks; i++) {
+			found |= !strcmp(s->checks[i].name, c->check);
+			sbuf_addf(&names, "%s%s", i ? ", " : "", s->checks[i].name);
+		}
+		if (!found) {
+			err_set(err, "--check '%s': scenario '%s' has no such check\nhint: its checks are: %s",
+				c->check, c->scenario, names.s);
+			ret = -EINVAL;
+		}
+		sbuf_release(&names);
+	}
+	/* Its baselines are input too: a broken file stops here, not in a step. */
+	if (!ret) {
+		char *bpath = baseline_path(s->path);
+		struct metrics *b = NULL;
+
+		ret = baseline_load(bpath, &b, err) ? -EINVAL : 0;
+		metrics_free(b);
+		free(bpath);
+	}
+	scn_free(s);
+	abs = realpath(c->scenario, NULL);
+	if (abs) {
+		free(c->scenario);
+		c->scenario = abs;
+	}
+	return ret;
+}
+
+int bisect_validate(struct bisect_config *c, char **warn, char **err)
+{
+	char *top = NULL;
+	struct stat st;
+	int ret;
+
+	const char *opt = c->module ? "--module" : "--ksrc";
+
+	if (stat(c->ksrc, &st) || !S_ISDIR(st.st_mode)) {
+		err_set(err, "%s '%s': not a directory\nhint: point %s at a %s git tree", opt, c->ksrc,
+			opt, c->module ? "driver's" : "kernel");
+		return -EINVAL;
+	}
+	if (bisect_git(c->ksrc, &top, "rev-parse", "--show-toplevel", NULL) || !top || !*top) {
+		free(top);
+		err_set(err, "%s '%s': not a git tree\n"
+			"hint: netlab bisect walks the history of a git tree; 'git init' and commit, or clone one", opt, c->ksrc);
+		return -EINVAL;
+	}
+	free(c->ksrc);
+	c->ksrc = top;
+	ret = resolve_rev(c->ksrc, "--good", c->good_rev, &c->good, err);
+	if (!ret)
+		ret = resolve_rev(c->ksrc, "--bad", c->bad_rev, &c->bad, err);
+	if (ret)
+		return ret;
+	if (!strcmp(c->good, c->bad)) {
+		err_set(err, "--good '%s' and --bad '%s' are the same commit (%.12s): nothing to bisect\n"
+			"hint: --good is a commit that passes, --bad a later one that fails", c->good_rev,
+			c->bad_rev, c->good);
+		return -EINVAL;
+	}
+	if (bisect_git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->bad, c->good, NULL) == 0) {
+		err_set(err, "--bad '%s' is an ancestor of --good '%s': the regression cannot come after both\n"
+			"hint: did you swap --good and --bad?", c->bad_rev, c->good_rev);
+		return -EINVAL;
+	}
+	if (bisect_git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->good, c->bad, NULL) != 0)
+		err_set(warn, "--good '%s' is not an ancestor of --bad '%s': git bisect tests their merge base first",
+			c->good_rev, c->bad_rev);
+	return validate_scenario(c, err);
+}
+
+/* ---- the worktree ------------------------------------------------------------- */
+
+char *bisect_worktree_path(const char *ksrc)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;	/* FNV-1a of the path */
+	char *cache = cache_dir(), *p;
+
+	for (const char *q = ksrc; *q; q++)
+		h = (h ^ (unsigned char)*q) * 0x100000001b3ULL;
+	p = xasprintf("%s/bisect/%012llx/tree", cache, h & 0xffffffffffffULL);
+	free(cache);
+	return p;
+}
+
+static bool same_common_dir(const char *a, const char *b)
+{
+	char *ca = NULL, *cb = NULL, *ra, *rb;
+	bool same = false;
+
+	if (!bisect_git(a, &ca, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL) &&
+	    !bisect_git(b, &cb, "rev-parse", "--path-format=absolute", "--git-common-dir", NULL)) {
+		ra = realpath(ca, NULL);
+		rb = realpath(cb, NULL);
+		same = ra && rb && !strcmp(ra, rb);
+		free(ra);
+		free(rb);
+	}
+	free(ca);
+	free(cb);
+	return same;
+}
+
+int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char **err)
+{
+	char *parent = xstrdup(c->worktree), *slash = strrchr(parent, '/'), *out = NULL;
+	struct stat st;
+	int ret;
+
+	if (slash)
+		*slash = '\0';
+	mkdir_p(parent, 0755);
+	free(parent);
+	if (stat(c->worktree, &st) == 0 && !same_common_dir(c->worktree, c->ksrc)) {
+		rm_rf(c->worktree);
+		bisect_git(c->ksrc, NULL, "worktree", "prune", NULL);
+	}
+	if (stat(c->worktree, &st) == 0) {
+		/* Ours from an earlier bisection: end any bisection left in it. */
+		bisect_git(c->worktree, NULL, "bisect", "reset", NULL);
+		/*
+		 * kbuild hard-links the worktree into its patched copy, which
+		 * changes every file's ctime: a forced checkout that trusts
+		 * ctime would rewrite every file with a new mtime, and the
+		 * next build would recompile the whole kernel.
+		 */
+		ret = bisect_git(c->worktree, &out, "-c", "core.trustctime=false", "checkout",
+				 "--quiet", "--force", "--detach", rev, NULL);
+	} else {
+		bisect_git(c->ksrc, NULL, "worktree", "prune", NULL);
+		ret = bisect_git(c->ksrc, &out, "worktree", "add", "--quiet", "--detach", c->worktree,
+				 rev, NULL);
+	}
+	free(out);
+	if (ret) {
+		err_set(err, "cannot check out '%s' in worktree '%s' of '%s' (git exit %d)\n"
+			"hint: git -C %s worktree list", rev, c->worktree, c->ksrc, ret, c->ksrc);
+		return -EIO;
+	}
+	return 0;
+}
+
+int bisect_lock(const struct bisect_config *c, char **err)
+{
+	char *p = xasprintf("%s.lock", c->worktree), *parent = xstrdup(c->worktree);
+	int fd;
+
+	if (strrchr(parent, '/'))
+		*strrchr(parent, '/') = '\0';
+	mkdir_p(parent, 0755);
+	free(parent);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err_set(err, "cannot create the lock '%s': %s", p, strerror(errno));
+		free(p);
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err_set(err, "another netlab bisect of '%s' is running (lock '%s' is held)\n"
+			"hint: wait for it, or stop it first", c->ksrc, p);
+		close(fd);
+		free(p);
+		return -EBUSY;
+	}
+	free(p);
+	return 0;	/* fd stays open: the lock lasts as long as the process */
+}
+
+/* ---- the log ----------------------------------------------------------------------- */
+
+char *bisect_step_to_json(const struct bisect_step *s)
+{
+	struct json_object *o = json_object_new_object(), *a, *checks = json_object_new_array();
+	char *text;
+
+	json_object_object_add(o, "step", json_object_new_int((int)s->n));
+	jadd_str(o, "endpoint", s->label);
+	jadd_str(o, "commit", s->commit);
+	jadd_str(o, "subject", s->subject);
+	jadd_str(o, "verdict", bisect_verdict_name(s->verdict));
+	jadd_str(o, "why", s->why);
+	json_object_object_add(o, "build_s", metrics_json_number(round(s->build_s * 10) / 10));
+	json_object_object_add(o, "boot_s", metrics_json_number(round(s->boot_s * 10) / 10));
+	json_object_object_add(o, "scenario_s", metrics_json_number(round(s->scenario_s * 10) / 10));
+	json_object_object_add(o, "runs", json_object_new_int((int)s->n_runs));
+	for (size_t i = 0; i < s->n_checks; i++) {
+		const struct bisect_check_sample *cs = &s->checks[i];
+		struct json_object *c = json_object_new_object();
+
+		jadd_str(c, "name", cs->name);
+		jadd_str(c, "check", cs->text);
+		jadd_str(c, "subject", cs->subject);
+		jadd_str(c, "call", bisect_call_name(cs->call));
+		json_object_object_add(c, "median", metrics_json_number(cs->median));
+		jadd_str(c, "op", check_op_str(cs->op));
+		json_object_object_add(c, "bound", metrics_json_number(cs->bound));
+		a = json_object_new_array();
+		for (size_t k = 0; k < cs->n_values; k++)
+			json_object_array_add(a, metrics_json_number(cs->values[k]));
+		json_object_object_add(c, "values", a);
+		json_object_array_add(checks, c);
+	}
+	json_object_object_add(o, "checks", checks);
+	jadd_str(o, "kernel", s->kernel_dir);
+	jadd_str(o, "dir", s->dir);
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->n_run_dirs; i++)
+		json_object_array_add(a, json_object_new_string(s->run_dirs[i]));
+	json_object_object_add(o, "run_dirs", a);
+	text = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return text;
+}
+
+static int op_parse(const char *s, enum check_op *op)
+{
+	for (int i = CHECK_EQ; i <= CHECK_GE; i++)
+		if (s && !strcmp(s, check_op_str(i))) {
+			*op = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+int bisect_step_from_json(const char *line, struct bisect_step *s)
+{
+	struct json_object *o = json_tokener_parse(line), *a, *v;
+	char *verdict;
+	double d;
+
+	memset(s, 0, sizeof(*s));
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		return -EINVAL;
+	}
+	d = jnum(o, "step");
+	s->n = isnan(d) ? 0 : (unsigned int)d;
+	s->label = jstr(o, "endpoint");
+	s->commit = jstr(o, "commit");
+	s->subject = jstr(o, "subject");
+	s->why = jstr(o, "why");
+	s->kernel_dir = jstr(o, "kernel");
+	s->dir = jstr(o, "dir");
+	s->build_s = jnum(o, "build_s");
+	s->boot_s = jnum(o, "boot_s");
+	s->scenario_s = jnum(o, "scenario_s");
+	d = jnum(o, "runs");
+	s->n_runs = isnan(d) ? 0 : (unsigned int)d;
+	verdict = jstr(o, "verdict");
+	s->verdict = BV_SKIP;
+	for (int k = 0; k <= BV_INTERRUPTED; k++)
+		if (verdict && !strcmp(verdict, bisect_verdict_name(k)))
+			s->verdict = k;
+	free(verdict);
+	if (json_object_object_get_ex(o, "checks", &a) && json_object_is_type(a, json_type_array)) {
+		size_t n = json_object_array_length(a);
+
+		s->checks = xzalloc((n + 1) * sizeof(*s->checks));
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *c = json_object_array_get_idx(a, i), *vals;
+			struct bisect_check_sample *cs = &s->checks[s->n_checks++];
+			char *str;
+
+			cs->name = jstr(c, "name");
+			cs->text = jstr(c, "check");
+			cs->subject = jstr(c, "subject");
+			str = jstr(c, "call");
+			for (int k = BC_PASS; k <= BC_AMBIGUOUS; k++)
+				if (str && !strcmp(str, call_names[k]))
+					cs->call = k;
+			free(str);
+			cs->median = jnum(c, "median");
+			cs->bound = jnum(c, "bound");
+			str = jstr(c, "op");
+			op_parse(str, &cs->op);
+			free(str);
+			if (json_object_object_get_ex(c, "values", &vals) &&
+			    json_object_is_type(vals, json_type_array)) {
+				size_t m = json_object_array_length(vals);
+
+				cs->values = xzalloc((m + 1) * sizeof(double));
+				for (size_t k = 0; k < m; k++) {
+					v = json_object_array_get_idx(vals, k);
+					cs->values[cs->n_values++] = v ? json_object_get_double(v) : NAN;
+				}
+			}
+		}
+	}
+	if (json_object_object_get_ex(o, "run_dirs", &a) && json_object_is_type(a, json_type_array)) {
+		size_t n = json_object_array_length(a);
+
+		s->run_dirs = xzalloc((n + 1) * sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			s->run_dirs[s->n_run_dirs++] =
+				xstrdup(json_object_get_string(json_object_array_get_idx(a, i)));
+	}
+	json_object_put(o);
+	return s->commit ? 0 : -EINVAL;
+}
+
+/* "%g" without exponent noise for counters: 125, 0.25, 1.2e+09. */
+static void add_num(struct sbuf *b, double v)
+{
+	if (isnan(v))
+		sbuf_adds(b, "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		sbuf_addf(b, "%.0f", v);
+	else
+		sbuf_addf(b, "%.4g", v);
+}
+
+/* "udp.lost = 125 [120..130] (3 runs) vs == 0" */
+static void bisect_sample_text(struct sbuf *b, const struct bisect_check_sample *cs)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	sbuf_addf(b, "%s = ", cs->subject ? cs->subject : "?");
+	add_num(b, cs->median);
+	for (size_t k = 0; k < cs->n_values; k++) {
+		lo = fmin(lo, cs->values[k]);
+		hi = fmax(hi, cs->values[k]);
+	}
+	if (cs->n_values > 1) {
+		sbuf_adds(b, " [");
+		add_num(b, lo);
+		sbuf_adds(b, "..");
+		add_num(b, hi);
+		sbuf_addf(b, "] (%zu runs)", cs->n_values);
+	}
+	sbuf_addf(b, " vs %s ", check_op_str(cs->op));
+	add_num(b, cs->bound);
+}
+
+char *bisect_step_to_text(const struct bisect_step *s)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "step %-3u %.12s  %-5s  build %.1f s  boot %.1f s  scenario %.1f s  ", s->n,
+		  s->commit ? s->commit : "?", bisect_verdict_name(s->verdict), s->build_s,
+		  s->boot_s, s->scenario_s);
+	if (s->label)
+		sbuf_addf(&b, "(--%s) ", s->label);
+	sbuf_addf(&b, "%s\n", s->subject ? s->subject : "");
+	for (size_t i = 0; i < s->n_checks; i++) {
+		sbuf_addf(&b, "    %s: ", s->checks[i].name);
+		bisect_sample_text(&b, &s->checks[i]);
+		sbuf_addf(&b, ": %s\n", bisect_call_name(s->checks[i].call));
+	}
+	if (s->why)
+		sbuf_addf(&b, "    why: %s\n", s->why);
+	if (s->dir)
+		sbuf_addf(&b, "    dir: %s\n", s->dir);
+	return sbuf_detach(&b);
+}
+
+int bisect_log_load(const char *run_dir, struct bisect_step **steps, size_t *n, char **err)
+{
+	char *p = xasprintf("%s/bisect.log.jsonl", run_dir), *text = NULL, *line, *save = NULL;
+
+	*steps = NULL;
+	*n = 0;
+	if (file_read(p, &text, NULL)) {
+		free(p);
+		return 0;	/* no step yet */
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct bisect_step s;
+
+		if (bisect_step_from_json(line, &s)) {
+			bisect_step_release(&s);
+			continue;	/* a line cut short by a crash */
+		}
+		*steps = xrealloc_array(*steps, *n + 1, sizeof(**steps));
+		(*steps)[(*n)++] = s;
+	}
+	free(text);
+	free(p);
+	return 0;
+}
+
+/* ---- the end ------------------------------------------------------------------------ */
+
+static bool is_commit_id(const char *s)
+{
+	return strspn(s, "0123456789abcdef") >= 40;
+}
+
+int bisect_result_parse(const struct bisect_config *c, const char *run_output,
+			const struct bisect_step *steps, size_t n_steps, struct bisect_result *r,
+			char **err)
+{
+	char *text = xstrdup(run_output ? run_output : ""), *line, *save = NULL, *parent = NULL;
+	bool candidates = false;
+
+	memset(r, 0, sizeof(*r));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (is_commit_id(line) && strstr(line, " is the first bad commit")) {
+			free(r->first_bad);
+			r->first_bad = strndup(line, 40);
+		} else if (strstr(line, "first bad commit could be any of")) {
+			candidates = true;
+		} else if (candidates && is_commit_id(line)) {
+			r->candidates = xrealloc_array(r->candidates, r->n_candidates + 1, sizeof(char *));
+			r->candidates[r->n_candidates++] = strndup(line, 40);
+		}
+	}
+	free(text);
+	if (!r->first_bad && !r->n_candidates) {
+		err_set(err, "git bisect run named no first bad commit");
+		return -ENOENT;
+	}
+	if (!r->first_bad)
+		return 0;
+	bisect_git(c->ksrc, &r->subject, "log", "-1", "--format=%s", r->first_bad, NULL);
+	{
+		char *spec = xasprintf("%s^", r->first_bad);
+
+		bisect_git(c->ksrc, &parent, "rev-parse", "--verify", "--quiet", spec, NULL);
+		free(spec);
+	}
+	for (size_t i = 0; i < n_steps; i++) {
+		const struct bisect_step *s = &steps[i];
+
+		if (s->verdict == BV_BAD && !strcmp(s->commit, r->first_bad))
+			r->after = s;
+		if (s->verdict == BV_GOOD && parent && !strcmp(s->commit, parent))
+			r->before = s;
+	}
+	for (size_t i = n_steps; !r->before && i > 0; i--)
+		if (steps[i - 1].verdict == BV_GOOD)
+			r->before = &steps[i - 1];
+	free(parent);
+	if (r->after && r->after->kernel_dir) {
+		struct sbuf b;
+
+		sbuf_init(&b);
+		/* --module: the step's initrd holds the module */
+		if (c->module)
+			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s/initrd.img --repeat %u",
+				  r->after->kernel_dir, r->after->dir, c->runs);
+		else
+			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s --repeat %u",
+				  r->after->kernel_dir, c->initrd, c->runs);
+		if (c->deterministic >= 0)
+			sbuf_addf(&b, " --deterministic %s", c->deterministic ? "yes" : "no");
+		sbuf_addf(&b, " --out runs/repro-%.12s %s", r->first_bad, c->scenario);
+		r->repro = sbuf_detach(&b);
+	}
+	return 0;
+}
+
+void bisect_result_release(struct bisect_result *r)
+{
+	free(r->first_bad);
+	free(r->subject);
+	for (size_t i = 0; i < r->n_candidates; i++)
+		free(r->candidates[i]);
+	free(r->candidates);
+	free(r->repro);
+	memset(r, 0, sizeof(*r));
+}
+
+static void add_metrics(struct sbuf *b, const char *what, const struct bisect_step *s)
+{
+	if (!s) {
+		sbuf_addf(b, "%s: not measured in this bisection\n", what);
+		return;
+	}
+	for (size_t i = 0; i < s->n_checks; i++) {
+		sbuf_addf(b, "%s: %s: ", what, s->checks[i].name);
+		bisect_sample_text(b, &s->checks[i]);
+		sbuf_addf(b, ": %s (step %u, %.12s)\n", bisect_call_name(s->checks[i].call), s->n,
+			  s->commit);
+	}
+}
+
+char *bisect_result_to_text(const struct bisect_result *r)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (!r->first_bad) {
+		sbuf_adds(&b, "no single first bad commit: only skipped commits are left; it is one of:\n");
+		for (size_t i = 0; i < r->n_candidates; i++)
+			sbuf_addf(&b, "  %s\n", r->candidates[i]);
+		return sbuf_detach(&b);
+	}
+	sbuf_addf(&b, "first bad commit: %s %s\n", r->first_bad, r->subject ? r->subject : "");
+	add_metrics(&b, "before", r->before);
+	add_metrics(&b, "after ", r->after);
+	if (r->repro)
+		sbuf_addf(&b, "reproduce: %s\n", r->repro);
+	return sbuf_detach(&b);
+}

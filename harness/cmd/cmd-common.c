@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every command shares: error printing and the default paths of the
+ * kernel, the initramfs and the run directory.
+ */
+#include <errno.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+
+void cmd_error(const char *what, const char *err)
+{
+	fprintf(stderr, "netlab %s: %s\n", what, err ? err : "failed");
+}
+
+/* $ENV when set and not empty, else FILE beside the netlab binary. */
+static char *default_path(const char *env, const char *file)
+{
+	const char *v = getenv(env);
+	char *dir, *p;
+
+	if (v && *v)
+		return xstrdup(v);
+	dir = exe_dir();
+	p = xasprintf("%s/%s", dir, file);
+	free(dir);
+	return p;
+}
+
+char *cmd_default_kernel(void)
+{
+	return default_path("KERNEL", "kernel/bzImage");
+}
+
+char *cmd_default_initrd(void)
+{
+	return default_path("INITRD", "initramfs.cpio.gz");
+}
+
+char *cmd_default_out(const char *kind)
+{
+	char stamp[32];
+	time_t t = time(NULL);
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+	return xasprintf("runs/%s-%s-%d", kind, stamp, (int)getpid());
+}
+
+int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, 0, 65535, &v) || (v && v < 64)) {
+		err_set(err, "--snaplen '%s': expected 0 (whole frames) or a number of bytes from 64 "
+			     "to 65535\nhint: the default, 256, keeps every header and the payload "
+			     "bytes netlab's filters read", arg);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+int cmd_parse_domain_name(const char *arg, const char **out, char **err)
+{
+	size_t n = strlen(arg);
+
+	if (n == 0 || n > 48 || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					   "0123456789_.-") != n || arg[0] == '-' || arg[0] == '.') {
+		err_set(err, "--domain-name '%s': expected 1 to 48 letters, digits, '_', '.' or '-', "
+			     "not starting with '-' or '.'", arg);
+		return -EINVAL;
+	}
+	*out = arg;
+	return 0;
+}

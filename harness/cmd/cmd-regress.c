@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab regress [SCENARIO|NAME|GLOB ...]: run the regression suite.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "scenario/coverage.h"
+#include "scenario/regress.h"
+
+static const char regress_usage[] =
+	"usage: netlab regress [options] [SCENARIO.scn | NAME | 'GLOB' | 'CASE' ...]\n"
+	"  runs every scenario of --dir (default: tests/regress), or those named; a case of\n"
+	"  a [matrix] is named NAME[AXIS=VALUE,...] (see --list), or matched by a GLOB\n"
+	"  -j, --jobs N            guests at a time (default 2); with libvirt, per connection\n"
+	"  -o, --out DIR           suite run directory (default runs/regress-DATE-PID)\n"
+	"      --dir DIR           where NAME and GLOB are looked up\n"
+	"      --repeat N          runs per scenario (default: the scenario's `repeat`)\n"
+	"      --deterministic B   yes|no: QEMU -icount (default: the scenario's)\n"
+	"      --record            record every run with QEMU record/replay (as 'record = yes');\n"
+	"                          replay one with 'netlab gdb --replay RUN_DIR --until first-drop'\n"
+	"      --update-baselines  write the measured medians to NAME.baseline.json\n"
+	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
+	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
+	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
+	"                          scenarios that would run cover, and exit (1 if one is not)\n"
+	"      --kernel, --initrd, --accel, --qemu, --snaplen   as for netlab run\n"
+	"      --backend NAME      qemu (default) or libvirt\n"
+	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
+	"                          libvirt); repeat it to spread the suite over several, each\n"
+	"                          with -j guests at a time; results merge into one report\n"
+	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
+	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
+
+enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN };
+
+static const struct option longopts[] = {
+	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
+	{ "dir", required_argument, NULL, O_DIR }, { "repeat", required_argument, NULL, O_REPEAT },
+	{ "deterministic", required_argument, NULL, O_DET },
+	{ "record", no_argument, NULL, O_RECORD },
+	{ "update-baselines", no_argument, NULL, O_UPDATE }, { "ktap", no_argument, NULL, O_KTAP },
+	{ "list", no_argument, NULL, O_LIST }, { "kernel", required_argument, NULL, O_KERNEL },
+	{ "initrd", required_argument, NULL, O_INITRD }, { "accel", required_argument, NULL, O_ACCEL },
+	{ "qemu", required_argument, NULL, O_QEMU }, { "help", no_argument, NULL, 'h' },
+	{ "backend", required_argument, NULL, O_BACKEND },
+	{ "connect", required_argument, NULL, O_CONNECT },
+	{ "coverage", no_argument, NULL, O_COVERAGE },
+	{ "snaplen", required_argument, NULL, O_SNAPLEN },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct regress_cmd {
+	struct regress_opts o;
+	const char *dir;
+	bool ktap, list, help, coverage;
+	const char **filters;		/* parallel to o.scenarios */
+	char **own;
+	size_t n_own;
+	const char **connect;
+};
+
+/* Keep `s` to free it at the end; returns it. */
+static char *own(struct regress_cmd *rc, char *s)
+{
+	rc->own = xrealloc_array(rc->own, rc->n_own + 1, sizeof(*rc->own));
+	rc->own[rc->n_own++] = s;
+	return s;
+}
+
+static void add_scenario_filtered(struct regress_cmd *rc, char *path, const char *filter)
+{
+	size_t n = rc->o.n_scenarios;
+
+	rc->o.scenarios = xrealloc_array(rc->o.scenarios, n + 1, sizeof(char *));
+	rc->filters = xrealloc_array(rc->filters, n + 1, sizeof(char *));
+	rc->o.scenarios[n] = path;
+	rc->filters[n] = filter;
+	rc->o.n_scenarios++;
+	rc->o.case_filter = rc->filters;
+	own(rc, path);
+}
+
+static void add_scenario(struct regress_cmd *rc, char *path)
+{
+	add_scenario_filtered(rc, path, NULL);
+}
+
+/* A case name or glob: every scenario of --dir, keeping the cases it selects. */
+static int resolve_case(struct regress_cmd *rc, const char *arg, char **err)
+{
+	char *p = xasprintf("%s/*.scn", rc->dir);
+	glob_t g;
+
+	if (glob(p, 0, NULL, &g) != 0) {
+		err_set(err, "no scenario matches '%s' (looked in '%s')\nhint: netlab regress --list",
+			arg, rc->dir);
+		free(p);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		add_scenario_filtered(rc, xstrdup(g.gl_pathv[i]), arg);
+	globfree(&g);
+	free(p);
+	return 0;
+}
+
+/* A file, a NAME in --dir, or a GLOB (in --dir, then as given). */
+static int resolve(struct regress_cmd *rc, const char *arg, char **err)
+{
+	char *p;
+	glob_t g;
+
+	if (access(arg, F_OK) == 0 && strstr(arg, ".scn")) {
+		add_scenario(rc, xstrdup(arg));
+		return 0;
+	}
+	if (strpbrk(arg, "*?[")) {
+		p = strstr(arg, ".scn") ? xasprintf("%s/%s", rc->dir, arg)
+					: xasprintf("%s/%s.scn", rc->dir, arg);
+		if (glob(p, 0, NULL, &g) != 0 && glob(arg, 0, NULL, &g) != 0) {
+			free(p);
+			return resolve_case(rc, arg, err);
+		}
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			add_scenario(rc, xstrdup(g.gl_pathv[i]));
+		globfree(&g);
+		free(p);
+		return 0;
+	}
+	p = xasprintf("%s/%s.scn", rc->dir, arg);
+	if (access(p, R_OK) == 0) {
+		add_scenario(rc, p);
+		return 0;
+	}
+	err_set(err, "no scenario '%s': neither a file nor '%s'\nhint: netlab regress --list", arg, p);
+	free(p);
+	return -EINVAL;
+}
+
+static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
+{
+	unsigned long v;
+	bool b;
+
+	switch (c) {
+	case 'j':
+		if (parse_uint(arg, 1, 64, &v))
+			goto bad;
+		rc->o.jobs = (unsigned int)v;
+		return 0;
+	case O_REPEAT:
+		if (parse_uint(arg, 1, 100, &v))
+			goto bad;
+		rc->o.repeat = (unsigned int)v;
+		return 0;
+	case O_DET:
+		if (scn_parse_bool(arg, &b))
+			goto bad;
+		rc->o.deterministic = b;
+		return 0;
+	case O_ACCEL:
+		if (vm_accel_parse(arg, &rc->o.base.accel))
+			goto bad;
+		return 0;
+	case 'o': rc->o.out = arg; return 0;
+	case O_DIR: rc->dir = arg; return 0;
+	case O_UPDATE: rc->o.update_baselines = true; return 0;
+	case O_RECORD: rc->o.record = true; return 0;
+	case O_KTAP: rc->ktap = true; return 0;
+	case O_LIST: rc->list = true; return 0;
+	case O_COVERAGE: rc->coverage = true; return 0;
+	case O_KERNEL: rc->o.base.kernel = arg; return 0;
+	case O_INITRD: rc->o.base.initrd = arg; return 0;
+	case O_QEMU: rc->o.base.qemu = arg; return 0;
+	case O_SNAPLEN: return cmd_parse_snaplen(arg, &rc->o.base.snaplen, err);
+	case O_BACKEND:
+		if (run_backend_parse(arg, &rc->o.base.backend))
+			goto bad;
+		return 0;
+	case O_CONNECT:
+		for (size_t i = 0; i < rc->o.n_connect; i++) {
+			if (!strcmp(rc->connect[i], arg)) {
+				err_set(err, "--connect '%s' given twice\nhint: -j sets the guests "
+					     "at a time per connection", arg);
+				return -EINVAL;
+			}
+		}
+		rc->connect = xrealloc_array(rc->connect, rc->o.n_connect + 1, sizeof(*rc->connect));
+		rc->connect[rc->o.n_connect++] = arg;
+		rc->o.connect = rc->connect;
+		rc->o.base.backend = RUN_BACKEND_LIBVIRT;
+		return 0;
+	case 'h': rc->help = true; return 0;
+	default:
+		err_set(err, "bad option (see 'netlab regress --help')");
+		return -EINVAL;
+	}
+bad:
+	err_set(err, "bad value '%s' for an option (see 'netlab regress --help')", arg);
+	return -EINVAL;
+}
+
+static void fill_defaults(struct regress_cmd *rc)
+{
+	char *bin = exe_dir();
+
+	if (!rc->dir)
+		rc->dir = own(rc, xasprintf("%s/../tests/regress", bin));
+	if (!rc->o.base.kernel)
+		rc->o.base.kernel = own(rc, cmd_default_kernel());
+	if (!rc->o.base.initrd)
+		rc->o.base.initrd = own(rc, cmd_default_initrd());
+	if (!rc->o.out)
+		rc->o.out = own(rc, cmd_default_out("regress"));
+	free(bin);
+}
+
+static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
+{
+	int c;
+
+	memset(rc, 0, sizeof(*rc));
+	run_opts_init(&rc->o.base);
+	rc->o.jobs = 2;
+	rc->o.deterministic = -1;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "j:o:h", longopts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			err_set(err, "bad option '%s' (see 'netlab regress --help')", argv[optind - 1]);
+			return -EINVAL;
+		}
+		if (parse_one(rc, c, optarg, err))
+			return -EINVAL;
+	}
+	if (rc->o.n_connect && rc->o.base.backend != RUN_BACKEND_LIBVIRT) {
+		err_set(err, "--connect needs --backend libvirt, not qemu");
+		return -EINVAL;
+	}
+	fill_defaults(rc);
+	if (optind == argc && resolve(rc, "*", err))
+		return -EINVAL;
+	for (int i = optind; i < argc; i++)
+		if (resolve(rc, argv[i], err))
+			return -EINVAL;
+	return 0;
+}
+
+static void release(struct regress_cmd *rc)
+{
+	for (size_t i = 0; i < rc->n_own; i++)
+		free(rc->own[i]);
+	free(rc->own);
+	free(rc->o.scenarios);
+	free(rc->filters);
+	free(rc->connect);
+}
+
+/* --coverage: the table, the cells missing; 1 when a required one is. */
+static int print_coverage(const struct regress *r)
+{
+	struct coverage cv;
+	unsigned int missing, total = 0;
+
+	memset(&cv, 0, sizeof(cv));
+	for (size_t i = 0; i < r->n; i++) {
+		const char *models[VM_MAX_NICS] = { NULL };
+
+		for (unsigned int k = 0; k < r->s[i].cfg.n_nics && k < VM_MAX_NICS; k++)
+			models[k] = r->s[i].cfg.nics[k].model->name;
+		coverage_add(&cv, r->s[i].scn, models);
+	}
+	printf("%-11s %-4s %-5s", "MODEL", "ROLE", "PROTO");
+	for (int c = 0; c < COV_CLASSES; c++)
+		printf(" %7s", coverage_class_name(c));
+	printf("\n");
+	for (int m = 0; m < COV_MODELS; m++)
+		for (int role = 0; role < COV_ROLES; role++)
+			for (int p = 0; p < COV_PROTOS; p++) {
+				printf("%-11s %-4s %-5s", coverage_model_name(m),
+				       coverage_role_name(role), coverage_proto_name(p));
+				for (int c = 0; c < COV_CLASSES; c++) {
+					unsigned int n = cv.n[m][role][p][c];
+
+					total += coverage_required(p, c);
+					if (n)
+						printf(" %7u", n);
+					else
+						printf(" %7s", coverage_required(p, c) ? "MISSING" : "-");
+				}
+				printf("\n");
+			}
+	missing = coverage_missing(&cv);
+	printf("cells: the scenarios (matrix cases) that exercise each; '-' is not required\n");
+	printf("coverage: %u/%u required cells covered by %zu scenarios\n", total - missing, total,
+	       r->n);
+	return missing ? NL_EXIT_FAIL : NL_EXIT_OK;
+}
+
+static volatile sig_atomic_t regress_stop;
+
+static void on_signal(int sig)
+{
+	regress_stop = sig;
+}
+
+static void on_progress(void *ctx, const char *line)
+{
+	fprintf(stderr, "%s\n", line);
+}
+
+static int report(struct regress_cmd *rc, struct regress *r)
+{
+	char *p, *err = NULL;
+
+	regress_print_table(r, rc->ktap ? stderr : stdout);
+	if (rc->ktap)
+		regress_print_ktap(r, stdout);
+	p = xasprintf("%s/junit.xml", r->dir);
+	if (regress_write_junit(r, p, &err))
+		cmd_error("regress", err);
+	free(p);
+	free(err);
+	err = NULL;
+	p = xasprintf("%s/summary.json", r->dir);
+	if (regress_write_json(r, p, &err))
+		cmd_error("regress", err);
+	free(p);
+	free(err);
+	return regress_exit_code(r);
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: waitpid wakes */
+	struct regress_cmd rc;
+	struct regress *r = NULL;
+	char *err = NULL;
+	int ret = NL_EXIT_USAGE;
+
+	if (parse(argc, argv, &rc, &err)) {
+		if (!rc.help)
+			goto fail;
+	}
+	if (rc.help) {
+		fputs(regress_usage, stdout);
+		ret = NL_EXIT_OK;
+		goto out;
+	}
+	if (regress_load(&rc.o, &r, &err))
+		goto fail;
+	if (rc.list) {
+		for (size_t i = 0; i < r->n; i++)
+			printf("%-28s %s\n", r->s[i].scn->name, r->s[i].scn->description ?: "");
+		ret = NL_EXIT_OK;
+		goto out;
+	}
+	if (rc.coverage) {
+		ret = print_coverage(r);
+		goto out;
+	}
+	rc.o.progress = on_progress;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = regress_execute(r, &rc.o, &regress_stop, &err);
+	if (ret) {
+		/* A full disk is no fault of the input: cannot test (git bisect skips). */
+		ret = ret == -ENOSPC ? NL_EXIT_CANNOT_TEST : NL_EXIT_USAGE;
+		goto fail;
+	}
+	ret = report(&rc, r);
+	goto out;
+fail:
+	cmd_error("regress", err);
+out:
+	free(err);
+	regress_free(r);
+	release(&rc);
+	return ret;
+}

@@ -1,0 +1,800 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab report [SECTIONS] [DETAILS] [--json] RUN_DIR|TRACE.DAT
+ *
+ * What a traced run's trace.dat says, section by section, each from one
+ * streaming analysis: drops (tracedrops: dropwatch), stage latency and
+ * flows (pktpath: the drv->ip->tcp->app script, tcptop, tcpsnoop), the
+ * NET_RX timeline (netrx: perf netdev-times), and for a run directory the
+ * wire against the stack (runview: pcaps beside the counter deltas). Text
+ * and --json print the same structures; nothing is computed twice.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cmd/cmd.h"
+#include "trace/drvring.h"
+#include "gdb/gdb.h"
+#include "scenario/metrics.h"
+#include "trace/netrx.h"
+#include "trace/pktpath.h"
+#include "run/runview.h"
+#include "trace/tracedrops.h"
+#include "lib/util.h"
+
+#define USAGE                                                                      \
+	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--wire]\n" \
+	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
+	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT"
+
+enum section {
+	S_DROPS = 1,
+	S_LATENCY = 2,
+	S_FLOWS = 4,
+	S_TIMELINE = 8,
+	S_WIRE = 16,
+	S_RING = 32,
+};
+
+struct report_opts {
+	const char *target;
+	unsigned int sections;	/* asked for; 0: every one the input allows */
+	uint64_t interval_ns;
+	bool list, packets, snoop, counters;
+	unsigned int first, worst;
+	const char *dev;
+	bool json;
+	bool help;
+};
+
+/* What the per-drop callback writes to: stdout (text) or a JSON array. */
+struct report_list {
+	bool json;
+	bool header_done;
+	struct json_object *arr;
+};
+
+static int parse_interval(const char *s, uint64_t *ns, char **err)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = s ? strtod(s, &end) : NAN;
+	if (!s || errno || end == s || *end || !isfinite(v) || v < 1e-6 || v > 86400) {
+		err_set(err,
+			"--interval '%s': expected seconds, more than 0 (e.g. 1, 0.1)\nhint: " USAGE,
+			s ? s : "");
+		return -EINVAL;
+	}
+	*ns = (uint64_t)llround(v * 1e9);
+	return 0;
+}
+
+static int parse_count(const char *opt, const char *s, unsigned int *out, char **err)
+{
+	unsigned long v;
+
+	if (!s || parse_uint(s, 1, 100000, &v)) {
+		err_set(err, "%s '%s': expected a count, 1..100000\nhint: " USAGE, opt, s ? s : "");
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int report_parse(int argc, char **argv, struct report_opts *ro, char **err)
+{
+	static const struct {
+		const char *name;
+		unsigned int section;
+	} sections[] = { { "--drops", S_DROPS },	 { "--latency", S_LATENCY },
+			 { "--flows", S_FLOWS },	 { "--timeline", S_TIMELINE },
+			 { "--wire", S_WIRE },		 { "--ring", S_RING } };
+
+	memset(ro, 0, sizeof(*ro));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		bool known = false;
+
+		for (size_t k = 0; k < ARRAY_SIZE(sections); k++)
+			if (!strcmp(a, sections[k].name)) {
+				ro->sections |= sections[k].section;
+				known = true;
+			}
+		if (known)
+			continue;
+		if (!strcmp(a, "--json")) {
+			ro->json = true;
+		} else if (!strcmp(a, "--list")) {
+			ro->list = true;
+		} else if (!strcmp(a, "--packets")) {
+			ro->packets = true;
+		} else if (!strcmp(a, "--snoop")) {
+			ro->snoop = true;
+		} else if (!strcmp(a, "--counters")) {
+			ro->counters = true;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			ro->help = true;
+		} else if (!strcmp(a, "--first") || !strcmp(a, "--worst")) {
+			if (parse_count(a, next, a[2] == 'f' ? &ro->first : &ro->worst, err))
+				return -EINVAL;
+			i++;
+		} else if (!strcmp(a, "--dev")) {
+			if (!next || !*next) {
+				err_set(err, "--dev needs an interface name (ethA)\nhint: " USAGE);
+				return -EINVAL;
+			}
+			ro->dev = argv[++i];
+		} else if (!strcmp(a, "--interval")) {
+			if (parse_interval(next, &ro->interval_ns, err))
+				return -EINVAL;
+			i++;
+		} else if (!strncmp(a, "--interval=", 11)) {
+			if (parse_interval(a + 11, &ro->interval_ns, err))
+				return -EINVAL;
+		} else if (a[0] == '-' && a[1]) {
+			err_set(err, "unknown option '%s'\nhint: " USAGE, a);
+			return -EINVAL;
+		} else if (!ro->target) {
+			ro->target = a;
+		} else {
+			err_set(err, "too many arguments ('%s')\nhint: " USAGE, a);
+			return -EINVAL;
+		}
+	}
+	if (ro->first && ro->worst) {
+		err_set(err, "--first and --worst choose the timeline's trees two ways: give one\nhint: " USAGE);
+		return -EINVAL;
+	}
+	if (!ro->target && !ro->help) {
+		err_set(err, "no run directory or trace.dat given\nhint: " USAGE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Whether @target is a directory (a run directory). */
+static bool is_dir(const char *target)
+{
+	struct stat st;
+
+	return !stat(target, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The trace of @target: RUN_DIR/files/trace.dat, RUN_DIR/trace.dat, or the
+ * file itself; NULL for a run directory that recorded none. Caller frees.
+ */
+static char *find_trace(const char *target)
+{
+	static const char *const rel[] = { "files/trace.dat", "trace.dat" };
+
+	if (!is_dir(target))
+		return xstrdup(target);
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		char *p = xasprintf("%s/%s", target, rel[i]);
+
+		if (!access(p, F_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* "12.345678": ns as seconds with microseconds, rounded like trace-cmd report. */
+static void fmt_us(char *buf, size_t n, uint64_t ns)
+{
+	ns += 500;
+	snprintf(buf, n, "%llu.%06llu", (unsigned long long)(ns / 1000000000ull),
+		 (unsigned long long)(ns % 1000000000ull / 1000));
+}
+
+static int list_drop(void *ctx, const struct tracedrops_drop *d)
+{
+	struct report_list *l = ctx;
+	const char *pname = tracedrops_proto_name(d->protocol);
+	char t[32], ts[32], proto[16];
+
+	if (l->json) {
+		struct json_object *o = tracedrops_drop_to_json(d);
+
+		if (!o || json_object_array_add(l->arr, o))
+			return -ENOMEM;
+		return 0;
+	}
+	if (!l->header_done) {
+		printf("%12s %14s %4s %7s  %-18s  %-6s  %-40s %s\n", "time_s", "trace_ts", "cpu",
+		       "pid", "skbaddr", "proto", "location", "reason");
+		l->header_done = true;
+	}
+	fmt_us(t, sizeof(t), d->rel);
+	fmt_us(ts, sizeof(ts), d->ts);
+	if (!pname)
+		snprintf(proto, sizeof(proto), "0x%04x", d->protocol);
+	printf("%12s %14s %4d %7d  0x%016llx  %-6s  %-40s %s\n", t, ts, d->cpu, d->pid,
+	       (unsigned long long)d->skbaddr, pname ? pname : proto, d->site->location,
+	       d->site->reason);
+	return 0;
+}
+
+static void print_header(const struct tracedrops *td)
+{
+	char t0[32], t1[32], iv[32];
+
+	fmt_us(t0, sizeof(t0), td->t0);
+	fmt_us(t1, sizeof(t1), td->last_ts);
+	snprintf(iv, sizeof(iv), "%.9g", (double)td->interval_ns / 1e9);
+	printf("trace %s: %d CPU%s, %llu events from %s to %s s (trace clock)\n", td->path,
+	       td->cpus, td->cpus == 1 ? "" : "s", (unsigned long long)td->events, t0, t1);
+	if (td->lost_gaps)
+		printf("warning: the ring buffer lost %llu events in %llu place%s (%llu of unknown size): drop counts are a lower bound\n",
+		       (unsigned long long)td->lost, (unsigned long long)td->lost_gaps,
+		       td->lost_gaps == 1 ? "" : "s", (unsigned long long)td->lost_unknown);
+	else
+		printf("no events lost\n");
+	printf("%llu drops (skb:kfree_skb); intervals of %s s from the first event\n",
+	       (unsigned long long)td->total, iv);
+	if (!td->has_reason)
+		printf("note: this kernel's skb:kfree_skb has no reason field (before 5.17)\n");
+	if (td->unresolved)
+		printf("note: %zu locations are not in the trace's kallsyms and are shown as addresses\n",
+		       td->unresolved);
+}
+
+static void print_intervals(const struct tracedrops *td)
+{
+	if (td->n_intervals)
+		putchar('\n');
+	for (size_t i = 0; i < td->n_intervals; i++) {
+		const struct tracedrops_interval *iv = &td->intervals[i];
+		double a = tracedrops_interval_start(td, iv), w = (double)td->interval_ns / 1e9;
+		int prec = td->interval_ns % 1000000 ? 6 : 3;
+
+		printf("%9.*f-%.*f s: %llu drops", prec, a, prec, a + w,
+		       (unsigned long long)iv->total);
+		for (size_t j = 0; j < iv->n_slots; j++) {
+			const struct tracedrops_site *s = &td->sites[iv->slots[j].site];
+
+			printf("%s %llu at %s (%s)", j ? "," : ":",
+			       (unsigned long long)iv->slots[j].count, s->location, s->reason);
+		}
+		if (iv->lost || iv->lost_unknown)
+			printf("; lost %llu events%s", (unsigned long long)iv->lost,
+			       iv->lost_unknown ? " and more (unknown count)" : "");
+		putchar('\n');
+	}
+}
+
+static void print_totals(const char *title, const struct tracedrops_total *t, size_t n,
+			 uint64_t total)
+{
+	if (!n)
+		return;
+	printf("\nby %s:\n", title);
+	for (size_t i = 0; i < n; i++)
+		printf("%10llu  %5.1f%%  %s\n", (unsigned long long)t[i].count,
+		       total ? 100.0 * (double)t[i].count / (double)total : 0.0, t[i].name);
+}
+
+static void print_text(const struct tracedrops *td)
+{
+	print_header(td);
+	print_intervals(td);
+	print_totals("location", td->by_location, td->n_by_location, td->total);
+	print_totals("reason", td->by_reason, td->n_by_reason, td->total);
+}
+
+/* ---- the sections -------------------------------------------------------------- */
+
+struct report {
+	const struct report_opts *ro;
+	const char *trace;		/* NULL: the run recorded none */
+	struct tracedrops *td;
+	struct pktpath *pp;
+	struct netrx *nr;
+	struct runview *rv;
+	struct drvring *dr;
+	unsigned int have;		/* sections computed */
+	struct report_list list;	/* --list */
+	struct json_object *packets;	/* --packets / --snoop lines, in JSON mode */
+	struct json_object *snoop;
+	bool packets_header, snoop_header;
+	char *missing[6];		/* why a section the input lacks was left out, by bit */
+};
+
+static int section_bit(unsigned int section)
+{
+	return __builtin_ctz(section);
+}
+
+static int list_drop_path(void *ctx, const struct pktpath_drop *d)
+{
+	struct report *r = ctx;
+	const char *pname = tracedrops_proto_name(d->protocol);
+	char t[32], flow[80] = "-", a[16], b[16];
+
+	if (d->flow)
+		snprintf(flow, sizeof(flow), "%s %s:%u -> %s:%u",
+			 d->flow->proto == 6 ? "tcp" : d->flow->proto == 17 ? "udp" : "ip",
+			 pktpath_addr_str(d->flow->saddr, a), d->flow->sport,
+			 pktpath_addr_str(d->flow->daddr, b), d->flow->dport);
+	if (r->ro->json) {
+		struct json_object *o = json_object_new_object();
+		char skb[24];
+
+		snprintf(skb, sizeof(skb), "0x%llx", (unsigned long long)d->skbaddr);
+		json_object_object_add(o, "time_s", json_object_new_double((double)d->rel / 1e9));
+		json_object_object_add(o, "pid", json_object_new_int(d->pid));
+		json_object_object_add(o, "skbaddr", json_object_new_string(skb));
+		json_object_object_add(o, "protocol", json_object_new_int((int)d->protocol));
+		json_object_object_add(o, "location", json_object_new_string(d->location_name));
+		json_object_object_add(o, "reason", json_object_new_string(d->reason_name));
+		json_object_object_add(o, "flow", d->flow ? json_object_new_string(flow) : NULL);
+		json_object_object_add(o, "reassembly", json_object_new_boolean(d->reassembly));
+		return json_object_array_add(r->list.arr, o) ? -ENOMEM : 0;
+	}
+	if (!r->list.header_done) {
+		printf("%12s %7s  %-18s  %-6s  %-36s %-16s %s\n", "time_s", "pid", "skbaddr", "proto",
+		       "location", "reason", "flow");
+		r->list.header_done = true;
+	}
+	fmt_us(t, sizeof(t), d->rel);
+	printf("%12s %7d  0x%016llx  %-6s  %-36s %-16s %s%s\n", t, d->pid,
+	       (unsigned long long)d->skbaddr, pname ? pname : "?", d->location_name, d->reason_name,
+	       flow, d->reassembly ? " (fragment freed after reassembly: not a drop)" : "");
+	return 0;
+}
+
+static int emit_line(struct report *r, struct json_object *arr, bool *header, const char *head,
+		     const char *line)
+{
+	if (r->ro->json)
+		return json_object_array_add(arr, json_object_new_string(line)) ? -ENOMEM : 0;
+	if (!*header && head)
+		puts(head);
+	*header = true;
+	puts(line);
+	return 0;
+}
+
+static int on_packet(void *ctx, const struct pktpath_packet *p)
+{
+	struct report *r = ctx;
+	char line[512];
+
+	pktpath_packet_line(p, line, sizeof(line));
+	return emit_line(r, r->packets, &r->packets_header, "per-packet stage latency (as packets close):",
+			 line);
+}
+
+static int on_snoop(void *ctx, const struct pktpath_packet *p)
+{
+	struct report *r = ctx;
+	char line[512];
+
+	pktpath_snoop_line(p, line, sizeof(line));
+	return emit_line(r, r->snoop, &r->snoop_header,
+			 "    TIME(s) DIR    PID COMM                      SADDR:SPORT -> DADDR:DPORT             PROTO  LEN FLAGS",
+			 line);
+}
+
+/*
+ * Run one analysis: 0 when it gave a result, 1 when the input does not hold
+ * what it needs and the section was not asked for (it is left out), or the
+ * error.
+ */
+static int optional(struct report *r, unsigned int section, int ret, char **err)
+{
+	if (ret == -ENODATA && !(r->ro->sections & section)) {
+		int b = section_bit(section);
+
+		free(r->missing[b]);
+		r->missing[b] = *err;
+		*err = NULL;
+		return 1;
+	}
+	return ret;
+}
+
+static int compute(struct report *r, char **err)
+{
+	const struct report_opts *ro = r->ro;
+	unsigned int want = ro->sections ? ro->sections
+					 : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
+	int ret;
+
+	if (!r->trace && (want & ~S_WIRE) && ro->sections & ~S_WIRE) {
+		err_set(err, "cannot read trace '%s/files/trace.dat': %s\nhint: the run recorded no trace; run a scenario with [trace] on, or record with trace-cmd record -o /netlab/out/trace.dat",
+			ro->target, strerror(ENOENT));
+		return -ENOENT;
+	}
+	/* The path also tells the drops that are not (fragments freed after reassembly). */
+	if (r->trace && (want & (S_DROPS | S_LATENCY | S_FLOWS) || ro->packets || ro->snoop)) {
+		struct pktpath_opts po = { .ctx = r };
+
+		po.on_packet = ro->packets ? on_packet : NULL;
+		po.on_snoop = ro->snoop ? on_snoop : NULL;
+		po.on_drop = ro->list ? list_drop_path : NULL;
+		ret = pktpath_read(r->trace, &po, &r->pp, err);
+		if (ret == -ENODATA && !(ro->sections & (S_LATENCY | S_FLOWS)) && !ro->packets &&
+		    !ro->snoop) {
+			/* Left out; say why only when the section was wanted by default. */
+			if (want & (S_LATENCY | S_FLOWS))
+				r->missing[section_bit(S_LATENCY)] = *err;
+			else
+				free(*err);
+			*err = NULL;
+		} else if (ret) {
+			return ret;
+		} else {
+			r->have |= want & (S_LATENCY | S_FLOWS);
+		}
+	}
+	if (r->trace && want & S_DROPS) {
+		struct tracedrops_opts o = { .interval_ns = ro->interval_ns };
+
+		/* Without the packet path, the list comes from the drops alone (no flows). */
+		if (ro->list && !r->pp) {
+			o.on_drop = list_drop;
+			o.ctx = &r->list;
+		}
+		ret = optional(r, S_DROPS, tracedrops_read(r->trace, &o, &r->td, err), err);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			r->have |= S_DROPS;
+	}
+	if (r->trace && want & S_TIMELINE) {
+		struct netrx_opts o = { .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
+					.n = ro->worst ? ro->worst : ro->first,
+					.dev = ro->dev };
+
+		ret = optional(r, S_TIMELINE, netrx_read(r->trace, &o, &r->nr, err), err);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			r->have |= S_TIMELINE;
+	}
+	if (r->trace && want & S_RING) {
+		/* The NIC counters of the run, when it has them, beside the ring. */
+		char *mpath = is_dir(ro->target) ? xasprintf("%s/metrics.json", ro->target) : NULL;
+		struct json_object *mj = mpath && !access(mpath, R_OK) ? json_object_from_file(mpath) : NULL;
+		struct metrics *m = NULL;
+		struct drvring_opts o = { 0 };
+
+		if (mj) {
+			m = metrics_new();
+			metrics_add_json(m, NULL, mj);
+			o.counters = m;
+		}
+		ret = optional(r, S_RING, drvring_read(r->trace, &o, &r->dr, err), err);
+		json_object_put(mj);
+		metrics_free(m);
+		free(mpath);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			r->have |= S_RING;
+	}
+	if (want & S_WIRE && is_dir(ro->target)) {
+		ret = runview_read(ro->target, &r->rv, err);
+		if (ret == -ENOENT && !(ro->sections & S_WIRE)) {
+			free(*err);
+			*err = NULL;
+		} else if (ret) {
+			return ret;
+		} else {
+			r->have |= S_WIRE;
+		}
+	} else if (ro->sections & S_WIRE) {
+		err_set(err, "--wire needs a run directory (its result.json, pcaps and metrics.json), not '%s'\nhint: give the run directory the trace came from",
+			ro->target);
+		return -EINVAL;
+	}
+	if (!r->have && !ro->packets && !ro->snoop) {
+		/* Nothing to report: say why the drops could not be (the oldest section). */
+		for (size_t b = 0; b < ARRAY_SIZE(r->missing); b++)
+			if (r->missing[b]) {
+				*err = r->missing[b];
+				r->missing[b] = NULL;
+				return -ENODATA;
+			}
+		if (!r->trace)
+			err_set(err, "cannot read trace '%s/files/trace.dat': %s\nhint: the run recorded no trace; run a scenario with [trace] on, or record with trace-cmd record -e skb:kfree_skb -o /netlab/out/trace.dat",
+				ro->target, strerror(ENOENT));
+		else
+			err_set(err, "cannot read trace '%s': it recorded none of the events netlab reports on\nhint: record with the default [trace] set of a scenario",
+				r->trace);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+static void print_report(const struct report *r)
+{
+	const struct report_opts *ro = r->ro;
+	struct pktpath_print_opts po = { .processes = true, .flows = !!(r->have & S_FLOWS) };
+	bool sep = r->list.header_done || r->packets_header || r->snoop_header;
+
+	if (r->have & S_DROPS) {
+		if (sep)
+			putchar('\n');
+		print_text(r->td);
+		if (r->pp && r->pp->reassembly_frees)
+			printf("note: %llu of these are IP fragments freed with their reassembled packet (6.1 frees a frag_list with NOT_SPECIFIED): not drops; see --list\n",
+			       (unsigned long long)r->pp->reassembly_frees);
+		sep = true;
+	}
+	for (size_t b = 0; b < ARRAY_SIZE(r->missing); b++)
+		if (r->missing[b]) {
+			/* The first line of the message: what the trace lacks. */
+			printf("note: %.*s\n", (int)strcspn(r->missing[b], "\n"), r->missing[b]);
+			sep = true;
+		}
+	if (r->have & (S_LATENCY | S_FLOWS)) {
+		if (sep)
+			putchar('\n');
+		if (!(r->have & S_LATENCY) || !(ro->sections & S_LATENCY && !(ro->sections & S_FLOWS)))
+			po.flows = true;
+		pktpath_print(r->pp, stdout, &po);
+		sep = true;
+	}
+	if (r->have & S_TIMELINE) {
+		if (sep)
+			putchar('\n');
+		netrx_print(r->nr, stdout);
+		sep = true;
+	}
+	if (r->have & S_RING) {
+		if (sep)
+			putchar('\n');
+		drvring_print(r->dr, stdout);
+		sep = true;
+	}
+	if (r->have & S_WIRE) {
+		if (sep)
+			putchar('\n');
+		runview_print(r->rv, stdout, ro->counters);
+	}
+}
+
+/* The run's oops decoded to file:line (faddr2line lines), for --json; or NULL. */
+static char *oops_text;
+
+static int print_report_json(const struct report *r)
+{
+	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *drops;
+
+	if (!o)
+		return -ENOMEM;
+	if (r->list.arr) {
+		if (!json_object_object_get_ex(o, "drops", &drops)) {
+			drops = json_object_new_object();
+			json_object_object_add(o, "drops", drops);
+		}
+		json_object_object_add(drops, "list", json_object_get(r->list.arr));
+	}
+	if (r->pp) {
+		struct json_object *pj = pktpath_to_json(r->pp), *t;
+
+		if (!json_object_object_get_ex(o, "trace", &t) && json_object_object_get_ex(pj, "trace", &t))
+			json_object_object_add(o, "trace", json_object_get(t));
+		json_object_object_del(pj, "trace");
+		json_object_object_add(o, "path", pj);
+	}
+	if (r->nr) {
+		struct json_object *nj = netrx_to_json(r->nr);
+
+		json_object_object_del(nj, "trace");
+		json_object_object_add(o, "timeline", nj);
+	}
+	if (r->dr) {
+		struct json_object *dj = drvring_to_json(r->dr);
+
+		json_object_object_del(dj, "trace");
+		json_object_object_add(o, "ring", dj);
+	}
+	if (r->rv)
+		json_object_object_add(o, "wire", runview_to_json(r->rv));
+	if (oops_text) {
+		struct json_object *lines = json_object_new_array();
+		char *copy = xstrdup(oops_text), *save = NULL;
+
+		for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			json_object_array_add(lines, json_object_new_string(l));
+		free(copy);
+		json_object_object_add(o, "oops", lines);
+	}
+	if (r->packets)
+		json_object_object_add(o, "packet_lines", json_object_get(r->packets));
+	if (r->snoop)
+		json_object_object_add(o, "snoop", json_object_get(r->snoop));
+	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return 0;
+}
+
+static int __cmd_report(const struct report_opts *ro, const char *trace, char **err)
+{
+	struct report r = { .ro = ro, .trace = trace, .list = { .json = ro->json } };
+	int ret = 0;
+
+	if (ro->json) {
+		if (ro->list)
+			r.list.arr = json_object_new_array();
+		if (ro->packets)
+			r.packets = json_object_new_array();
+		if (ro->snoop)
+			r.snoop = json_object_new_array();
+	}
+	ret = compute(&r, err);
+	if (!ret)
+		ret = ro->json ? print_report_json(&r) : (print_report(&r), 0);
+	if (ret == -ENOMEM)
+		err_set(err, "cannot read trace '%s': %s", trace ? trace : ro->target, strerror(ENOMEM));
+	tracedrops_free(r.td);
+	pktpath_free(r.pp);
+	netrx_free(r.nr);
+	runview_free(r.rv);
+	drvring_free(r.dr);
+	json_object_put(r.list.arr);
+	json_object_put(r.packets);
+	json_object_put(r.snoop);
+	for (size_t b = 0; b < ARRAY_SIZE(r.missing); b++)
+		free(r.missing[b]);
+	return ret;
+}
+
+static int report_exit(const struct report_opts *ro, const char *path)
+{
+	char *err = NULL;
+
+	if (!__cmd_report(ro, path, &err))
+		return NL_EXIT_OK;
+	cmd_error("report", err);
+	free(err);
+	return NL_EXIT_USAGE;
+}
+
+/*
+ * libtracecmd and libtraceevent trust the sizes and pages they decode: on a
+ * corrupted file they may read out of bounds (trace-cmd report itself
+ * crashes on such files) or try to allocate gigabytes. The read runs in a
+ * child with bounded memory and CPU time, so that any of this becomes an
+ * error message and exit 2, not a core dump or a machine that swaps. The
+ * analysis itself streams and needs a few MB; the limits are far above it.
+ */
+#define REPORT_MAX_AS (3ull << 30)
+#define REPORT_CPU_S_BASE 120
+#define REPORT_CPU_S_PER_MB 2
+
+static void report_limits(const char *path)
+{
+	struct rlimit as = { REPORT_MAX_AS, REPORT_MAX_AS }, cpu;
+	struct stat st;
+	rlim_t mb = !path || stat(path, &st) ? 0 : (rlim_t)(st.st_size >> 20);
+
+	cpu.rlim_cur = REPORT_CPU_S_BASE + REPORT_CPU_S_PER_MB * mb;
+	cpu.rlim_max = cpu.rlim_cur + 5;
+	setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CPU, &cpu);
+}
+
+/* Signals by which the child dies of the file, not of something done to it. */
+static bool report_crashed(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL ||
+	       sig == SIGABRT || sig == SIGXCPU || sig == SIGSYS;
+}
+
+/* Returns the exit status; the child frees its copy of `path` before it exits. */
+static int report_isolated(const struct report_opts *ro, char *path)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return report_exit(ro, path);
+	if (!pid) {
+		report_limits(path);
+		status = report_exit(ro, path);
+		free(path);
+		fflush(NULL);
+		_exit(status);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return NL_EXIT_USAGE;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (!report_crashed(WTERMSIG(status))) {
+		/* Killed from outside (SIGPIPE from `| head`, SIGINT, ...): so are we. */
+		signal(WTERMSIG(status), SIG_DFL);
+		raise(WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	fflush(stdout);
+	fprintf(stderr,
+		"netlab report: cannot read trace '%s': decoding it failed (%s): the file is truncated or corrupted\nhint: trace-cmd report is likely to fail on it too; record it again\n",
+		path ? path : ro->target, strsignal(WTERMSIG(status)));
+	return NL_EXIT_USAGE;
+}
+
+/*
+ * A run that ended in an oops or panic: its trace decoded to file:line
+ * (gdb.h), printed first, or kept for the JSON object.
+ */
+static void report_oops(const char *rundir, bool json)
+{
+	char *err = NULL;
+	struct sbuf out;
+
+	sbuf_init(&out);
+	if (oops_report(rundir, &out, &err) > 0) {
+		if (json)
+			oops_text = xstrdup(out.s);
+		else
+			printf("%s\n", out.s);
+	} else if (err)
+		fprintf(stderr, "netlab report: cannot decode the oops: %s\n", err);
+	fflush(stdout);
+	sbuf_release(&out);
+	free(err);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts ro;
+	char *err = NULL, *path;
+	int ret;
+
+	if (report_parse(argc, argv, &ro, &err)) {
+		cmd_error("report", err);
+		free(err);
+		return NL_EXIT_USAGE;
+	}
+	if (ro.help) {
+		puts(USAGE "\n\n"
+		     "What a traced run's trace.dat (RUN_DIR/files/trace.dat, or the file given) says.\n"
+		     "Sections (default: every one the input allows):\n"
+		     "  --drops       dropwatch: drops per interval and in total, by location and reason\n"
+		     "  --latency     stage latency per direction and process (drv->ip->tcp/udp->app, app->ip->qdisc->dev)\n"
+		     "  --flows       per-flow packets/bytes in and out, drops, retransmits, sending and receiving tasks\n"
+		     "  --timeline    perf netdev-times: irq -> softirq -> napi_poll -> skb -> copy/free trees, TX table\n"
+		     "  --ring        (driver patches) RX/TX ring occupancy, refills, NAPI budget, irq->poll, low-ring episodes\n"
+		     "  --wire        (run directory) pcap frames per link beside NIC, IP and socket counters\n"
+		     "Details:\n"
+		     "  --interval S  drop interval in seconds (default 1)\n"
+		     "  --list        every drop: time, pid, skb, protocol, location, reason, flow\n"
+		     "  --packets     every packet's stage latencies, as the drv-ip/ip-tcp/tcp-app script printed\n"
+		     "  --snoop       every segment at IP: time, pid, addresses, length, TCP flags\n"
+		     "  --counters    every nonzero counter delta in the wire section\n"
+		     "  --first N     the timeline's first N interrupts (default 5)\n"
+		     "  --worst N     instead, the N with the worst irq -> copy latency\n"
+		     "  --dev IFNAME  the timeline of one device only\n"
+		     "  --json        one JSON object with the same figures");
+		return NL_EXIT_OK;
+	}
+	if (is_dir(ro.target))
+		report_oops(ro.target, ro.json);
+	path = find_trace(ro.target);
+	ret = report_isolated(&ro, path);
+	free(path);
+	free(oops_text);
+	return ret;
+}

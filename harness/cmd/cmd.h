@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Subcommands: each parses its options and calls into the library. */
+#ifndef NETLAB_CMD_H
+#define NETLAB_CMD_H
+
+#include "run/run.h"
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+int cmd_run(int argc, char **argv);
+int cmd_pcap(int argc, char **argv);
+int cmd_regress(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+int cmd_gdb(int argc, char **argv);
+
+/* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
+struct run_cmd {
+	struct run_opts opts;
+	bool quiet;
+	bool help;
+	bool print_xml;			/* --print-xml: libvirt domain XML, no run */
+	char *own[4];
+	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
+	size_t n_job_lines;
+};
+
+/* --domain-name: letters, digits, '_', '.', '-', at most 48 characters. */
+int cmd_parse_domain_name(const char *arg, const char **out, char **err);
+/* --snaplen BYTES: 0 (whole frames) or 64..65535 (QEMU filter-dump maxlen). */
+int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err);
+
+/* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
+int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);
+void run_cmd_release(struct run_cmd *rc);
+
+/* Options of `netlab bisect`, parsed; strings borrowed from argv. */
+struct bisect_cmd {
+	const char *ksrc, *good, *bad, *scenario, *check, *out, *resume, *initrd, *module;
+	unsigned int runs, jobs;
+	int deterministic;		/* -1: the scenario's */
+	bool help;
+	bool step;			/* hidden: one `git bisect run` step */
+	const char *state;		/* --state RUN_DIR of a step */
+};
+
+/* Parse `netlab bisect` options (argv[0] is "bisect"). 0 or -EINVAL with *err. */
+int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err);
+
+/* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
+void cmd_error(const char *what, const char *err);
+
+/* Defaults every command uses; heap strings the caller frees: $KERNEL or
+ * kernel/bzImage beside the binary, $INITRD or initramfs.cpio.gz beside it,
+ * and runs/KIND-DATE-TIME-PID. */
+char *cmd_default_kernel(void);
+char *cmd_default_initrd(void);
+char *cmd_default_out(const char *kind);
+
+#endif /* NETLAB_CMD_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One run: a fresh guest boots, runs one command, powers off, and leaves a
+ * run directory behind (see README, "Run directory").
+ */
+#ifndef NETLAB_RUN_H
+#define NETLAB_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "run/result.h"
+#include "vm/vmcfg.h"
+
+enum run_stream {
+	RUN_STDOUT,
+	RUN_STDERR,
+	RUN_CONSOLE,
+};
+
+/* How VMs are started: QEMU processes of our own, or libvirt domains. */
+enum run_backend {
+	RUN_BACKEND_QEMU,
+	RUN_BACKEND_LIBVIRT,
+};
+
+const char *run_backend_name(enum run_backend b);
+int run_backend_parse(const char *s, enum run_backend *out);
+
+struct run_opts {
+	const char *exec;		/* shell command for the guest (VM 0) */
+	const char *peer_exec;		/* pair: VM 1's command; NULL = idle until VM 0 ends */
+	const char *kernel;		/* bzImage */
+	const char *peer_kernel;	/* pair: VM 1's bzImage; NULL = kernel */
+	const char *initrd;		/* base initramfs */
+	const char *qemu;		/* QEMU binary */
+	const char *out;		/* run directory (created; must be empty) */
+	const char *topology;
+	const char *append;		/* extra kernel command line */
+	const char *nic_model[VM_MAX_NICS];	/* by label, NULL = topology default */
+	const char *const *job_lines;	/* extra job lines ("sysctl.NAME=VALUE") */
+	size_t n_job_lines;
+	/* ACPI tables (.asl/.dsl compiled with iasl, .aml as is) for every VM's
+	 * initrd table upgrade; see harness/boot/acpi.h and RUN_DIR/acpi.json. */
+	const char *const *acpi;
+	size_t n_acpi;
+	enum vm_accel accel;
+	unsigned int timeout_s;
+	unsigned int mem_mb;
+	unsigned int smp;
+	/* Bytes kept of each frame in the NIC captures (QEMU filter-dump
+	 * maxlen); 0 = whole frames. Default RUN_SNAPLEN. */
+	unsigned int snaplen;
+	int icount_shift;		/* -1 = off */
+	enum run_backend backend;
+	const char *connect;		/* libvirt URI; NULL = lv_default_uri() */
+	const char *domain_name;	/* libvirt domain name (prefix for pairs); NULL = generated */
+	/* Live output: stdout/stderr of the command, console if asked. */
+	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
+	void *ctx;
+	bool stream_console;
+	/* netlab gdb and --record: gdbstub, -S, record/replay (vmcfg.h). With
+	 * record, each recorded VM's directory gets replay.bin, replay.qcow2 and
+	 * replay.argv (the QEMU command line that replays it, see gdb.h). */
+	struct vm_debug debug;
+	/* Called (with ctx) once every VM is spawned, then on each turn of the
+	 * run loop (about every 100 ms); NULL = none. */
+	void (*on_spawned)(void *ctx);
+	void (*on_tick)(void *ctx);
+};
+
+/*
+ * Headers, and every payload byte netlab's filters read (the generators'
+ * marker at UDP payload offset 0..5, IPv6 with extension headers): a bulk
+ * TCP run's two captures measured 207 MB each with whole frames.
+ */
+#define RUN_SNAPLEN 256
+
+/* Defaults: loop topology, auto accel, 300 s, 256 MiB, 1 CPU, RUN_SNAPLEN. */
+void run_opts_init(struct run_opts *o);
+
+/*
+ * Boot, run and classify. Returns 0 with *res filled whatever the verdict,
+ * -EINVAL for bad input (exit 2; an ACPI source iasl rejects is one), or
+ * another -errno when the run could not be set up (-ENOENT: no iasl); *err
+ * says what and why. ACPI tables the kernel did not take make the verdict
+ * infra-error: the run could not test what it was asked to. A non-NULL `stop` flag (set from a
+ * signal handler) ends the run early with verdict "interrupted".
+ */
+int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct run_result *res,
+		char **err);
+
+/*
+ * run_space_estimate() - about how many bytes a run of `o` writes into its
+ * run directory: per VM, its initrd copy and RUN_SPACE_PER_VM for the
+ * captures, files.tar and what is unpacked from it (measured: at most 77 MB
+ * besides the initrd, a bulk TCP run's two 256-byte-snaplen captures). run_execute() refuses
+ * to start with less free (and ends a run whose file system fills up);
+ * netlab regress asks for it times the runs of a suite before any boots.
+ */
+#define RUN_SPACE_PER_VM (96ULL << 20)
+unsigned long long run_space_estimate(const struct run_opts *o);
+
+/*
+ * run_print_xml() - the libvirt domain XML of each VM of `o`, as
+ * run_execute() would create it (staged paths in the staging pool). 0, or
+ * -EINVAL with *err.
+ */
+int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
+
+/* Subdirectory of the run directory of VM `vm` in multi-VM topologies. */
+const char *run_vm_name(unsigned int vm);
+/*
+ * run_recording_dir() - where the run directory `dir` keeps a recording
+ * (replay.argv): `dir` itself (one VM), else its last VM directory that has
+ * one (vm-b before vm-a: the receiver of a pair). NULL when none does.
+ * Caller frees.
+ */
+char *run_recording_dir(const char *dir);
+
+/* The VM configuration run_execute() will use for `o` (topology set up). */
+int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
+
+/*
+ * Resolve VM_ACCEL_AUTO: TCG unless /dev/kvm opens *and* a short probe boot
+ * under KVM completes; the verdict is cached per host kernel and QEMU binary.
+ * `why` (owned by the caller) says how the choice was made.
+ */
+int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err);
+
+/*
+ * run_unpack_files() - DIR/files.tar (what the guest left in /netlab/out)
+ * into DIR/files/, with tar run from an argv (no shell).
+ * Return: 0; -ENOENT without a files.tar; -EIO when tar fails; -errno.
+ */
+int run_unpack_files(const char *dir);
+
+#endif /* NETLAB_RUN_H */

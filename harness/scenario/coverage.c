@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Path coverage of a suite (coverage.h).
+ */
+#include "scenario/coverage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util.h"
+
+static const char *const models[COV_MODELS] = { "e1000", "e1000e", "virtio-net" };
+static const char *const classes[COV_CLASSES] = { "small", "medium", "mtu", "frag", "jumbo",
+						  "mixed" };
+
+const char *coverage_model_name(unsigned int model)
+{
+	return model < COV_MODELS ? models[model] : "?";
+}
+
+const char *coverage_class_name(enum cov_class c)
+{
+	return classes[c];
+}
+
+const char *coverage_role_name(enum cov_role r)
+{
+	return r == COV_RX ? "rx" : "tx";
+}
+
+const char *coverage_proto_name(enum cov_proto p)
+{
+	return p == COV_UDP ? "udp" : "tcp";
+}
+
+bool coverage_required(enum cov_proto p, enum cov_class c)
+{
+	if (c == COV_MEDIUM)
+		return false;
+	return p == COV_UDP || c == COV_SMALL || c == COV_MTU || c == COV_JUMBO;
+}
+
+static int model_index(const char *name)
+{
+	for (int i = 0; i < COV_MODELS; i++)
+		if (name && !strcmp(models[i], name))
+			return i;
+	return -1;
+}
+
+/* A byte count as the generators take it: 1400, 9k, 1M. */
+static unsigned long bytes(const char *v, unsigned long def)
+{
+	char *end;
+	unsigned long n;
+
+	if (!v)
+		return def;
+	n = strtoul(v, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		n *= 1024;
+	else if (*end == 'm' || *end == 'M')
+		n *= 1024 * 1024;
+	return n;
+}
+
+/* The class of an IP packet of `pkt` bytes on a path of MTU `pmtu`. */
+static enum cov_class pkt_class(unsigned long pkt, unsigned int pmtu)
+{
+	if (pkt > pmtu)
+		return COV_FRAG;
+	if (pkt > 1500)
+		return COV_JUMBO;
+	if (pkt + 14 <= 128)
+		return COV_SMALL;
+	return pkt == pmtu && pmtu == 1500 ? COV_MTU : COV_MEDIUM;
+}
+
+struct dir {
+	int from, to;			/* model indexes, -1 unknown */
+	enum cov_proto proto;
+	struct coverage *cv;
+	const struct scenario *s;
+};
+
+static void mark(const struct dir *d, bool reverse, enum cov_class c)
+{
+	int tx = reverse ? d->to : d->from, rx = reverse ? d->from : d->to;
+
+	if (tx >= 0) {
+		d->cv->n[tx][COV_TX][d->proto][c]++;
+		if (!d->cv->by[tx][COV_TX][d->proto][c])
+			d->cv->by[tx][COV_TX][d->proto][c] = d->s;
+	}
+	if (rx >= 0) {
+		d->cv->n[rx][COV_RX][d->proto][c]++;
+		if (!d->cv->by[rx][COV_RX][d->proto][c])
+			d->cv->by[rx][COV_RX][d->proto][c] = d->s;
+	}
+}
+
+void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *nic_models)
+{
+	unsigned int tx = scn_tx_nic(s), rx = scn_rx_nic(s);
+	unsigned int mtx = s->mtu[tx] ? s->mtu[tx] : 1500, mrx = s->mtu[rx] ? s->mtu[rx] : 1500;
+	unsigned int pmtu = mtx < mrx ? mtx : mrx;
+	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	unsigned long hdr = v6 ? 40 : 20;
+	struct dir d = { .from = model_index(nic_models[tx]), .to = model_index(nic_models[rx]),
+			 .cv = cv, .s = s };
+
+	if (!strcmp(s->generator, "udp-stream")) {
+		const char *sz = scn_traffic_value(s, "size");
+		const char *range = sz ? strstr(sz, "..") : NULL;
+		unsigned long size = bytes(sz, 1400);
+		unsigned long max = range ? bytes(range + 2, 0)
+					  : bytes(scn_traffic_value(s, "size-max"), 0);
+
+		d.proto = COV_UDP;
+		mark(&d, false, max ? COV_MIXED : pkt_class(size + 8 + hdr, pmtu));
+		if (max && max + 8 + hdr > pmtu)
+			mark(&d, false, COV_FRAG);
+	} else if (!strcmp(s->generator, "tcp-stream")) {
+		bool bidir = scn_traffic_true(s, "bidir");
+
+		d.proto = COV_TCP;
+		mark(&d, false, pmtu > 1500 ? COV_JUMBO : COV_MTU);
+		mark(&d, true, bidir ? (pmtu > 1500 ? COV_JUMBO : COV_MTU) : COV_SMALL);
+	} else {
+		const char *proto = scn_traffic_value(s, "proto");
+		bool udp = proto && !strcmp(proto, "udp");
+		unsigned long l4 = udp ? 8 : 32;
+		unsigned long req = bytes(scn_traffic_value(s, "req-size"), 32);
+		unsigned long resp = bytes(scn_traffic_value(s, "resp-size"), 32);
+
+		d.proto = udp ? COV_UDP : COV_TCP;
+		mark(&d, false, pkt_class(req + l4 + hdr, pmtu));
+		mark(&d, true, pkt_class(resp + l4 + hdr, pmtu));
+	}
+}
+
+unsigned int coverage_missing(const struct coverage *cv)
+{
+	unsigned int missing = 0;
+
+	for (int m = 0; m < COV_MODELS; m++)
+		for (int r = 0; r < COV_ROLES; r++)
+			for (int p = 0; p < COV_PROTOS; p++)
+				for (int c = 0; c < COV_CLASSES; c++)
+					missing += coverage_required(p, c) && !cv->by[m][r][p][c];
+	return missing;
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Path coverage of a suite: which NIC model, as the receiver or the sender
+ * of which frame-size class of which protocol, some scenario (or matrix
+ * case) exercises. Derived from the scenarios' own keys, before anything
+ * runs, so `netlab regress --coverage` shows what a green suite proves.
+ *
+ * Frame-size classes of the traffic's data packets (IPv4/IPv6 + UDP/TCP):
+ *	small	a frame of at most 128 bytes (TCP's ACKs count here, in the
+ *		direction opposite to the data)
+ *	medium	between small and the MTU
+ *	mtu	frames of exactly a 1500-byte MTU
+ *	frag	UDP datagrams larger than the path MTU: IP fragments
+ *	jumbo	packets larger than 1500 bytes, with an MTU above 1500
+ *	mixed	UDP datagrams of sizes drawn from a range (udp-stream size-max)
+ * Required: every class but medium for UDP; small, mtu and jumbo for TCP
+ * (TCP does not fragment, and its segment sizes are the stack's); for every
+ * NIC model, as receiver (rx) and as sender (tx).
+ */
+#ifndef NETLAB_COVERAGE_H
+#define NETLAB_COVERAGE_H
+
+#include <stdbool.h>
+
+#include "scenario/scenario.h"
+
+enum cov_class { COV_SMALL, COV_MEDIUM, COV_MTU, COV_FRAG, COV_JUMBO, COV_MIXED, COV_CLASSES };
+enum cov_proto { COV_UDP, COV_TCP, COV_PROTOS };
+enum cov_role { COV_RX, COV_TX, COV_ROLES };
+
+#define COV_MODELS 3 /* e1000, e1000e, virtio-net: coverage_model_name() */
+
+struct coverage {
+	/* The first scenario that covers the cell (borrowed), or NULL. */
+	const struct scenario *by[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];
+	unsigned int n[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];
+};
+
+const char *coverage_model_name(unsigned int model);
+const char *coverage_class_name(enum cov_class c);
+const char *coverage_role_name(enum cov_role r);
+const char *coverage_proto_name(enum cov_proto p);
+/* Whether a cell must be covered (see above). */
+bool coverage_required(enum cov_proto p, enum cov_class c);
+
+/*
+ * coverage_add() - the cells scenario s covers
+ * @models: the NIC model names of s's NICs by index (the topology's defaults
+ *	    resolved), as a run would use them
+ */
+void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *models);
+
+/* Required cells not covered. */
+unsigned int coverage_missing(const struct coverage *cv);
+
+#endif /* NETLAB_COVERAGE_H */

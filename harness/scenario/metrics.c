@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Measured metrics: a sorted array of (name, value), binary-searched. A run
+ * has a few hundred to a few thousand metrics; inserting into the sorted
+ * array costs a memmove of at most that many 16-byte entries, which is
+ * cheaper than maintaining a hash table and a separate sort for output.
+ */
+#include "scenario/metrics.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/util.h"
+
+struct metric {
+	char *name;
+	double value;
+};
+
+struct metrics {
+	struct metric *v;
+	size_t n, cap;
+};
+
+struct metrics *metrics_new(void)
+{
+	return xzalloc(sizeof(struct metrics));
+}
+
+void metrics_free(struct metrics *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].name);
+	free(m->v);
+	free(m);
+}
+
+/* Index of `name`, or of where it would be inserted; *found says which. */
+static size_t metrics_find(const struct metrics *m, const char *name, bool *found)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->v[mid].name, name);
+
+		if (!c) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+void metrics_set(struct metrics *m, const char *name, double value)
+{
+	bool found;
+	size_t i = metrics_find(m, name, &found);
+
+	if (found) {
+		m->v[i].value = value;
+		return;
+	}
+	if (m->n == m->cap) {
+		struct metric *v;
+
+		m->cap = m->cap ? 2 * m->cap : 64;
+		v = xzalloc(m->cap * sizeof(*v));
+		if (m->n)
+			memcpy(v, m->v, m->n * sizeof(*v));
+		free(m->v);
+		m->v = v;
+	}
+	memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof(*m->v));
+	m->v[i].name = xstrdup(name);
+	m->v[i].value = value;
+	m->n++;
+}
+
+void metrics_emit(void *m, const char *name, double value)
+{
+	metrics_set(m, name, value);
+}
+
+bool metrics_get(const struct metrics *m, const char *name, double *value)
+{
+	bool found;
+	size_t i = metrics_find(m, name, &found);
+
+	if (found && value)
+		*value = m->v[i].value;
+	return found;
+}
+
+double metrics_value(const struct metrics *m, const char *name, double dflt)
+{
+	double v = dflt;
+
+	if (m)
+		metrics_get(m, name, &v);
+	return v;
+}
+
+double metrics_value_label(const struct metrics *m, const char *fmt, char label, double dflt)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), fmt, label);
+	return metrics_value(m, name, dflt);
+}
+
+size_t metrics_count(const struct metrics *m)
+{
+	return m->n;
+}
+
+void metrics_at(const struct metrics *m, size_t i, const char **name, double *value)
+{
+	if (name)
+		*name = m->v[i].name;
+	if (value)
+		*value = m->v[i].value;
+}
+
+size_t metrics_add_json(struct metrics *m, const char *prefix, struct json_object *obj)
+{
+	bool has_prefix = prefix && *prefix;
+	size_t n = 0;
+
+	switch (json_object_get_type(obj)) {
+	case json_type_int:
+	case json_type_double:
+		if (!has_prefix)
+			return 0;
+		metrics_set(m, prefix, json_object_get_double(obj));
+		return 1;
+	case json_type_boolean:
+		if (!has_prefix)
+			return 0;
+		metrics_set(m, prefix, json_object_get_boolean(obj) ? 1 : 0);
+		return 1;
+	case json_type_object:
+		break;
+	default:	/* null, string, array */
+		return 0;
+	}
+	json_object_object_foreach(obj, key, val) {
+		char *name = has_prefix ? xasprintf("%s.%s", prefix, key) : xstrdup(key);
+
+		n += metrics_add_json(m, name, val);
+		free(name);
+	}
+	return n;
+}
+
+struct json_object *metrics_json_number(double v)
+{
+	char buf[32];
+
+	if (!isfinite(v))
+		return NULL;
+	if (fabs(v) <= 9007199254740992.0 && v == (double)(int64_t)v)
+		return json_object_new_int64((int64_t)v);
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return json_object_new_double_s(v, buf);
+}
+
+struct json_object *metrics_to_json(const struct metrics *m)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < m->n; i++)
+		json_object_object_add(o, m->v[i].name, metrics_json_number(m->v[i].value));
+	return o;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(struct metrics *const *runs, size_t n_runs, const char *name,
+			double *vals)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < n_runs; r++)
+		if (runs[r] && metrics_get(runs[r], name, &vals[n]))
+			n++;
+	if (n > 1)	/* qsort(NULL, 0) is undefined */
+		qsort(vals, n, sizeof(*vals), cmp_double);
+	if (n % 2)
+		return vals[n / 2];
+	return (vals[n / 2 - 1] + vals[n / 2]) / 2;
+}
+
+struct metrics *metrics_median(struct metrics *const *runs, size_t n_runs)
+{
+	struct metrics *out = metrics_new();
+	double *vals = xzalloc(n_runs * sizeof(*vals));
+
+	for (size_t r = 0; r < n_runs; r++) {
+		for (size_t i = 0; runs[r] && i < runs[r]->n; i++) {
+			const char *name = runs[r]->v[i].name;
+
+			if (!metrics_get(out, name, NULL))
+				metrics_set(out, name, median_of(runs, n_runs, name, vals));
+		}
+	}
+	free(vals);
+	return out;
+}
+
+/*
+ * The metric families a scenario may check: one line per pattern. A pattern
+ * is dot-separated components, each one of
+ *	literal		matches itself
+ *	{a,b,c}		one of the listed names
+ *	<LABEL>		a NIC label of the scenario's topology (A, B, ...)
+ *	*		any one component
+ *	**		(last only) one or more components
+ * `generator` names the traffic generator that produces the family; NULL
+ * means every scenario has it. New families are new lines here.
+ */
+static const struct metric_family {
+	const char *generator;
+	const char *pattern;
+} metric_families[] = {
+	{ "udp-stream",
+	  "udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}" },
+	{ "udp-stream", "udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
+	{ "tcp-stream", "tcp.{goodput_bps,bytes,retransmits,cwnd,cwnd_min,cwnd_max}" },
+	{ "tcp-stream", "tcp.{rtt_us,rtt_min_us,rtt_max_us}" },
+	{ "rr", "rr.{transactions,tps,lost}" },
+	{ "rr", "rr.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
+	{ NULL, "nic.<LABEL>.**" },
+	{ NULL, "ring.<LABEL>.{rx,tx,rx_max,tx_max}" },
+	{ NULL, "snmp.<LABEL>.{Ip,Icmp,IcmpMsg,Tcp,Udp,UdpLite}.*" },
+	{ NULL, "netstat.<LABEL>.{TcpExt,IpExt,MPTcpExt}.*" },
+	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
+	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
+	{ NULL, "qdisc.<LABEL>.{packets,bytes,dropped,overlimits,requeues}" },
+	{ NULL, "neigh.<LABEL>.{arp,ndisc}.*" },
+	/* From the guest's trace.dat ([trace]), per reason as the kernel names it. */
+	{ NULL, "drops.{total,lost_events}" },
+	{ NULL, "drops.reason.*" },
+	/* Stage latency and flows (pktpath.c), per direction and stage. */
+	{ NULL, "latency.{rx,tx}.*.{p50_us,p90_us,p99_us,max_us,count}" },
+	{ NULL, "latency.{rx,tx}.{packets,followed}" },
+	{ NULL, "latency.{rx,tx}.not_followed.*" },
+	{ NULL, "flows.{count,drops,retransmits}" },
+	/* The NET_RX timeline and the TX table (netrx.c). */
+	{ NULL, "netrx.{polls,budget_exhausted,budget_exhausted_pct,softirqs,softirqs_without_irq}" },
+	{ NULL, "netrx.frames_per_poll.mean" },
+	{ NULL, "netrx.{irq_softirq,poll,rx_copy}.{p50_us,p99_us}" },
+	{ NULL, "netrx.dev.*.{polls,budget_exhausted,frames}" },
+	{ NULL, "tx.{packets,dropped}" },
+	{ NULL, "tx.{qdisc,dev,free}.{p50_us,p99_us}" },
+	/* ACPI tables given with the scenario, and the interrupt routing (acpi.json). */
+	{ NULL, "acpi.{given,taken,expect_ok}" },
+	{ NULL, "irq.*.{line,shared}" },
+	/* The driver patches' lines, per interface (drvring.c). */
+	{ NULL, "drv.{lines,bad_lines}" },
+	{ NULL, "drv.*.rx.fill.{min,p1,p50,mean,max}" },
+	{ NULL, "drv.*.rx.{ring,descs,handoffs,refills,refill_allocs,refill_failures,refills_low,"
+		"low_episodes,empty_episodes,low_ms}" },
+	{ NULL, "drv.*.rx.{no_handoff,no_handoff_len_min,no_handoff_len_max,handoff_len_min,"
+		"handoff_len_max}" },
+	{ NULL, "drv.*.rx.{no_handoff_len,no_handoff_status}.*" },
+	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
+	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
+	{ NULL, "drv.*.tx.{ring,xmits,done}" },
+	{ NULL, "drv.*.tx.inflight.{max,mean}" },
+	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
+	 * its IP layer, and lost between (scnrun.c); every generator. */
+	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
+	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
+	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
+	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
+			"rx_stack_drops,app_received}" },
+	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,driver_drops,stack_in,lost_in_stack,"
+			"unaccounted}" },
+};
+
+enum family_match {
+	FM_NO,
+	FM_YES,
+	FM_BAD_LABEL,	/* matches but for a label the topology lacks */
+};
+
+/* Length of the component at s (up to '.' or the end). */
+static size_t comp_len(const char *s)
+{
+	return strcspn(s, ".");
+}
+
+static bool in_brace_list(const char *list, size_t list_len, const char *c, size_t n)
+{
+	const char *p = list + 1, *end = list + list_len - 1;
+
+	while (p < end) {
+		size_t len = strcspn(p, ",}");
+
+		if (len == n && !strncmp(p, c, n))
+			return true;
+		p += len + 1;
+	}
+	return false;
+}
+
+/* Match one name component c[0..n) against pattern component pc[0..pn). */
+static enum family_match comp_match(const char *pc, size_t pn, const char *c, size_t n,
+				    const char *labels, char *bad_label)
+{
+	if (pn == 1 && *pc == '*')
+		return FM_YES;
+	if (pn == 7 && !strncmp(pc, "<LABEL>", 7)) {
+		if (n != 1)
+			return FM_NO;
+		if (strchr(labels, *c))
+			return FM_YES;
+		*bad_label = *c;
+		return FM_BAD_LABEL;
+	}
+	if (*pc == '{')
+		return in_brace_list(pc, pn, c, n) ? FM_YES : FM_NO;
+	return pn == n && !strncmp(pc, c, n) ? FM_YES : FM_NO;
+}
+
+static enum family_match family_match(const char *pat, const char *name, const char *labels,
+				      char *bad_label)
+{
+	enum family_match res = FM_YES;
+
+	for (;;) {
+		size_t pn = comp_len(pat), n = comp_len(name);
+		enum family_match r;
+
+		if (pn == 2 && !strncmp(pat, "**", 2))
+			return n ? res : FM_NO;
+		r = comp_match(pat, pn, name, n, labels, bad_label);
+		if (r == FM_NO || !n)
+			return FM_NO;
+		if (r == FM_BAD_LABEL)
+			res = FM_BAD_LABEL;
+		pat += pn;
+		name += n;
+		if (!*pat || !*name)
+			return !*pat && !*name ? res : FM_NO;
+		pat++;
+		name++;
+	}
+}
+
+static bool same_family(const char *pattern, const char *name)
+{
+	size_t n = comp_len(pattern);
+
+	return n == comp_len(name) && !strncmp(pattern, name, n);
+}
+
+static char *family_list(void)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++) {
+		const char *p = metric_families[i].pattern;
+
+		if (i && same_family(metric_families[i - 1].pattern, p))
+			continue;
+		sbuf_addf(&b, "%s%.*s", b.len ? ", " : "", (int)comp_len(p), p);
+	}
+	return sbuf_detach(&b);
+}
+
+static char *label_list(const char *labels)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (const char *l = labels; *l; l++)
+		sbuf_addf(&b, "%s%c", l == labels ? "" : ", ", *l);
+	if (!*labels)
+		sbuf_adds(&b, "none");
+	return sbuf_detach(&b);
+}
+
+static int name_unknown(const char *name, char **err)
+{
+	struct sbuf b;
+	char *fams;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++)
+		if (same_family(metric_families[i].pattern, name))
+			sbuf_addf(&b, "%s%s", b.len ? ", " : "", metric_families[i].pattern);
+	if (b.len) {
+		err_set(err, "unknown metric '%s' (known: %s)", name, b.s);
+	} else {
+		fams = family_list();
+		err_set(err, "unknown metric '%s' (metric families: %s)", name, fams);
+		free(fams);
+	}
+	sbuf_release(&b);
+	return -ENOENT;
+}
+
+int metrics_name_check(const char *name, const char *generator, const char *labels, char **err)
+{
+	const char *other_gen = NULL;
+	char bad_label = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++) {
+		const struct metric_family *f = &metric_families[i];
+		char label = 0;
+		enum family_match r = family_match(f->pattern, name, labels, &label);
+
+		if (r == FM_BAD_LABEL)
+			bad_label = label;
+		if (r != FM_YES)
+			continue;
+		if (!f->generator || (generator && !strcmp(f->generator, generator)))
+			return 0;
+		other_gen = f->generator;
+	}
+	if (other_gen) {
+		err_set(err, "metric '%s' is not produced by generator '%s' (it comes from '%s')",
+			name, generator ? generator : "(none)", other_gen);
+		return -ENOENT;
+	}
+	if (bad_label) {
+		char *list = label_list(labels);
+
+		err_set(err, "metric '%s': the topology has no NIC '%c' (NICs: %s)", name,
+			bad_label, list);
+		free(list);
+		return -ENOENT;
+	}
+	return name_unknown(name, err);
+}

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What netlab regress reports: a table for people, KTAP for kernel CI,
+ * JUnit XML for generic CI, and a JSON summary with every number.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "lib/jsonout.h"
+#include "scenario/regress.h"
+
+static void fmt_num(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* "12 [10..14]" for a value measured over several runs. */
+static void fmt_value(char *buf, size_t n, const struct regress_check *rc, unsigned int runs)
+{
+	char v[24], lo[24], hi[24];
+
+	fmt_num(v, sizeof(v), rc->res.status == CHECK_PASS || rc->res.status == CHECK_FAIL ?
+				      rc->res.value : NAN);
+	if (runs < 2 || isnan(rc->min) || rc->min == rc->max) {
+		snprintf(buf, n, "%s", v);
+		return;
+	}
+	fmt_num(lo, sizeof(lo), rc->min);
+	fmt_num(hi, sizeof(hi), rc->max);
+	snprintf(buf, n, "%s [%s..%s]", v, lo, hi);
+}
+
+static const char *check_verdict(const struct regress_scn *rs, const struct regress_check *rc)
+{
+	if (!rs->median)
+		return regress_outcome_name(rs->outcome);
+	return check_status_name(rc->res.status);
+}
+
+/* A metric, or NAN when it was not measured. */
+static double mget(const struct metrics *m, const char *name)
+{
+	return metrics_value(m, name, NAN);
+}
+
+/* The same, for a per-NIC metric: fmt has one %c for the label. */
+static double mgetl(const struct metrics *m, const char *fmt, char label)
+{
+	return metrics_value_label(m, fmt, label, NAN);
+}
+
+/* Each NIC label whose NIC/driver layer was measured (nicrx.<L>.lost), in order. */
+static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; m && i < metrics_count(m) && n < max; i++) {
+		const char *name;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (!strncmp(name, "nicrx.", 6) && name[6] && !strcmp(name + 7, ".lost") &&
+		    !memchr(labels, name[6], n))
+			labels[n++] = name[6];
+	}
+	return n;
+}
+
+/* "e1000e ethB: 8293 descriptors completed without a hand-off: len 1514 (8293); status 0x7 (8293)" */
+static void driver_evidence(const struct metrics *m, struct sbuf *b)
+{
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name, *ifname, *suffix = ".rx.no_handoff";
+		size_t nl, sl = strlen(suffix);
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		nl = strlen(name);
+		if (strncmp(name, "drv.", 4) || nl <= 4 + sl || strcmp(name + nl - sl, suffix) || v <= 0)
+			continue;
+		ifname = name + 4;
+		sbuf_addf(b, "\n      driver: %.*s completed %.0f received descriptors without handing them to the stack",
+			  (int)(nl - 4 - sl), ifname, v);
+		{
+			char *lo = xasprintf("%s_len_min", name), *hi = xasprintf("%s_len_max", name);
+			double l = mget(m, lo), h = mget(m, hi);
+
+			if (!isnan(l) && !isnan(h))
+				sbuf_addf(b, l == h ? ", all %.0f B" : ", %.0f..%.0f B", l, h);
+			free(lo);
+			free(hi);
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			const char *what = pass ? ".rx.no_handoff_status." : ".rx.no_handoff_len.";
+			char *prefix = xasprintf("drv.%.*s%s", (int)(nl - 4 - sl), ifname, what);
+			bool first = true;
+
+			for (size_t k = 0; k < metrics_count(m); k++) {
+				const char *n2;
+				double c;
+
+				metrics_at(m, k, &n2, &c);
+				if (strncmp(n2, prefix, strlen(prefix)))
+					continue;
+				sbuf_addf(b, "%s%s%s (%.0f)", first ? (pass ? "; status " : "; most: ") : ", ",
+					  n2 + strlen(prefix), pass ? "" : " B", c);
+				first = false;
+			}
+			free(prefix);
+		}
+	}
+}
+
+char *regress_loss_story(const struct metrics *m)
+{
+	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
+	double wire = mget(m, "loss.lost_on_wire"), stack = mget(m, "loss.lost_in_stack");
+	double drv = mget(m, "loss.driver_drops"), un = mget(m, "loss.unaccounted");
+	char labels[8];
+	size_t n_labels = nicrx_labels(m, labels, sizeof(labels));
+	bool driver_lost = false;
+	struct sbuf b;
+
+	if (isnan(sent) && !n_labels)
+		return NULL;
+	sbuf_init(&b);
+	if (!isnan(sent))
+		sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> wire %.0f -> "
+			      "receiver's wire %.0f (-%.0f between the NICs) -> NIC/driver -%.0f -> "
+			      "receiver stack -%.0f (counted %.0f) -> delivered %.0f; unaccounted %.0f",
+			  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
+			  mget(m, "loss.wire_rx"), wire, isnan(drv) ? 0 : drv, stack,
+			  mget(m, "loss.rx_stack_drops"), mget(m, "loss.app_received"), un);
+	for (size_t i = 0; i < n_labels; i++) {
+		double w = mgetl(m, "nicrx.%c.wire", labels[i]), ip = mgetl(m, "nicrx.%c.ip", labels[i]);
+		double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
+
+		driver_lost |= lost > 0;
+		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP", i ? "; " :
+			  (isnan(sent) ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
+			  labels[i], w, ip);
+		if (lost > 0)
+			sbuf_addf(&b, " (-%.0f in its NIC/driver)", lost);
+	}
+	for (size_t i = 0; i < n_labels; i++) {
+		/* Fragments: what the receiving IP layer made of them. */
+		static const char *const fmt[] = { "snmp.%c.Ip.ReasmReqds", "snmp.%c.Ip.ReasmOKs",
+						   "snmp.%c.Ip.ReasmFails", "snmp.%c.Ip.ReasmTimeout" };
+		double v[4];
+
+		for (int k = 0; k < 4; k++)
+			v[k] = mgetl(m, fmt[k], labels[i]);
+		if (v[0] > 0)
+			sbuf_addf(&b, "\n      reassembly at %c: %.0f fragments -> %.0f datagrams, %.0f failed, %.0f timed out (Ip.Reasm*)",
+				  labels[i], v[0], v[1], isnan(v[2]) ? 0 : v[2], isnan(v[3]) ? 0 : v[3]);
+	}
+	if (!isnan(mget(m, "tcp.retransmits")))
+		sbuf_addf(&b, "\n      TCP: %.0f retransmits (tcp_info of the sender)", mget(m, "tcp.retransmits"));
+	{
+		/* What the trace says, by the kernel's own reason names. */
+		bool first = true;
+
+		for (size_t i = 0; m && i < metrics_count(m); i++) {
+			const char *name;
+			double v;
+
+			metrics_at(m, i, &name, &v);
+			if (strncmp(name, "drops.reason.", 13) || v <= 0)
+				continue;
+			sbuf_addf(&b, "%s%s %.0f", first ? "\n      kfree_skb by reason: " : ", ",
+				  name + 13, v);
+			first = false;
+		}
+	}
+	driver_evidence(m, &b);
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost) {
+		sbuf_adds(&b, "\n      packets went missing:");
+		if (before > 0)
+			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);", before);
+		if (wire > 0)
+			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+		for (size_t i = 0; i < n_labels; i++) {
+			double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
+			double silent = mgetl(m, "nicrx.%c.silent", labels[i]);
+			double counted = mgetl(m, "nicrx.%c.counted", labels[i]);
+
+			if (lost <= 0)
+				continue;
+			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",
+				  lost, labels[i]);
+			if (silent > 0 && !(counted > 0))
+				sbuf_adds(&b, ", and no NIC or driver counter moved: silent);");
+			else if (silent > 0)
+				sbuf_addf(&b, "; its NIC counters say %.0f dropped, %.0f silent);", counted,
+					  silent);
+			else
+				sbuf_addf(&b, "; its NIC counters say %.0f dropped: ethtool -S);", counted);
+		}
+		if (stack > 0)
+			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver);", stack);
+	}
+	return sbuf_detach(&b);
+}
+
+/*
+ * The command that takes a failing run to its first drop under gdb: the
+ * first run whose own checks failed (else the first run), if it was
+ * recorded; else how to record it.
+ */
+static void print_replay_hint(const struct regress_scn *rs, FILE *f)
+{
+	const struct regress_run *run = NULL;
+	char *rec;
+
+	for (unsigned int i = 0; i < rs->n_runs && !run; i++)
+		if (rs->runs[i].dir && rs->runs[i].checks_failed)
+			run = &rs->runs[i];
+	if (!run && rs->n_runs && rs->runs[0].dir)
+		run = &rs->runs[0];
+	if (!run)
+		return;
+	rec = run_recording_dir(run->dir);
+	if (rec)
+		fprintf(f, "  replay: netlab gdb --replay %s --until first-drop   (add --batch FILE to script it)\n",
+			run->dir);
+	else
+		fprintf(f, "  replay: record it with 'netlab regress --record %s', then 'netlab gdb --replay RUN_DIR --until first-drop'\n",
+			rs->scn->name);
+	free(rec);
+}
+
+void regress_print_table(const struct regress *r, FILE *f)
+{
+	size_t pass = 0;
+
+	fprintf(f, "%-24s %-18s %-28s %-20s %-22s %s\n", "SCENARIO", "CHECK", "METRIC",
+		"VALUE [min..max]", "BOUND", "VERDICT");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+		char *story;
+
+		pass += rs->outcome == RO_PASS;
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			const char *subj = check_subject(rc->check->expr);
+			char val[96], bound[48], b[32];
+
+			fmt_value(val, sizeof(val), rc, rs->n_runs);
+			fmt_num(b, sizeof(b), rc->res.bound);
+			snprintf(bound, sizeof(bound), "%s %s", check_op_str(rc->res.op), b);
+			fprintf(f, "%-24s %-18s %-28s %-20s %-22s %s\n", rs->scn->name,
+				rc->check->name, subj ? subj : "-", val,
+				rs->median ? bound : "-", check_verdict(rs, rc));
+		}
+		if (rs->outcome != RO_PASS && rs->reason)
+			fprintf(f, "  %s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
+		story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
+		if (story)
+			fprintf(f, "  loss: %s\n", story);
+		free(story);
+		if (rs->outcome == RO_FAIL)
+			print_replay_hint(rs, f);
+	}
+	fprintf(f, "%zu/%zu scenarios passed in %.0f s; results in %s\n", pass, r->n, r->wall_s,
+		r->dir);
+}
+
+void regress_print_ktap(const struct regress *r, FILE *f)
+{
+	fprintf(f, "KTAP version 1\n1..%zu\n", r->n);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+
+		fprintf(f, "    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", rs->scn->name,
+			rs->scn->n_checks);
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			char v[32], b[32];
+
+			fmt_num(v, sizeof(v), rc->res.value);
+			fmt_num(b, sizeof(b), rc->res.bound);
+			if (!rs->median)
+				fprintf(f, "    ok %zu %s # SKIP %s\n", c + 1, rc->check->name,
+					regress_outcome_name(rs->outcome));
+			else
+				fprintf(f, "    %sok %zu %s # %s %s %s\n",
+					rc->res.status == CHECK_PASS ? "" : "not ", c + 1,
+					rc->check->name, v, check_op_str(rc->res.op), b);
+		}
+		if (rs->outcome == RO_INFRA || rs->outcome == RO_INTERRUPTED)
+			fprintf(f, "ok %zu %s # SKIP %s: %s\n", i + 1, rs->scn->name,
+				regress_outcome_name(rs->outcome), rs->reason ? rs->reason : "");
+		else
+			fprintf(f, "%sok %zu %s\n", rs->outcome == RO_PASS ? "" : "not ", i + 1,
+				rs->scn->name);
+	}
+}
+
+/* Text for an XML attribute: markup escaped, line breaks as character
+ * references, other control characters (which XML 1.0 forbids) as \xNN. */
+static void xml_escape(struct sbuf *b, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '<': sbuf_adds(b, "&lt;"); break;
+		case '>': sbuf_adds(b, "&gt;"); break;
+		case '&': sbuf_adds(b, "&amp;"); break;
+		case '"': sbuf_adds(b, "&quot;"); break;
+		case '\n': sbuf_adds(b, "&#10;"); break;
+		case '\t': sbuf_adds(b, "&#9;"); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				sbuf_addf(b, "\\x%02x", ch);
+			else
+				sbuf_add(b, s, 1);
+		}
+	}
+}
+
+int regress_write_junit(const struct regress *r, const char *path, char **err)
+{
+	struct sbuf b;
+	int ret;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"netlab regress\">\n");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct regress_scn *rs = &r->s[i];
+
+		sbuf_adds(&b, "  <testsuite name=\"");
+		xml_escape(&b, rs->scn->name);
+		sbuf_addf(&b, "\" tests=\"%zu\">\n", rs->scn->n_checks);
+		for (size_t c = 0; c < rs->scn->n_checks; c++) {
+			const struct regress_check *rc = &rs->checks[c];
+			char v[32], bd[32];
+
+			fmt_num(v, sizeof(v), rc->res.value);
+			fmt_num(bd, sizeof(bd), rc->res.bound);
+			sbuf_adds(&b, "    <testcase classname=\"");
+			xml_escape(&b, rs->scn->name);
+			sbuf_adds(&b, "\" name=\"");
+			xml_escape(&b, rc->check->name);
+			sbuf_adds(&b, "\">");
+			if (!rs->median || (rc->res.status != CHECK_PASS && rc->res.status != CHECK_FAIL)) {
+				sbuf_addf(&b, "<error message=\"%s: ", regress_outcome_name(rs->outcome));
+				xml_escape(&b, rc->res.err ? rc->res.err : rs->reason);
+				sbuf_adds(&b, "\"/>");
+			} else if (rc->res.status == CHECK_FAIL) {
+				sbuf_adds(&b, "<failure message=\"");
+				xml_escape(&b, check_text(rc->check->expr));
+				sbuf_addf(&b, ": value %s, bound ", v);
+				xml_escape(&b, check_op_str(rc->res.op));
+				sbuf_addf(&b, " %s\"/>", bd);
+			}
+			sbuf_adds(&b, "</testcase>\n");
+		}
+		sbuf_adds(&b, "  </testsuite>\n");
+	}
+	sbuf_adds(&b, "</testsuites>\n");
+	ret = file_write(path, b.s, b.len);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
+	sbuf_release(&b);
+	return ret;
+}
+
+static struct json_object *jnum_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? NULL : metrics_json_number(v);
+}
+
+static struct json_object *json_checks(const struct regress_scn *rs)
+{
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		const struct regress_check *rc = &rs->checks[c];
+		struct json_object *o = json_object_new_object();
+		const char *subj = check_subject(rc->check->expr);
+
+		json_object_object_add(o, "name", json_object_new_string(rc->check->name));
+		json_object_object_add(o, "expr", json_object_new_string(check_text(rc->check->expr)));
+		json_object_object_add(o, "subject", subj ? json_object_new_string(subj) : NULL);
+		json_object_object_add(o, "status", json_object_new_string(check_verdict(rs, rc)));
+		json_object_object_add(o, "value", jnum_or_null(rc->res.value));
+		json_object_object_add(o, "op", json_object_new_string(check_op_str(rc->res.op)));
+		json_object_object_add(o, "bound", jnum_or_null(rc->res.bound));
+		json_object_object_add(o, "min", jnum_or_null(rc->min));
+		json_object_object_add(o, "max", jnum_or_null(rc->max));
+		json_object_object_add(o, "baseline", jnum_or_null(rc->baseline));
+		json_object_object_add(o, "error", rc->res.err ? json_object_new_string(rc->res.err) : NULL);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static struct json_object *json_scenario(const struct regress_scn *rs)
+{
+	struct json_object *o = json_object_new_object(), *runs = json_object_new_array();
+	char *story = regress_loss_story(rs->median);
+
+	json_object_object_add(o, "name", json_object_new_string(rs->scn->name));
+	json_object_object_add(o, "path", json_object_new_string(rs->scn->path));
+	json_object_object_add(o, "outcome", json_object_new_string(regress_outcome_name(rs->outcome)));
+	json_object_object_add(o, "reason", rs->reason ? json_object_new_string(rs->reason) : NULL);
+	for (unsigned int k = 0; k < rs->n_runs; k++) {
+		struct json_object *run = json_object_new_object();
+
+		json_object_object_add(run, "dir", json_object_new_string(rs->runs[k].dir));
+		json_object_object_add(run, "verdict",
+				       json_object_new_string(run_verdict_name(rs->runs[k].verdict)));
+		json_object_object_add(run, "wall_s", json_object_new_double(rs->runs[k].wall_s));
+		if (rs->runs[k].connect)
+			json_object_object_add(run, "connect",
+					       json_object_new_string(rs->runs[k].connect));
+		json_object_array_add(runs, run);
+	}
+	json_object_object_add(o, "runs", runs);
+	json_object_object_add(o, "checks", json_checks(rs));
+	json_object_object_add(o, "loss", story ? json_object_new_string(story) : NULL);
+	json_object_object_add(o, "median", rs->median ? metrics_to_json(rs->median) : NULL);
+	free(story);
+	return o;
+}
+
+int regress_write_json(const struct regress *r, const char *path, char **err)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	int ret;
+
+	for (size_t i = 0; i < r->n; i++)
+		json_object_array_add(arr, json_scenario(&r->s[i]));
+	json_object_object_add(o, "exit_code", json_object_new_int(regress_exit_code(r)));
+	json_object_object_add(o, "wall_s", json_object_new_double(r->wall_s));
+	json_object_object_add(o, "accel_reason",
+			       r->accel_why ? json_object_new_string(r->accel_why) : NULL);
+	json_object_object_add(o, "scenarios", arr);
+	ret = json_file_write(path, o);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
+	json_object_put(o);
+	return ret;
+}

@@ -1,0 +1,757 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab regress: scenarios -> runs (a pool of forked workers, each running
+ * one guest) -> metrics -> medians -> checks.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "boot/acpi.h"
+#include "scenario/baseline.h"
+#include "lib/jsonout.h"
+#include "vm/libvirt.h"
+#include "scenario/regress.h"
+#include "scenario/scnrun.h"
+
+static const char *const outcome_names[] = {
+	[RO_PASS] = "pass", [RO_FAIL] = "fail", [RO_INFRA] = "infra-error",
+	[RO_BAD] = "bad-scenario", [RO_INTERRUPTED] = "interrupted",
+};
+
+const char *regress_outcome_name(enum regress_outcome o)
+{
+	return outcome_names[o];
+}
+
+/* The run options of one scenario run. */
+static void scn_run_opts(const struct regress_opts *o, const struct regress_scn *rs,
+			 struct run_opts *ro)
+{
+	const struct scenario *s = rs->scn;
+	bool det = o->deterministic >= 0 ? o->deterministic : s->deterministic;
+
+	*ro = o->base;
+	ro->topology = s->topo->name;
+	for (int i = 0; i < VM_MAX_NICS; i++)
+		ro->nic_model[i] = s->nic_model[i] ? s->nic_model[i]->name : NULL;
+	ro->append = rs->append;
+	ro->timeout_s = s->timeout_s;
+	if (s->mem_mb)
+		ro->mem_mb = s->mem_mb;
+	ro->icount_shift = det ? 3 : -1;
+	if (o->record || s->record) {
+		/* Every VM, replayable from the run directory (netlab gdb --replay). */
+		ro->debug.rr = VM_RR_RECORD;
+		ro->debug.rr_vm = -1;
+	}
+	ro->exec = rs->script;
+	ro->peer_exec = rs->peer_script;
+	ro->job_lines = (const char *const *)rs->job_lines;
+	ro->n_job_lines = s->n_sysctl;
+	ro->acpi = (const char *const *)s->acpi;
+	ro->n_acpi = s->n_acpi;
+	ro->on_output = NULL;
+}
+
+/* One scenario (or matrix case), parsed; r owns scn from here on. */
+static int load_one(const struct regress_opts *o, struct regress *r, struct scenario *scn,
+		    char **err)
+{
+	struct regress_scn *rs;
+	const char *path = scn->path;
+	struct run_opts ro;
+	struct sbuf script;
+	char *bpath;
+	int ret;
+
+	r->s = xrealloc_array(r->s, r->n + 1, sizeof(*r->s));
+	rs = &r->s[r->n++];
+	memset(rs, 0, sizeof(*rs));
+	rs->scn = scn;
+	/* A broken baselines file is bad input: found before anything boots. */
+	bpath = baseline_path(path);
+	ret = baseline_load(bpath, &rs->baseline, err);
+	free(bpath);
+	if (ret)
+		return -EINVAL;
+	/* An ACPI source iasl rejects is a scenario error, found before any boot. */
+	if (rs->scn->n_acpi) {
+		char *why = NULL;
+
+		if (acpi_validate((const char *const *)rs->scn->acpi, rs->scn->n_acpi, &why)) {
+			err_set(err, "%s:%u: %s", path, rs->scn->acpi_line, why);
+			free(why);
+			return -EINVAL;
+		}
+	}
+	if (o->repeat)
+		rs->scn->repeat = o->repeat;
+	rs->script = xstrdup("");
+	rs->append = scn_kernel_append(rs->scn);
+	rs->job_lines = xzalloc((rs->scn->n_sysctl + 1) * sizeof(char *));
+	for (size_t i = 0; i < rs->scn->n_sysctl; i++)
+		rs->job_lines[i] = xasprintf("sysctl.%s=%s", rs->scn->sysctl[i].key,
+					     rs->scn->sysctl[i].value);
+	scn_run_opts(o, rs, &ro);
+	ret = run_config(&ro, &rs->cfg, err);
+	if (ret)
+		return -EINVAL;
+	sbuf_init(&script);
+	ret = scnrun_script(rs->scn, &rs->cfg, 0, &script, err);
+	free(rs->script);
+	rs->script = sbuf_detach(&script);
+	if (!ret && rs->cfg.topo->n_vms > 1) {
+		sbuf_init(&script);
+		ret = scnrun_script(rs->scn, &rs->cfg, 1, &script, err);
+		rs->peer_script = sbuf_detach(&script);
+	}
+	return ret ? -EINVAL : 0;
+}
+
+static bool case_wanted(const char *filter, const char *name)
+{
+	return !filter || !strcmp(filter, name) || !fnmatch(filter, name, FNM_NOESCAPE);
+}
+
+static bool loaded(const struct regress *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->s[i].scn->name, name))
+			return true;
+	return false;
+}
+
+/* The cases of one file that its filter selects; each case at most once. */
+static int load_file(const struct regress_opts *o, struct regress *r, size_t k, char **err)
+{
+	const char *filter = o->case_filter ? o->case_filter[k] : NULL;
+	struct scenario **cases = NULL;
+	size_t n = 0;
+	int ret = scn_parse_cases(o->scenarios[k], &cases, &n, err) ? -EINVAL : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct scenario *c = cases[i];
+
+		cases[i] = NULL;
+		if (ret || !case_wanted(filter, c->name) || (filter && loaded(r, c->name))) {
+			scn_free(c);
+		} else if (loaded(r, c->name)) {
+			err_set(err, "%s: scenario named twice", c->name);
+			scn_free(c);
+			ret = -EINVAL;
+		} else {
+			ret = load_one(o, r, c, err);
+		}
+	}
+	free(cases);
+	return ret;
+}
+
+int regress_load(const struct regress_opts *o, struct regress **out, char **err)
+{
+	struct regress *r = xzalloc(sizeof(*r));
+
+	for (size_t i = 0; i < o->n_scenarios; i++) {
+		if (load_file(o, r, i, err)) {
+			regress_free(r);
+			return -EINVAL;
+		}
+	}
+	if (!r->n) {
+		bool filtered = false;
+
+		for (size_t i = 0; o->case_filter && i < o->n_scenarios; i++)
+			filtered |= o->case_filter[i] != NULL;
+		if (filtered)
+			err_set(err, "no scenario or matrix case matches what was named\n"
+				     "hint: netlab regress --list shows every case's name");
+		else
+			err_set(err, "no scenarios to run");
+		regress_free(r);
+		return -EINVAL;
+	}
+	*out = r;
+	return 0;
+}
+
+/* ---- workers ---------------------------------------------------------- */
+
+static volatile sig_atomic_t worker_stop;
+
+static void worker_signal(int sig)
+{
+	worker_stop = sig;
+}
+
+/* In the child: one guest run. Exits 0 when it ran (whatever the verdict). */
+static void worker(const struct regress_opts *o, const struct regress_scn *rs, const char *dir,
+		   const char *uri)
+{
+	struct sigaction sa = { .sa_handler = worker_signal };
+	struct gdb_batch *gdb = NULL;
+	struct run_result res;
+	struct run_opts ro;
+	char *err = NULL;
+	int ret;
+
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	scn_run_opts(o, rs, &ro);
+	ro.out = dir;
+	ro.connect = uri;
+	/* A scenario's [gdb]: a batch gdb on the paused guest (scnrun.h). */
+	ret = scnrun_gdb_attach(rs->scn, &rs->cfg, &ro, &gdb, &err);
+	if (!ret)
+		ret = run_execute(&ro, &worker_stop, &res, &err);
+	scnrun_gdb_finish(gdb);
+	if (ret) {
+		char *p = xasprintf("%s/harness-error", dir);
+
+		mkdir_p(dir, 0755);
+		file_writef(p, "%s\n", err ? err : strerror(-ret));
+		_exit(ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST);
+	}
+	run_result_release(&res);
+	_exit(0);
+}
+
+struct job {
+	size_t scn;
+	unsigned int rep;
+	pid_t pid;
+	size_t conn;			/* index into the connections */
+	double start;
+};
+
+/* The connections of a run: libvirt URIs, or one slot for the direct backend. */
+static size_t n_conns(const struct regress_opts *o)
+{
+	return o->base.backend == RUN_BACKEND_LIBVIRT && o->n_connect ? o->n_connect : 1;
+}
+
+static const char *conn_uri(const struct regress_opts *o, size_t k)
+{
+	if (o->base.backend != RUN_BACKEND_LIBVIRT)
+		return NULL;
+	return o->n_connect ? o->connect[k] : lv_default_uri();
+}
+
+static void progress(const struct regress_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void progress(const struct regress_opts *o, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	if (!o->progress)
+		return;
+	sbuf_init(&b);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	o->progress(o->ctx, b.s);
+	sbuf_release(&b);
+}
+
+static void read_run(struct regress_run *run)
+{
+	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL;
+	struct json_object *j = json_object_from_file(path), *v;
+
+	free(path);
+	run->verdict = RV_INFRA;
+	run->exit_status = -1;
+	if (!j) {
+		path = xasprintf("%s/harness-error", run->dir);
+		file_read(path, &herr, NULL);
+		free(path);
+		/* A full disk takes result.json and harness-error with it. */
+		run->reason = herr ? herr : disk_short(run->dir, 0);
+		if (!run->reason)
+			run->reason = xstrdup("the run left no result.json");
+		if (herr)
+			herr[strcspn(herr, "\n")] = '\0';
+		return;
+	}
+	if (json_object_object_get_ex(j, "verdict", &v))
+		for (int i = RV_OK; i <= RV_INTERRUPTED; i++)
+			if (!strcmp(json_object_get_string(v), run_verdict_name(i)))
+				run->verdict = i;
+	if (json_object_object_get_ex(j, "exit_status", &v) && v)
+		run->exit_status = json_object_get_int(v);
+	if (json_object_object_get_ex(j, "wall_s", &v))
+		run->wall_s = json_object_get_double(v);
+	if (json_object_object_get_ex(j, "reason", &v) && v)
+		run->reason = xstrdup(json_object_get_string(v));
+	json_object_put(j);
+}
+
+/* RUN_DIR/metrics.json: what `netlab report` shows beside the trace. */
+static void write_run_metrics(const char *dir, const struct metrics *m)
+{
+	struct json_object *j = metrics_to_json(m);
+	char *path = xasprintf("%s/metrics.json", dir);
+
+	if (j)
+		(void)json_file_write(path, j);
+	json_object_put(j);
+	free(path);
+}
+
+/*
+ * A run that completed: its metrics (kept for evaluate()), and its checks on
+ * this run alone, for the progress line: "checks pass" or the failing ones.
+ */
+static void run_metrics(struct regress_scn *rs, struct regress_run *run, struct sbuf *say)
+{
+	char *err = NULL;
+
+	run->m = metrics_new();
+	if (scnrun_collect(rs->scn, &rs->cfg, run->dir, run->m, &err)) {
+		metrics_free(run->m);
+		run->m = NULL;
+		free(run->reason);
+		run->reason = err ? err : xstrdup("its metrics could not be read");
+		sbuf_addf(say, ", metrics unreadable: %.*s", (int)strcspn(run->reason, "\n"),
+			  run->reason);
+		return;
+	}
+	write_run_metrics(run->dir, run->m);
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		const struct scn_check *chk = &rs->scn->checks[c];
+		double base = baseline_value(rs->baseline, rs->scn, chk->expr);
+		struct check_result res;
+
+		memset(&res, 0, sizeof(res));
+		check_eval(chk->expr, run->m, base, &res);
+		if (res.status == CHECK_FAIL)
+			sbuf_addf(say, "%s%s", run->checks_failed++ ? ", " : ", checks FAIL: ",
+				  chk->name);
+		check_result_release(&res);
+	}
+	if (!run->checks_failed)
+		sbuf_adds(say, ", checks pass");
+}
+
+static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, size_t done,
+		     size_t total)
+{
+	struct regress_scn *rs = &r->s[j->scn];
+	struct regress_run *run = &rs->runs[j->rep];
+	double wall = now_s() - j->start;
+	struct sbuf say;
+
+	read_run(run);
+	run->connect = conn_uri(o, j->conn);
+	sbuf_init(&say);
+	if (run->verdict == RV_OK)
+		run_metrics(rs, run, &say);
+	/* The connection, when the suite is spread over several. */
+	if (run->connect && n_conns(o) > 1)
+		sbuf_addf(&say, " (%.1f s, %s)", wall, run->connect);
+	else
+		sbuf_addf(&say, " (%.1f s)", wall);
+	progress(o, "[%zu/%zu] %s run %u/%u: %s%s", done, total, rs->scn->name, j->rep + 1,
+		 rs->n_runs, run_verdict_name(run->verdict), say.s);
+	sbuf_release(&say);
+}
+
+/* After a run whose file system filled up, start no more runs. */
+static void no_space_stop(struct regress *r, const struct job *j)
+{
+	const char *why = r->s[j->scn].runs[j->rep].reason;
+
+	if (!r->no_space && why && !strncmp(why, "no space left on ", 17))
+		r->no_space = xstrdup(why);
+}
+
+static int run_all(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop)
+{
+	size_t total = 0, next = 0, done = 0, running = 0, nc = n_conns(o);
+	unsigned int jobs = o->jobs ? o->jobs : 1;
+	unsigned int *busy = xzalloc(nc * sizeof(*busy));
+	struct job *all;
+
+	for (size_t i = 0; i < r->n; i++)
+		total += r->s[i].n_runs;
+	all = xzalloc(total * sizeof(*all));
+	for (size_t i = 0, k = 0; i < r->n; i++)
+		for (unsigned int rep = 0; rep < r->s[i].n_runs; rep++, k++)
+			all[k] = (struct job){ .scn = i, .rep = rep };
+
+	while (done < total) {
+		for (;;) {
+			struct job *j;
+			const char *dir;
+			size_t k = 0;
+
+			/* The least busy connection with room for one more guest. */
+			for (size_t c = 1; c < nc; c++)
+				if (busy[c] < busy[k])
+					k = c;
+			if (busy[k] >= jobs || next >= total || (stop && *stop) || r->no_space)
+				break;
+			j = &all[next++];
+			dir = r->s[j->scn].runs[j->rep].dir;
+			j->conn = k;
+			fflush(NULL);
+			j->start = now_s();
+			j->pid = fork();
+			if (j->pid == 0)
+				worker(o, &r->s[j->scn], dir, conn_uri(o, k));
+			if (j->pid < 0) {
+				j->pid = 0;
+				r->s[j->scn].runs[j->rep].reason = xstrdup("fork failed");
+				done++;
+				continue;
+			}
+			running++;
+			busy[k]++;
+		}
+		if (!running)
+			break;
+		{
+			int status;
+			pid_t pid = waitpid(-1, &status, 0);
+
+			if (pid < 0) {
+				if (errno == EINTR) {
+					if (stop && *stop)
+						for (size_t k = 0; k < next; k++)
+							if (all[k].pid > 0)
+								kill(all[k].pid, SIGTERM);
+					continue;
+				}
+				break;
+			}
+			for (size_t k = 0; k < next; k++) {
+				if (all[k].pid == pid) {
+					all[k].pid = 0;
+					running--;
+					busy[all[k].conn]--;
+					job_done(r, o, &all[k], ++done, total);
+					no_space_stop(r, &all[k]);
+				}
+			}
+		}
+	}
+	r->interrupted = stop && *stop;
+	/* A full disk fails every run after it the same way: they are not started. */
+	for (size_t k = next; r->no_space && k < total; k++) {
+		struct regress_run *run = &r->s[all[k].scn].runs[all[k].rep];
+
+		run->verdict = RV_INFRA;
+		run->exit_status = -1;
+		run->reason = xasprintf("not run: %s", r->no_space);
+	}
+	if (r->no_space)
+		progress(o, "%zu of %zu runs not started: %s", total - next, total, r->no_space);
+	free(all);
+	free(busy);
+	return 0;
+}
+
+/* ---- evaluation ------------------------------------------------------- */
+
+static void spread(struct regress_scn *rs, struct metrics **runs, size_t n)
+{
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		struct regress_check *rc = &rs->checks[c];
+		const char *subj = check_subject(rc->check->expr);
+
+		rc->min = INFINITY;
+		rc->max = -INFINITY;
+		for (size_t i = 0; i < n; i++) {
+			double v;
+
+			if (subj && metrics_get(runs[i], subj, &v)) {
+				rc->min = fmin(rc->min, v);
+				rc->max = fmax(rc->max, v);
+			}
+		}
+		if (rc->min > rc->max)
+			rc->min = rc->max = NAN;
+	}
+}
+
+/* Why a run did not give metrics: bad scenario, regression or infrastructure. */
+static enum regress_outcome run_failure(struct regress_run *run)
+{
+	char *p, *text = NULL;
+
+	if (run->verdict == RV_PANIC)
+		return RO_FAIL;
+	if (run->verdict == RV_INTERRUPTED)
+		return RO_INTERRUPTED;
+	if (run->verdict == RV_FAILED && run->exit_status == SCNRUN_EXIT_SETUP) {
+		p = xasprintf("%s/files/setup-error", run->dir);
+		if (file_read(p, &text, NULL) == 0) {
+			text[strcspn(text, "\n")] = '\0';
+			free(run->reason);
+			run->reason = text;
+		}
+		free(p);
+		return RO_BAD;
+	}
+	return RO_INFRA;
+}
+
+static bool uses_baseline(const struct scenario *s)
+{
+	for (size_t c = 0; c < s->n_checks; c++)
+		if (check_uses_baseline(s->checks[c].expr))
+			return true;
+	return false;
+}
+
+static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
+{
+	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
+	char *bpath = baseline_path(rs->scn->path), *err = NULL;
+	size_t n_ok = 0;
+
+	rs->outcome = RO_PASS;
+	rs->checks = xzalloc((rs->scn->n_checks + 1) * sizeof(*rs->checks));
+	for (unsigned int i = 0; i < rs->n_runs; i++) {
+		struct regress_run *run = &rs->runs[i];
+		struct metrics *m;
+		enum regress_outcome f;
+
+		if (run->verdict == RV_OK) {
+			m = run->m;
+			if (m) {
+				ok[n_ok++] = m;
+				continue;
+			}
+			f = RO_INFRA;
+		} else {
+			f = run_failure(run);
+		}
+		/* The worst failure decides: a bad scenario, then a regression, then infra. */
+		if (rs->outcome == RO_PASS || f == RO_BAD || (f == RO_FAIL && rs->outcome != RO_BAD)) {
+			rs->outcome = f;
+			free(rs->reason);
+			rs->reason = xasprintf("run %u: %s: %s", i + 1, run_verdict_name(run->verdict),
+					       run->reason ? run->reason : "");
+		}
+	}
+	if (n_ok)
+		rs->median = metrics_median(ok, n_ok);
+	if (rs->median && o->update_baselines && n_ok == rs->n_runs && uses_baseline(rs->scn)) {
+		struct baseline_meta meta = { .repeat = (unsigned int)n_ok };
+
+		if (baseline_update(bpath, rs->scn, rs->median, &meta, &err)) {
+			rs->outcome = RO_BAD;
+			free(rs->reason);
+			rs->reason = err;
+			err = NULL;
+		}
+	}
+	if (o->update_baselines) {
+		metrics_free(rs->baseline);
+		rs->baseline = NULL;
+		if (baseline_load(bpath, &rs->baseline, &err)) {
+			rs->outcome = RO_BAD;
+			free(rs->reason);
+			rs->reason = err;
+			err = NULL;
+		}
+	}
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		struct regress_check *rc = &rs->checks[c];
+
+		rc->check = &rs->scn->checks[c];
+		rc->baseline = baseline_value(rs->baseline, rs->scn, rc->check->expr);
+		if (!rs->median) {
+			rc->res.status = CHECK_NOT_MEASURED;
+			continue;
+		}
+		check_eval(rc->check->expr, rs->median, rc->baseline, &rc->res);
+		if (rs->outcome != RO_PASS && rs->outcome != RO_FAIL)
+			continue;
+		if (rc->res.status == CHECK_FAIL) {
+			rs->outcome = RO_FAIL;
+		} else if (rc->res.status != CHECK_PASS) {
+			rs->outcome = rc->res.status == CHECK_NOT_MEASURED ? RO_INFRA : RO_BAD;
+			free(rs->reason);
+			rs->reason = xasprintf("check '%s': %s", rc->check->name,
+					       rc->res.err ? rc->res.err : check_status_name(rc->res.status));
+		}
+	}
+	spread(rs, ok, n_ok);
+	free(ok);
+	free(bpath);
+}
+
+static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **err)
+{
+	int ret;
+
+	/* Refused before anything runs, not as each run's infrastructure error. */
+	if (qemu_path_check("run directory (--out)", o->out, err))
+		return -EINVAL;
+	ret = mkdir_p(o->out, 0755);
+
+	if (ret) {
+		err_set(err, "cannot create '%s': %s", o->out, strerror(-ret));
+		return ret;
+	}
+	r->dir = xstrdup(o->out);
+	for (size_t i = 0; i < r->n; i++) {
+		struct regress_scn *rs = &r->s[i];
+
+		char *name = scn_file_name(rs->scn);
+
+		rs->dir = xasprintf("%s/%s", o->out, name);
+		free(name);
+		rs->n_runs = rs->scn->repeat;
+		rs->runs = xzalloc(rs->n_runs * sizeof(*rs->runs));
+		for (unsigned int k = 0; k < rs->n_runs; k++)
+			rs->runs[k].dir = xasprintf("%s/run-%u", rs->dir, k + 1);
+		if (access(rs->dir, F_OK) == 0) {
+			err_set(err, "'%s' exists already\nhint: pass a new --out DIR", rs->dir);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Room for every run of the suite, which keeps them all, before any boots. */
+static int space_check(const struct regress *r, const struct regress_opts *o, char **err)
+{
+	unsigned long long need = 0;
+	size_t runs = 0;
+	char *short_of;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct run_opts ro;
+
+		scn_run_opts(o, &r->s[i], &ro);
+		need += r->s[i].n_runs * run_space_estimate(&ro);
+		runs += r->s[i].n_runs;
+	}
+	short_of = disk_short(r->dir, need);
+	if (!short_of)
+		return 0;
+	err_set(err, "%s/: %s for %zu runs (about %.0f MB each: initrd copies, captures, traces)\n"
+		     "hint: free some space there, or pass --out on a file system with more room",
+		r->dir, short_of, runs, need / 1e6 / (runs ? runs : 1));
+	free(short_of);
+	return -ENOSPC;
+}
+
+int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
+		    char **err)
+{
+	struct regress_opts resolved = *o;
+	double t0 = now_s();
+	bool any_fast = false;
+	int ret;
+
+	ret = prepare_dirs(r, o, err);
+	if (ret)
+		return ret;
+	/* Probe the accelerator once, not in every worker. */
+	for (size_t i = 0; i < r->n; i++)
+		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
+	if (o->base.backend == RUN_BACKEND_LIBVIRT) {
+		/* A scenario's gdb resumes the guest over QMP, which libvirt owns. */
+		for (size_t i = 0; i < r->n; i++) {
+			if (r->s[i].scn->gdb) {
+				err_set(err, "%s: [gdb] runs with the direct QEMU backend only\n"
+					     "hint: run it without --backend libvirt / --connect",
+					r->s[i].scn->path);
+				return -EINVAL;
+			}
+		}
+		/* Every connection must answer before anything runs. */
+		for (size_t k = 0; k < n_conns(o); k++) {
+			ret = lv_check(conn_uri(o, k), err);
+			if (ret)
+				return ret;
+		}
+		resolved.base.accel = o->base.accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		r->accel_why = xstrdup("libvirt backend: domain type 'qemu' (TCG) unless --accel kvm");
+	} else if (any_fast) {
+		resolved.base.icount_shift = -1;
+		ret = accel_resolve(&resolved.base, &resolved.base.accel, &r->accel_why, err);
+		if (ret)
+			return ret;
+	} else {
+		resolved.base.accel = VM_ACCEL_TCG;
+		r->accel_why = xstrdup("-icount (deterministic mode) needs TCG");
+	}
+	ret = space_check(r, &resolved, err);
+	if (ret)
+		return ret;
+	run_all(r, &resolved, stop);
+	for (size_t i = 0; i < r->n; i++)
+		evaluate(&r->s[i], &resolved);
+	r->wall_s = now_s() - t0;
+	return 0;
+}
+
+int regress_exit_code(const struct regress *r)
+{
+	bool fail = false, bad = false, infra = false;
+
+	if (r->interrupted)
+		return NL_EXIT_INTERRUPTED;
+	for (size_t i = 0; i < r->n; i++) {
+		fail |= r->s[i].outcome == RO_FAIL;
+		bad |= r->s[i].outcome == RO_BAD;
+		infra |= r->s[i].outcome == RO_INFRA;
+	}
+	if (bad)
+		return NL_EXIT_USAGE;
+	if (fail)
+		return NL_EXIT_FAIL;
+	return infra ? NL_EXIT_CANNOT_TEST : NL_EXIT_OK;
+}
+
+void regress_free(struct regress *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		struct regress_scn *rs = &r->s[i];
+
+		for (unsigned int k = 0; k < rs->n_runs; k++) {
+			free(rs->runs[k].dir);
+			free(rs->runs[k].reason);
+			metrics_free(rs->runs[k].m);
+		}
+		metrics_free(rs->baseline);
+		for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
+			check_result_release(&rs->checks[c].res);
+		free(rs->checks);
+		free(rs->runs);
+		free(rs->script);
+		free(rs->peer_script);
+		for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
+			free(rs->job_lines[k]);
+		free(rs->job_lines);
+		free(rs->append);
+		free(rs->dir);
+		free(rs->reason);
+		metrics_free(rs->median);
+		scn_free(rs->scn);
+	}
+	free(r->s);
+	free(r->dir);
+	free(r->accel_why);
+	free(r->no_space);
+	free(r);
+}

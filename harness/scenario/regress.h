@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The regression suite: every scenario run `repeat` times, each run in a
+ * fresh guest, `jobs` guests at a time; checks evaluated on the median.
+ */
+#ifndef NETLAB_REGRESS_H
+#define NETLAB_REGRESS_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "scenario/check.h"
+#include "scenario/metrics.h"
+#include "run/run.h"
+#include "scenario/scenario.h"
+
+enum regress_outcome {
+	RO_PASS,
+	RO_FAIL,	/* a check failed, or the kernel panicked: a regression */
+	RO_INFRA,	/* boot failure, timeout, QEMU or generator failure: cannot test */
+	RO_BAD,		/* the scenario cannot be applied (ring size refused, no baseline) */
+	RO_INTERRUPTED,
+};
+
+struct regress_check {
+	const struct scn_check *check;
+	struct check_result res;
+	double baseline;		/* NAN when none */
+	double min, max;		/* the subject across runs */
+};
+
+struct regress_run {
+	char *dir;
+	enum run_verdict verdict;
+	int exit_status;
+	double wall_s;
+	char *reason;
+	const char *connect;		/* the libvirt URI it ran on, or NULL */
+	struct metrics *m;		/* its metrics, when it ran and they were read */
+	unsigned int checks_failed;	/* of the scenario's checks on this run alone */
+};
+
+struct regress_scn {
+	struct scenario *scn;
+	struct vm_config cfg;
+	char *script;			/* VM 0's (or the only VM's) */
+	char *peer_script;		/* VM 1's in a two-VM topology, else NULL */
+	char **job_lines;		/* the scenario's sysctls as job lines */
+	char *append;			/* kernel command line (scn_kernel_append) */
+	char *dir;
+	struct regress_run *runs;	/* scn->repeat of them */
+	unsigned int n_runs;
+	struct metrics *median;		/* NULL when no run succeeded */
+	struct metrics *baseline;	/* the baselines file, read before anything runs */
+	struct regress_check *checks;
+	enum regress_outcome outcome;
+	char *reason;
+};
+
+struct regress {
+	struct regress_scn *s;
+	size_t n;
+	char *dir;
+	double wall_s;
+	char *accel_why;
+	bool interrupted;
+	char *no_space;		/* a run found its file system full: the rest did not run */
+};
+
+struct regress_opts {
+	struct run_opts base;		/* kernel, initrd, qemu, accel */
+	char **scenarios;		/* scenario file paths */
+	/* Per path, NULL or a pattern: only the cases of a [matrix] whose
+	 * name equals it or matches it as a glob (fnmatch). NULL: all. */
+	const char *const *case_filter;
+	size_t n_scenarios;
+	const char *out;		/* suite run directory (created; must be new or empty) */
+	unsigned int jobs;		/* guests at a time (per connection with libvirt) */
+	/* libvirt backend (base.backend): the connections scenarios are spread
+	 * over, each with `jobs` guests at a time; none = the default URI. */
+	const char *const *connect;
+	size_t n_connect;
+	unsigned int repeat;		/* 0: each scenario's own */
+	int deterministic;		/* -1: each scenario's own, else 0/1 */
+	bool record;			/* record every run (QEMU record/replay) */
+	bool update_baselines;
+	void (*progress)(void *ctx, const char *line);
+	void *ctx;
+};
+
+/* Parse every scenario; any error: -EINVAL with FILE:LINE: message. */
+int regress_load(const struct regress_opts *o, struct regress **out, char **err);
+/* Run everything, collect, evaluate. 0, or -errno when nothing could run. */
+int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
+		    char **err);
+/* 0 all pass, 1 a regression, 2 a scenario that cannot be applied,
+ * 125 infrastructure failures only, 130 interrupted. */
+int regress_exit_code(const struct regress *r);
+void regress_free(struct regress *r);
+const char *regress_outcome_name(enum regress_outcome o);
+
+/* Outputs (regress-out.c). */
+void regress_print_table(const struct regress *r, FILE *f);
+void regress_print_ktap(const struct regress *r, FILE *f);
+int regress_write_junit(const struct regress *r, const char *path, char **err);
+int regress_write_json(const struct regress *r, const char *path, char **err);
+/* "lost in the receiver's stack: 1234 (snmp Udp InErrors/NoPorts, Ip InDiscards)". */
+char *regress_loss_story(const struct metrics *m);
+
+#endif /* NETLAB_REGRESS_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One run of a scenario: the guest script that sets the scenario up,
+ * snapshots counters, runs the traffic generator's two ends and snapshots
+ * again; and the metrics read back from the run directory it leaves.
+ *
+ * The sender runs on NIC A's side, the receiver on NIC B's (in its netns).
+ */
+#ifndef NETLAB_SCNRUN_H
+#define NETLAB_SCNRUN_H
+
+#include "gdb/gdb.h"
+#include "scenario/metrics.h"
+#include "run/run.h"
+#include "scenario/scenario.h"
+#include "vm/vmcfg.h"
+
+/* Exit status of the guest script besides the generators' own. */
+#define SCNRUN_EXIT_SETUP 3	/* the scenario could not be applied: see setup-error */
+#define SCNRUN_EXIT_TRAFFIC 4	/* a generator failed: see *.err */
+
+/*
+ * The guest script of VM `vm` for `s` on the NICs of `cfg` (topology set
+ * up). With both NICs in one VM it runs both ends; in a two-VM topology,
+ * VM 1 (NIC B) runs the receiver and says when it listens (TCP port 7999),
+ * and VM 0 (NIC A) waits for that, then sends.
+ */
+int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+		  struct sbuf *out, char **err);
+
+/*
+ * Metrics of a finished run in `rundir` (whose guest files are in
+ * rundir/files): generator results (udp.*, tcp.*, rr.*), counter deltas
+ * (snmp.*, netstat.*, softnet.*, nic.*, qdisc.*), ring sizes, pcap counts
+ * and, for UDP, the per-layer loss accounting (loss.*); with [gdb],
+ * gdb.exit and gdb.lines_matching.NAME from RUN_DIR/gdb.exit and gdb.log.
+ */
+int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
+		   struct metrics *m, char **err);
+
+/*
+ * scnrun_gdb_attach() - a scenario's [gdb] on a run about to start
+ *
+ * For a scenario with [gdb]: the debugged VM ([gdb] vm, else the one with
+ * an e1000e NIC, else a) boots paused with its gdbstub on RUN_DIR/gdb.sock,
+ * and `o`'s on_spawned/on_tick/ctx start and drive a batch gdb running the
+ * script (gdb.h, gdb_batch). `o->out` must be set. After run_execute(),
+ * scnrun_gdb_finish() ends gdb (RUN_DIR/gdb.log, gdb.exit) and frees *g.
+ * Return: 0 (*g NULL without [gdb]), -EINVAL with *err when gdb or the
+ * kernel's debug files are missing.
+ */
+int scnrun_gdb_attach(const struct scenario *s, const struct vm_config *cfg, struct run_opts *o,
+		      struct gdb_batch **g, char **err);
+void scnrun_gdb_finish(struct gdb_batch *g);
+
+/*
+ * scnrun_gdb_metrics() - gdb.exit (RUN_DIR/gdb.exit) and, for each [gdb]
+ * match.NAME, gdb.lines_matching.NAME: the lines of RUN_DIR/gdb.log that
+ * its regex matches. Return: 0, or -EIO with *err when a file is missing.
+ */
+int scnrun_gdb_metrics(const struct scenario *s, const char *rundir, struct metrics *m,
+		       char **err);
+
+#endif /* NETLAB_SCNRUN_H */

@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pktpath output: per-packet and snoop lines, the text tables, the same
+ * content as JSON, and the metrics (see pktpath.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "hist.h"
+#include "scenario/metrics.h"
+#include "trace/pktpath.h"
+#include "lib/util.h"
+
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
+#define IP_MF 0x2000
+#define IP_OFFSET 0x1fff
+
+static bool l4_ports(uint8_t proto)
+{
+	return proto == IPPROTO_TCP_ || proto == IPPROTO_UDP_;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+double pktpath_stage_us(const struct pktpath_stats *s, int stage, double p)
+{
+	if (stage < 0 || stage >= PKTPATH_MAX_STAGES || !s->stage[stage] || !s->stage[stage]->count)
+		return -1;
+	return (double)hist_percentile(s->stage[stage], p) / 1000.0;
+}
+
+static const char *task_comm(const struct pktpath_task *t)
+{
+	return t && t->comm ? t->comm : "?";
+}
+
+int pktpath_packet_line(const struct pktpath_packet *p, char *buf, size_t n)
+{
+	/* The seed script's stages, in path order: the finer drv_net/net_ip are in the tables. */
+	static const int rx[] = { PKTPATH_RX_DRV_IP, PKTPATH_RX_IP_TCP, PKTPATH_RX_IP_UDP,
+				  PKTPATH_RX_TCP_APP, PKTPATH_RX_UDP_APP };
+	static const int tx[] = { PKTPATH_TX_APP_IP, PKTPATH_TX_IP_QDISC, PKTPATH_TX_QDISC,
+				  PKTPATH_TX_DEV, PKTPATH_TX_DONE };
+	const int *v = p->dir == PKTPATH_RX ? rx : tx;
+	size_t nv = p->dir == PKTPATH_RX ? ARRAY_SIZE(rx) : ARRAY_SIZE(tx);
+	struct sbuf b;
+	char pid[16];
+	int ret;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, p->dir == PKTPATH_RX ? "|I| " : "|O| ");
+	for (size_t i = 0, k = 0; i < nv; i++) {
+		char name[16];
+
+		if (p->stage_ns[v[i]] < 0)
+			continue;
+		snprintf(name, sizeof(name), "%s", pktpath_stage_name(p->dir, v[i]));
+		for (char *c = name; *c; c++)
+			*c = *c == '_' ? '-' : *c;
+		sbuf_addf(&b, "%s%s: %lld us", k++ ? ", " : "", name,
+			  (long long)((p->stage_ns[v[i]] + 500) / 1000));
+	}
+	snprintf(pid, sizeof(pid), "%d", p->task ? p->task->pid : 0);
+	sbuf_addf(&b, " | Proc %s, PID %s", task_comm(p->task), p->task ? pid : "?");
+	if (p->outcome != PKTPATH_FOLLOWED)
+		sbuf_addf(&b, " | %s", pktpath_outcome_name(p->outcome));
+	ret = snprintf(buf, n, "%s", b.s);
+	sbuf_release(&b);
+	return ret;
+}
+
+static const char *proto_name(uint8_t proto)
+{
+	return proto == IPPROTO_TCP_   ? "tcp"
+	       : proto == IPPROTO_UDP_ ? "udp"
+	       : proto == 1	       ? "icmp"
+				       : NULL;
+}
+
+/* "198.18.0.1:5201", ":?" for unknown ports, "~" after guessed ones. */
+static void endpoint(char *buf, size_t n, uint32_t addr, uint16_t port,
+		     const struct pktpath_tuple *t, bool guessed)
+{
+	char a[16];
+
+	if (t->ports)
+		snprintf(buf, n, "%s:%u%s", pktpath_addr_str(addr, a), port, guessed ? "~" : "");
+	else
+		snprintf(buf, n, "%s%s", pktpath_addr_str(addr, a), l4_ports(t->proto) ? ":?" : "");
+}
+
+int pktpath_snoop_line(const struct pktpath_packet *p, char *buf, size_t n)
+{
+	char src[32], dst[32], flags[8], pr[8];
+	const char *pn = proto_name(p->tuple.proto);
+
+	endpoint(src, sizeof(src), p->tuple.saddr, p->tuple.sport, &p->tuple, p->tuple_guessed);
+	endpoint(dst, sizeof(dst), p->tuple.daddr, p->tuple.dport, &p->tuple, p->tuple_guessed);
+	if (!pn) {
+		snprintf(pr, sizeof(pr), "%u", p->tuple.proto);
+		pn = pr;
+	}
+	return snprintf(buf, n, "%11.6f %s %6d %-15.15s %21s -> %-21s %-4s %5u %s%s",
+			(double)p->rel / 1e9, p->dir == PKTPATH_RX ? "RX" : "TX",
+			p->task ? p->task->pid : -1, task_comm(p->task), src, dst, pn, p->ip_len,
+			pktpath_tcpflags_str(p->tcpflags, flags),
+			p->frag & (IP_MF | IP_OFFSET) ? " frag" : "");
+}
+
+/* -- text -- */
+
+static void print_us(FILE *f, double us)
+{
+	if (us < 0)
+		fprintf(f, " %9s", "-");
+	else
+		fprintf(f, " %9.1f", us);
+}
+
+static void print_stages(FILE *f, const struct pktpath_stats *s, enum pktpath_dir dir,
+			 const char *indent)
+{
+	fprintf(f, "%s%-9s %8s %9s %9s %9s %9s  (us)\n", indent, "stage", "count", "p50", "p90",
+		"p99", "max");
+	for (int i = 0; i < pktpath_stages(dir); i++) {
+		if (!s->stage[i])
+			continue;
+		fprintf(f, "%s%-9s %8llu", indent, pktpath_stage_name(dir, i),
+			(unsigned long long)s->stage[i]->count);
+		print_us(f, pktpath_stage_us(s, i, 50));
+		print_us(f, pktpath_stage_us(s, i, 90));
+		print_us(f, pktpath_stage_us(s, i, 99));
+		print_us(f, pktpath_stage_us(s, i, 100));
+		fputc('\n', f);
+	}
+}
+
+static void print_dir(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
+{
+	const struct pktpath_stats *s = &p->dir[dir];
+	bool any = false;
+
+	fprintf(f, "%s: %llu packets, %llu followed end to end\n",
+		dir == PKTPATH_RX ? "Receive" : "Transmit", (unsigned long long)s->packets,
+		(unsigned long long)s->followed);
+	if (!s->packets)
+		return;
+	print_stages(f, s, dir, "  ");
+	for (int o = 1; o < PKTPATH_OUTCOMES; o++) {
+		if (!s->outcome[o])
+			continue;
+		fprintf(f, "%s%s %llu", any ? ", " : "  not followed: ",
+			pktpath_outcome_name((enum pktpath_outcome)o),
+			(unsigned long long)s->outcome[o]);
+		any = true;
+	}
+	if (any)
+		fputc('\n', f);
+}
+
+static void tasks_str(char *buf, size_t n, const struct pktpath_task *t, size_t nt)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < nt && len < n; i++)
+		len += (size_t)snprintf(buf + len, n - len, "%s%d/%s", i ? "," : "", t[i].pid,
+					t[i].comm);
+	if (!nt)
+		snprintf(buf, n, "-");
+}
+
+static void print_flows(FILE *f, const struct pktpath *p, size_t max)
+{
+	size_t n = max && max < p->n_flows ? max : p->n_flows;
+
+	fprintf(f,
+		"\nFlows (source -> destination as the packets travel; tx at ip_output, rx at ip_local_deliver)\n");
+	fprintf(f, "  %-5s %-21s    %-21s %7s %9s %7s %9s %5s %7s  %-20s %s\n", "PROTO", "SOURCE",
+		"DESTINATION", "TX_PKTS", "TX_KB", "RX_PKTS", "RX_KB", "DROPS", "RETRANS",
+		"SENDERS", "RECEIVERS");
+	for (size_t i = 0; i < n; i++) {
+		const struct pktpath_flow *fl = &p->flows[i];
+		char src[32], dst[32], snd[128], rcv[128], pr[8];
+		const char *pn = proto_name(fl->t.proto);
+
+		if (!pn) {
+			snprintf(pr, sizeof(pr), "%u", fl->t.proto);
+			pn = pr;
+		}
+		endpoint(src, sizeof(src), fl->t.saddr, fl->t.sport, &fl->t, false);
+		endpoint(dst, sizeof(dst), fl->t.daddr, fl->t.dport, &fl->t, false);
+		tasks_str(snd, sizeof(snd), fl->senders, fl->n_senders);
+		tasks_str(rcv, sizeof(rcv), fl->receivers, fl->n_receivers);
+		fprintf(f, "  %-5s %-21s -> %-21s %7llu %9.1f %7llu %9.1f %5llu %7llu  %-20s %s\n",
+			pn, src, dst, (unsigned long long)fl->tx_packets,
+			(double)fl->tx_bytes / 1024, (unsigned long long)fl->rx_packets,
+			(double)fl->rx_bytes / 1024, (unsigned long long)fl->drops,
+			(unsigned long long)fl->retransmits, snd, rcv);
+	}
+	if (n < p->n_flows)
+		fprintf(f, "  ... %zu more flows\n", p->n_flows - n);
+}
+
+void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_opts *o)
+{
+	static const struct pktpath_print_opts all = { .processes = true, .flows = true };
+
+	o = o ? o : &all;
+	fprintf(f, "Packet path: %s (%d CPUs, %llu events, %llu lost)\n", p->path, p->cpus,
+		(unsigned long long)p->events, (unsigned long long)p->lost);
+	fprintf(f, "Hand-off: %s (%llu driver lines)\n", p->handoff,
+		(unsigned long long)p->drv_lines);
+	if (p->n_missing) {
+		fprintf(f, "Not recorded:");
+		for (size_t i = 0; i < p->n_missing; i++)
+			fprintf(f, " %s", p->missing[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+	print_dir(f, p, PKTPATH_RX);
+	fputc('\n', f);
+	print_dir(f, p, PKTPATH_TX);
+	fprintf(f,
+		"\nDrops: %llu kfree_skb (%llu of flow packets, %llu fragments freed after reassembly); TCP retransmits: %llu\n",
+		(unsigned long long)p->drops, (unsigned long long)p->drops_in_flows,
+		(unsigned long long)p->reassembly_frees, (unsigned long long)p->retransmits);
+	if (o->processes && p->n_procs) {
+		fprintf(f, "\nProcesses (receive at the copy, transmit at sendmsg)\n");
+		for (size_t i = 0; i < p->n_procs; i++)
+			for (int d = 0; d < PKTPATH_DIRS; d++) {
+				const struct pktpath_stats *s = &p->procs[i].dir[d];
+
+				if (!s->packets)
+					continue;
+				fprintf(f, "  PID %d %s, %s: %llu packets, %llu followed\n",
+					p->procs[i].task.pid, p->procs[i].task.comm,
+					d == PKTPATH_RX ? "receive" : "transmit",
+					(unsigned long long)s->packets,
+					(unsigned long long)s->followed);
+				print_stages(f, s, (enum pktpath_dir)d, "    ");
+			}
+	}
+	if (o->flows && p->n_flows)
+		print_flows(f, p, o->max_flows);
+}
+
+/* -- JSON -- */
+
+static struct json_object *json_us(double us)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.3f", us);
+	return json_object_new_double_s(us, buf);
+}
+
+static struct json_object *json_seconds(uint64_t ns)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu.%09llu", (unsigned long long)(ns / 1000000000ull),
+		 (unsigned long long)(ns % 1000000000ull));
+	return json_object_new_double_s((double)ns / 1e9, buf);
+}
+
+static struct json_object *json_stats(const struct pktpath_stats *s, enum pktpath_dir dir)
+{
+	struct json_object *o = json_object_new_object(), *nf = json_object_new_object();
+	struct json_object *st = json_object_new_object();
+
+	if (!o || !nf || !st) {
+		json_object_put(o);
+		json_object_put(nf);
+		json_object_put(st);
+		return NULL;
+	}
+	json_object_object_add(o, "packets", json_object_new_uint64(s->packets));
+	json_object_object_add(o, "followed", json_object_new_uint64(s->followed));
+	for (int i = 1; i < PKTPATH_OUTCOMES; i++)
+		if (s->outcome[i])
+			json_object_object_add(nf, pktpath_outcome_name(i),
+					       json_object_new_uint64(s->outcome[i]));
+	json_object_object_add(o, "not_followed", nf);
+	for (int i = 0; i < pktpath_stages(dir); i++) {
+		struct json_object *x;
+
+		if (!s->stage[i])
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "count", json_object_new_uint64(s->stage[i]->count));
+		json_object_object_add(x, "p50_us", json_us(pktpath_stage_us(s, i, 50)));
+		json_object_object_add(x, "p90_us", json_us(pktpath_stage_us(s, i, 90)));
+		json_object_object_add(x, "p99_us", json_us(pktpath_stage_us(s, i, 99)));
+		json_object_object_add(x, "max_us", json_us(pktpath_stage_us(s, i, 100)));
+		json_object_object_add(st, pktpath_stage_name(dir, i), x);
+	}
+	json_object_object_add(o, "stages", st);
+	return o;
+}
+
+static struct json_object *json_tasks(const struct pktpath_task *t, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++) {
+		struct json_object *x = json_object_new_object();
+
+		json_object_object_add(x, "pid", json_object_new_int(t[i].pid));
+		json_object_object_add(x, "comm", json_object_new_string(t[i].comm));
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
+static struct json_object *json_flow(const struct pktpath_flow *fl)
+{
+	struct json_object *o = json_object_new_object();
+	const char *pn = proto_name(fl->t.proto);
+	char a[16];
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "proto",
+			       pn ? json_object_new_string(pn) : json_object_new_int(fl->t.proto));
+	json_object_object_add(o, "saddr",
+			       json_object_new_string(pktpath_addr_str(fl->t.saddr, a)));
+	json_object_object_add(o, "sport", fl->t.ports ? json_object_new_int(fl->t.sport) : NULL);
+	json_object_object_add(o, "daddr",
+			       json_object_new_string(pktpath_addr_str(fl->t.daddr, a)));
+	json_object_object_add(o, "dport", fl->t.ports ? json_object_new_int(fl->t.dport) : NULL);
+	json_object_object_add(o, "tx_packets", json_object_new_uint64(fl->tx_packets));
+	json_object_object_add(o, "tx_bytes", json_object_new_uint64(fl->tx_bytes));
+	json_object_object_add(o, "rx_packets", json_object_new_uint64(fl->rx_packets));
+	json_object_object_add(o, "rx_bytes", json_object_new_uint64(fl->rx_bytes));
+	json_object_object_add(o, "fragments_by_address", json_object_new_uint64(fl->guessed));
+	json_object_object_add(o, "drops", json_object_new_uint64(fl->drops));
+	json_object_object_add(o, "retransmits", json_object_new_uint64(fl->retransmits));
+	json_object_object_add(o, "senders", json_tasks(fl->senders, fl->n_senders));
+	json_object_object_add(o, "receivers", json_tasks(fl->receivers, fl->n_receivers));
+	return o;
+}
+
+static struct json_object *json_strings(char *const *v, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_object_array_add(a, json_object_new_string(v[i]));
+	return a;
+}
+
+static struct json_object *json_trace(const struct pktpath *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "file", json_object_new_string(p->path));
+	json_object_object_add(o, "cpus", json_object_new_int(p->cpus));
+	json_object_object_add(o, "buffers", json_object_new_int(p->buffers));
+	json_object_object_add(o, "events", json_object_new_uint64(p->events));
+	json_object_object_add(o, "first_ts", json_seconds(p->t0));
+	json_object_object_add(o, "last_ts", json_seconds(p->last_ts));
+	json_object_object_add(o, "lost_events", json_object_new_uint64(p->lost));
+	json_object_object_add(o, "lost_gaps", json_object_new_uint64(p->lost_gaps));
+	json_object_object_add(o, "lost_unknown", json_object_new_uint64(p->lost_unknown));
+	return o;
+}
+
+struct json_object *pktpath_to_json(const struct pktpath *p)
+{
+	struct json_object *o = json_object_new_object(), *x;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "trace", json_trace(p));
+	x = json_object_new_object();
+	json_object_object_add(x, "present", json_strings(p->present, p->n_present));
+	json_object_object_add(x, "missing", json_strings(p->missing, p->n_missing));
+	json_object_object_add(o, "events", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "event", json_object_new_string(p->handoff));
+	json_object_object_add(x, "driver_handoffs", json_object_new_uint64(p->handoff_drv));
+	json_object_object_add(x, "napi_handoffs", json_object_new_uint64(p->handoff_napi));
+	json_object_object_add(x, "driver_lines", json_object_new_uint64(p->drv_lines));
+	json_object_object_add(x, "driver_lines_malformed",
+			       json_object_new_uint64(p->drv_bad_lines));
+	json_object_object_add(o, "handoff", x);
+	json_object_object_add(o, "rx", json_stats(&p->dir[PKTPATH_RX], PKTPATH_RX));
+	json_object_object_add(o, "tx", json_stats(&p->dir[PKTPATH_TX], PKTPATH_TX));
+	x = json_object_new_array();
+	for (size_t i = 0; x && i < p->n_procs; i++) {
+		struct json_object *q = json_object_new_object();
+
+		json_object_object_add(q, "pid", json_object_new_int(p->procs[i].task.pid));
+		json_object_object_add(q, "comm", json_object_new_string(p->procs[i].task.comm));
+		for (int d = 0; d < PKTPATH_DIRS; d++)
+			if (p->procs[i].dir[d].packets)
+				json_object_object_add(
+					q, d == PKTPATH_RX ? "rx" : "tx",
+					json_stats(&p->procs[i].dir[d], (enum pktpath_dir)d));
+		json_object_array_add(x, q);
+	}
+	json_object_object_add(o, "processes", x);
+	x = json_object_new_array();
+	for (size_t i = 0; x && i < p->n_flows; i++)
+		json_object_array_add(x, json_flow(&p->flows[i]));
+	json_object_object_add(o, "flows", x);
+	x = json_object_new_object();
+	json_object_object_add(x, "total", json_object_new_uint64(p->drops));
+	json_object_object_add(x, "in_flows", json_object_new_uint64(p->drops_in_flows));
+	json_object_object_add(x, "reassembly_frees", json_object_new_uint64(p->reassembly_frees));
+	json_object_object_add(o, "drops", x);
+	json_object_object_add(o, "retransmits", json_object_new_uint64(p->retransmits));
+	return o;
+}
+
+/* -- metrics -- */
+
+void pktpath_metrics(const struct pktpath *p, struct metrics *m)
+{
+	static const char *const pct_names[] = { "p50_us", "p90_us", "p99_us", "max_us" };
+	static const double pcts[] = { 50, 90, 99, 100 };
+	uint64_t drops = 0, retrans = 0;
+	char name[96];
+
+	for (int d = 0; d < PKTPATH_DIRS; d++) {
+		const struct pktpath_stats *s = &p->dir[d];
+		const char *dn = d == PKTPATH_RX ? "rx" : "tx";
+
+		snprintf(name, sizeof(name), "latency.%s.packets", dn);
+		metrics_set(m, name, (double)s->packets);
+		snprintf(name, sizeof(name), "latency.%s.followed", dn);
+		metrics_set(m, name, (double)s->followed);
+		for (int o = 1; o < PKTPATH_OUTCOMES; o++) {
+			snprintf(name, sizeof(name), "latency.%s.not_followed.%s", dn,
+				 pktpath_outcome_name(o));
+			metrics_set(m, name, (double)s->outcome[o]);
+		}
+		for (int i = 0; i < pktpath_stages((enum pktpath_dir)d); i++) {
+			const char *sn = pktpath_stage_name((enum pktpath_dir)d, i);
+
+			if (!s->stage[i])
+				continue;
+			for (size_t k = 0; k < ARRAY_SIZE(pcts); k++) {
+				snprintf(name, sizeof(name), "latency.%s.%s.%s", dn, sn,
+					 pct_names[k]);
+				/* to the ns, so that 3 decimals of us print exactly */
+				metrics_set(m, name, pktpath_stage_us(s, i, pcts[k]));
+			}
+			snprintf(name, sizeof(name), "latency.%s.%s.count", dn, sn);
+			metrics_set(m, name, (double)s->stage[i]->count);
+		}
+	}
+	for (size_t i = 0; i < p->n_flows; i++) {
+		drops += p->flows[i].drops;
+		retrans += p->flows[i].retransmits;
+	}
+	metrics_set(m, "flows.count", (double)p->n_flows);
+	metrics_set(m, "flows.drops", (double)drops);
+	metrics_set(m, "flows.retransmits", (double)retrans);
+}

@@ -1,0 +1,750 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tracing sets: tracepoints plus netlab's kprobe events (see traceset.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace/traceset.h"
+#include "lib/util.h"
+
+const struct kernel_offsets kernel_offsets_default = {
+	.skb_data = 200, .skb_len = 104, .sk_daddr = 0, .sk_rcv_saddr = 4,
+	.sk_dport = 12, .sk_num = 14, .sk_family = 16, .source = "default (6.1 x86_64)",
+};
+
+/* ---- struct offsets from the kernel's debug info ------------------------ */
+
+static const struct {
+	const char *expr;
+	size_t off;
+} offset_exprs[] = {
+#define OFF(f) offsetof(struct kernel_offsets, f)
+	{ "&((struct sk_buff *)0)->data", OFF(skb_data) },
+	{ "&((struct sk_buff *)0)->len", OFF(skb_len) },
+	{ "&((struct sock_common *)0)->skc_daddr", OFF(sk_daddr) },
+	{ "&((struct sock_common *)0)->skc_rcv_saddr", OFF(sk_rcv_saddr) },
+	{ "&((struct sock_common *)0)->skc_dport", OFF(sk_dport) },
+	{ "&((struct sock_common *)0)->skc_num", OFF(sk_num) },
+	{ "&((struct sock_common *)0)->skc_family", OFF(sk_family) },
+#undef OFF
+};
+
+#define N_OFFSETS ARRAY_SIZE(offset_exprs)
+#define OFFSETS_FILE "netlab-offsets"
+
+static unsigned int *off_field(struct kernel_offsets *k, size_t i)
+{
+	return (unsigned int *)((char *)k + offset_exprs[i].off);
+}
+
+/* "skb_data=200 skb_len=104 ..." in offset_exprs order: one value per line. */
+static int offsets_parse(const char *text, struct kernel_offsets *k)
+{
+	size_t i = 0;
+	const char *p = text;
+
+	while (*p && i < N_OFFSETS) {
+		unsigned long v;
+		char *end;
+
+		/* gdb prints "$N = VALUE"; the cache file holds "VALUE". */
+		const char *eq = strchr(p, '=');
+		const char *nl = strchr(p, '\n');
+
+		if (eq && (!nl || eq < nl))
+			p = eq + 1;
+		while (*p == ' ')
+			p++;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || v > 4096)
+			return -EINVAL;
+		*off_field(k, i++) = (unsigned int)v;
+		p = strchr(end, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return i == N_OFFSETS ? 0 : -EINVAL;
+}
+
+static int offsets_from_gdb(const char *vmlinux, struct kernel_offsets *k)
+{
+	struct argv a;
+	struct sbuf out;
+	char *cmd, *line, buf[4096];
+	FILE *f;
+	size_t n;
+	int ret;
+
+	argv_init(&a);
+	argv_add(&a, "timeout");
+	argv_add(&a, "120");
+	argv_add(&a, "gdb");
+	argv_add(&a, "-batch");
+	argv_add(&a, "-nx");
+	for (size_t i = 0; i < N_OFFSETS; i++)
+		argv_addf(&a, "-ex=print/d (long)%s", offset_exprs[i].expr);
+	argv_add(&a, vmlinux);
+	line = argv_to_shell(&a);
+	cmd = xasprintf("%s 2>/dev/null", line);
+	free(line);
+	argv_release(&a);
+	f = popen(cmd, "r");
+	free(cmd);
+	if (!f)
+		return -errno;
+	sbuf_init(&out);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_add(&out, buf, n);
+	ret = pclose(f);
+	if (ret == 0) {
+		char *text = sbuf_detach(&out);
+		char *first = strstr(text, "$1 =");
+
+		ret = first ? offsets_parse(first, k) : -EINVAL;
+		free(text);
+	} else {
+		sbuf_release(&out);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+void kernel_offsets_load(const char *bzimage, struct kernel_offsets *out, char **note)
+{
+	char *dir = xstrdup(bzimage ? bzimage : "."), *slash = strrchr(dir, '/');
+	char *cache, *vmlinux, *text = NULL;
+	struct kernel_offsets k = kernel_offsets_default;
+
+	*note = NULL;
+	*out = kernel_offsets_default;
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(dir, ".");
+	cache = xasprintf("%s/" OFFSETS_FILE, dir);
+	vmlinux = xasprintf("%s/vmlinux", dir);
+	if (file_read(cache, &text, NULL) == 0 && offsets_parse(text, &k) == 0) {
+		k.source = "cache";
+		*out = k;
+	} else if (!bzimage) {
+		*note = xstrdup("no kernel image named: kprobe fetch offsets are netlab's defaults for 6.1 x86_64");
+	} else if (access(vmlinux, R_OK) != 0) {
+		*note = xasprintf("no vmlinux beside %s: kprobe fetch offsets are netlab's defaults for 6.1 x86_64",
+				  bzimage);
+	} else if (offsets_from_gdb(vmlinux, &k) != 0) {
+		*note = xasprintf("gdb could not read struct offsets from %s (no debug info?): using netlab's defaults for 6.1 x86_64",
+				  vmlinux);
+	} else {
+		struct sbuf b;
+
+		k.source = "vmlinux";
+		*out = k;
+		sbuf_init(&b);
+		for (size_t i = 0; i < N_OFFSETS; i++)
+			sbuf_addf(&b, "%u\n", *off_field(&k, i));
+		/* A read-only kernel directory is fine: ask gdb again next time. */
+		(void)file_write(cache, b.s, b.len);
+		sbuf_release(&b);
+	}
+	free(text);
+	free(cache);
+	free(vmlinux);
+	free(dir);
+}
+
+/* ---- the catalog ---------------------------------------------------------- */
+
+/* Fetch args: %1$u data, %2$u len, %3$u daddr, %4$u rcv_saddr, %5$u dport, %6$u num, %7$u family */
+#define IPHDR(S)                                                                    \
+	"len=+%2$u(" S "):u32 vihl=+0(+%1$u(" S ")):u8 frag=+6(+%1$u(" S ")):u16 "   \
+	"proto=+9(+%1$u(" S ")):u8 "                                                   \
+	"saddr=+12(+%1$u(" S ")):u32 daddr=+16(+%1$u(" S ")):u32 "                 \
+	"sport=+20(+%1$u(" S ")):u16 dport=+22(+%1$u(" S ")):u16 "                 \
+	"tcpflags=+33(+%1$u(" S ")):u8"
+#define SOCK(S)                                                                     \
+	"sk=" S ":x64 family=+%7$u(" S "):u16 saddr=+%4$u(" S "):u32 "             \
+	"daddr=+%3$u(" S "):u32 sport=+%6$u(" S "):u16 dport=+%5$u(" S "):u16"
+
+static const struct {
+	const char *name;	/* without "netlab:" */
+	const char *type_func;	/* "p FUNCTION" */
+	const char *args;	/* printf format over the offsets */
+	bool dflt;
+} kprobes[] = {
+	{ "ip_local_deliver", "p ip_local_deliver", "skb=$arg1:x64 " IPHDR("$arg1"), true },
+	{ "tcp_v4_rcv", "p tcp_v4_rcv", "skb=$arg1:x64", true },
+	{ "udp_rcv", "p udp_rcv", "skb=$arg1:x64", true },
+	{ "skb_copy_csum", "p skb_copy_and_csum_datagram_msg", "skb=$arg1:x64", true },
+	/*
+	 * The skb udp_recvmsg() takes off the socket for the application: a
+	 * linear UDP skb is then copied by copy_linear_skb(), which has no
+	 * tracepoint, so this return is the receive path's copy stage.
+	 */
+	{ "udp_recv_skb", "r __skb_recv_udp", "skb=$retval:x64", true },
+	{ "tcp_recvmsg", "p tcp_recvmsg", SOCK("$arg1") " size=$arg3:u64", true },
+	{ "udp_recvmsg", "p udp_recvmsg", SOCK("$arg1") " size=$arg3:u64", true },
+	{ "tcp_sendmsg", "p tcp_sendmsg", SOCK("$arg1") " size=$arg3:u64", true },
+	{ "udp_sendmsg", "p udp_sendmsg", SOCK("$arg1") " size=$arg3:u64", true },
+	{ "ip_output", "p ip_output", "skb=$arg3:x64 " IPHDR("$arg3"), true },
+	/* Not in the default set: the list-receive entry and the TCP clone point. */
+	{ "ip_rcv", "p ip_rcv", "skb=$arg1:x64", false },
+	{ "ip_queue_xmit", "p ip_queue_xmit", "skb=$arg2:x64 " SOCK("$arg1"), false },
+};
+
+static const struct {
+	const char *name;
+	const char *filter;
+} tracepoints[] = {
+	{ "skb:kfree_skb", NULL },
+	{ "skb:consume_skb", NULL },
+	{ "skb:skb_copy_datagram_iovec", NULL },
+	{ "net:napi_gro_receive_entry", NULL },
+	{ "net:netif_receive_skb", NULL },
+	{ "net:net_dev_queue", NULL },
+	{ "net:net_dev_start_xmit", NULL },
+	{ "net:net_dev_xmit", NULL },
+	{ "qdisc:qdisc_dequeue", NULL },
+	{ "napi:napi_poll", NULL },
+	{ "irq:irq_handler_entry", NULL },
+	{ "irq:irq_handler_exit", NULL },
+	/* NET_TX (2) and NET_RX (3) only: timers and RCU would swamp the buffer. */
+	{ "irq:softirq_raise", "vec == 2 || vec == 3" },
+	{ "irq:softirq_entry", "vec == 2 || vec == 3" },
+	{ "irq:softirq_exit", "vec == 2 || vec == 3" },
+	{ "sock:sock_rcvqueue_full", NULL },
+	{ "udp:udp_fail_queue_rcv_skb", NULL },
+	{ "tcp:tcp_retransmit_skb", NULL },
+	{ "tcp:tcp_send_reset", NULL },
+};
+
+/*
+ * The driver patches' trace_printk lines: not an event but the top-level
+ * ring buffer, the only one trace_printk writes to. A set with it records
+ * there; a set without it records in an instance, so the top buffer stays
+ * off and the patched drivers skip their lines (see driver-patches/).
+ */
+#define DRV_LINES "netlab:drv"
+#define INSTANCE "netlab"
+
+/* ---- driver fallback probes (traceset.h) ---------------------------------- */
+
+const char *const traceset_drivers[] = { "e1000e", "e1000", "virtio_net", NULL };
+
+/* The driver's NAPI poll: unique in the kernel, the anchor for ambiguous names. */
+static const char *const drv_anchor[] = { "e1000e_poll", "e1000_clean", "virtnet_poll" };
+
+/* Fetch args: %2$u is skb->len's offset. Functions as in 6.1.192. */
+static const struct {
+	int drv;		/* index in traceset_drivers */
+	const char *role;	/* event netlab:drv_DRIVER_ROLE */
+	const char *type_func;	/* "p FUNCTION" or "r FUNCTION" */
+	const char *args;
+} drvprobes[] = {
+	{ 0, "poll", "p e1000e_poll", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 0, "poll_ret", "r e1000e_poll", "work=$retval:s32" },
+	{ 0, "irq_msix", "p e1000_intr_msix_rx", "irq=$arg1:s32" },
+	{ 0, "irq_tx_msix", "p e1000_intr_msix_tx", "irq=$arg1:s32" },
+	{ 0, "irq_msi", "p e1000_intr_msi", "irq=$arg1:s32" },
+	{ 0, "irq", "p e1000_intr", "irq=$arg1:s32" },
+	{ 0, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 0, "refill", "p e1000_alloc_rx_buffers", "want=$arg2:s32" },
+	{ 0, "rx", "p e1000_receive_skb", "skb=$arg3:x64 len=+%2$u($arg3):u32" },
+	{ 1, "poll", "p e1000_clean", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 1, "poll_ret", "r e1000_clean", "work=$retval:s32" },
+	{ 1, "irq", "p e1000_intr", "irq=$arg1:s32" },
+	{ 1, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 1, "refill", "p e1000_alloc_rx_buffers", "want=$arg3:s32" },
+	{ 2, "poll", "p virtnet_poll", "napi=$arg1:x64 budget=$arg2:s32" },
+	{ 2, "poll_ret", "r virtnet_poll", "work=$retval:s32" },
+	{ 2, "irq", "p skb_recv_done", "vq=$arg1:x64" },
+	{ 2, "irq_tx", "p skb_xmit_done", "vq=$arg1:x64" },
+	{ 2, "xmit", "p start_xmit", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
+	{ 2, "refill", "p try_fill_recv", "rq=$arg2:x64" },
+	{ 2, "rx", "p receive_buf", "len=$arg4:u32" },
+};
+
+/* The driver of "netlab:drvprobe_DRIVER" (-1: all for "netlab:drvprobe"), else -2. */
+static int drvprobe_pseudo(const char *name)
+{
+	size_t n = strlen(TRACESET_DRVPROBE);
+
+	if (strncmp(name, TRACESET_DRVPROBE, n))
+		return -2;
+	if (!name[n])
+		return -1;
+	for (int d = 0; name[n] == '_' && traceset_drivers[d]; d++)
+		if (!strcmp(name + n + 1, traceset_drivers[d]))
+			return d;
+	return -2;
+}
+
+/* The index in drvprobes[] of "netlab:drv_DRIVER_ROLE", or -1. */
+static int drvprobe_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++) {
+		const char *d = traceset_drivers[drvprobes[i].drv];
+		size_t n = strlen(d);
+
+		if (!strncmp(name, "netlab:drv_", 11) && !strncmp(name + 11, d, n) &&
+		    name[11 + n] == '_' && !strcmp(name + 12 + n, drvprobes[i].role))
+			return (int)i;
+	}
+	return -1;
+}
+
+static const char *default_names;
+
+const char *traceset_default_names(void)
+{
+	if (!default_names) {
+		struct sbuf b;
+
+		sbuf_init(&b);
+		for (size_t i = 0; i < ARRAY_SIZE(tracepoints); i++)
+			sbuf_addf(&b, "%s%s", b.len ? " " : "", tracepoints[i].name);
+		for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
+			if (kprobes[i].dflt)
+				sbuf_addf(&b, " netlab:%s", kprobes[i].name);
+		sbuf_adds(&b, " " DRV_LINES);
+		default_names = sbuf_detach(&b);
+	}
+	return default_names;
+}
+
+static int kprobe_find(const char *name)
+{
+	if (strncmp(name, "netlab:", 7))
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
+		if (!strcmp(kprobes[i].name, name + 7))
+			return (int)i;
+	return -1;
+}
+
+bool traceset_is_catalogued(const char *name)
+{
+	return kprobe_find(name) >= 0 || !strcmp(name, DRV_LINES) || drvprobe_pseudo(name) >= -1 ||
+	       drvprobe_find(name) >= 0;
+}
+
+bool traceset_has_drv_lines(const struct traceset *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (!strcmp(ts->ev[i].name, DRV_LINES))
+			return true;
+	return false;
+}
+
+bool traceset_spec_ok(const char *e)
+{
+	const char *colon = strchr(e, ':');
+
+	return colon && colon != e && colon[1] && !strchr(colon + 1, ':') &&
+	       strspn(e, "abcdefghijklmnopqrstuvwxyz0123456789_:*") == strlen(e);
+}
+
+static bool ident_ok(const char *s, size_t n)
+{
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.')
+			return false;
+	return true;
+}
+
+const char *traceset_probe_check(const char *name, const char *def)
+{
+	size_t flen = strcspn(def, " ");
+
+	if (!ident_ok(name, strlen(name)) || strchr(name, '.'))
+		return "the probe name must be a C identifier (letters, digits, _)";
+	for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
+		if (!strcmp(kprobes[i].name, name))
+			return "the probe name is one of netlab's own kprobe events: choose another";
+	if (!strncmp(name, "netlab", 6) || !strncmp(name, "drv_", 4))
+		return "the probe name is one of netlab's own kprobe events: choose another";
+	if (!ident_ok(def, flen))
+		return "expected FUNCTION [NAME=FETCHARG...], e.g. tcp_ack skb=$arg2:x64";
+	/* Fetch args: $argN, %reg, +OFF(...), @sym, :type. No quoting or shell. */
+	if (strspn(def + flen, " abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=$%+-()@:.[]/") !=
+	    strlen(def + flen))
+		return "fetch args may hold letters, digits and _ = $ % + - ( ) @ : . [ ] / only";
+	return NULL;
+}
+
+static struct trace_event *ts_add(struct traceset *ts, const char *name, char *probe,
+				   const char *filter)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (!strcmp(ts->ev[i].name, name)) {
+			free(probe);
+			return NULL;
+		}
+	ts->ev = realloc(ts->ev, (ts->n + 1) * sizeof(*ts->ev));
+	if (!ts->ev)
+		abort();
+	memset(&ts->ev[ts->n], 0, sizeof(*ts->ev));
+	ts->ev[ts->n].name = xstrdup(name);
+	ts->ev[ts->n].probe = probe;
+	ts->ev[ts->n].filter = filter ? xstrdup(filter) : NULL;
+	return &ts->ev[ts->n++];
+}
+
+/* drvprobes[@i] as an optional probe of the set. */
+static void ts_add_drvprobe(struct traceset *ts, size_t i, const struct kernel_offsets *o)
+{
+	const char *drv = traceset_drivers[drvprobes[i].drv];
+	char *name = xasprintf("netlab:drv_%s_%s", drv, drvprobes[i].role);
+	char *args = xasprintf(drvprobes[i].args, 0u, o->skb_len);
+	struct trace_event *e = ts_add(ts, name,
+				       xasprintf("%c:netlab/%s %s %s", drvprobes[i].type_func[0],
+						 name + 7, drvprobes[i].type_func + 2, args),
+				       NULL);
+
+	if (e) {
+		e->driver = xstrdup(drv);
+		e->func = xstrdup(drvprobes[i].type_func + 2);
+	}
+	free(args);
+	free(name);
+}
+
+static void ts_add_name(struct traceset *ts, const char *name, const struct kernel_offsets *o)
+{
+	int k, d = drvprobe_pseudo(name);
+
+	if (d >= -1) {
+		for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++)
+			if (d == -1 || drvprobes[i].drv == d)
+				ts_add_drvprobe(ts, i, o);
+		return;
+	}
+	if ((k = drvprobe_find(name)) >= 0) {
+		ts_add_drvprobe(ts, (size_t)k, o);
+		return;
+	}
+	k = kprobe_find(name);
+
+	if (k >= 0) {
+		char *args = xasprintf(kprobes[k].args, o->skb_data, o->skb_len, o->sk_daddr,
+				       o->sk_rcv_saddr, o->sk_dport, o->sk_num, o->sk_family);
+		char *def = xasprintf("%c:netlab/%s %s %s", kprobes[k].type_func[0], kprobes[k].name,
+				      kprobes[k].type_func + 2, args);
+
+		free(args);
+		ts_add(ts, name, def, NULL);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(tracepoints); i++)
+		if (!strcmp(tracepoints[i].name, name)) {
+			ts_add(ts, name, NULL, tracepoints[i].filter);
+			return;
+		}
+	ts_add(ts, name, NULL, NULL);
+}
+
+static void ts_add_list(struct traceset *ts, const char *list, const struct kernel_offsets *o)
+{
+	char *copy = xstrdup(list), *save = NULL;
+
+	for (char *e = strtok_r(copy, " \t", &save); e; e = strtok_r(NULL, " \t", &save))
+		ts_add_name(ts, e, o);
+	free(copy);
+}
+
+void traceset_build(const char *events, const char *add, const char *drop,
+		    char *const *probe_names, char *const *probe_defs, size_t n_probes,
+		    const struct kernel_offsets *off, struct traceset *out)
+{
+	memset(out, 0, sizeof(*out));
+	ts_add_list(out, events ? events : traceset_default_names(), off);
+	if (add)
+		ts_add_list(out, add, off);
+	for (size_t i = 0; i < n_probes; i++) {
+		char *name = xasprintf("netlab:%s", probe_names[i]);
+		size_t flen = strcspn(probe_defs[i], " ");
+
+		ts_add(out, name, xasprintf("p:netlab/%s %.*s%s", probe_names[i], (int)flen,
+					    probe_defs[i], probe_defs[i] + flen), NULL);
+		free(name);
+	}
+	if (drop)
+		traceset_drop_names(out, drop);
+}
+
+void traceset_add_names(struct traceset *ts, const char *names, const struct kernel_offsets *off)
+{
+	ts_add_list(ts, names, off);
+}
+
+static void ev_release(struct trace_event *e)
+{
+	free(e->name);
+	free(e->probe);
+	free(e->filter);
+	free(e->driver);
+	free(e->func);
+	free(e->addr);
+}
+
+void traceset_drop_names(struct traceset *ts, const char *names)
+{
+	char *copy = xstrdup(names), *save = NULL;
+
+	for (char *e = strtok_r(copy, " \t", &save); e; e = strtok_r(NULL, " \t", &save))
+		for (size_t i = 0; i < ts->n; i++)
+			if (!strcmp(ts->ev[i].name, e)) {
+				ev_release(&ts->ev[i]);
+				memmove(&ts->ev[i], &ts->ev[i + 1], (ts->n - i - 1) * sizeof(*ts->ev));
+				ts->n--;
+				break;
+			}
+	free(copy);
+}
+
+void traceset_release(struct traceset *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		ev_release(&ts->ev[i]);
+	free(ts->ev);
+	memset(ts, 0, sizeof(*ts));
+}
+
+/* One System.map symbol of the fallback probes: its name and address. */
+struct msym {
+	const char *name;
+	unsigned long long addr;
+};
+
+static int drv_index(const char *driver)
+{
+	for (int d = 0; traceset_drivers[d]; d++)
+		if (!strcmp(traceset_drivers[d], driver))
+			return d;
+	return -1;
+}
+
+/*
+ * The kernel takes $argN only in a probe placed by function name; at an
+ * address, the x86_64 argument registers say the same at the entry.
+ * "$argN" (N 1..6) -> "%di" ...: never longer, rewritten in place.
+ */
+static void probe_args_to_regs(char *def)
+{
+	static const char *const regs[] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
+	char *p;
+
+	while ((p = strstr(def, "$arg")) && p[4] >= '1' && p[4] <= '6') {
+		memcpy(p, regs[p[4] - '1'], 3);
+		memmove(p + 3, p + 5, strlen(p + 5) + 1);
+	}
+}
+
+int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap)
+{
+	char *text = NULL, *save = NULL;
+	struct msym *syms = NULL;
+	size_t n = 0;
+	int ret = sysmap ? file_read(sysmap, &text, NULL) : -ENOENT;
+
+	if (ret)
+		return ret;
+	/* "ffffffff8126dfce t e1000e_poll": the text symbols the set probes. */
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+		bool want = false;
+
+		if (!sp || (sp[1] != 't' && sp[1] != 'T') || sp[2] != ' ')
+			continue;
+		for (size_t i = 0; i < ts->n && !want; i++)
+			want = ts->ev[i].func && !strcmp(ts->ev[i].func, sp + 3);
+		for (int d = 0; d < 3 && !want; d++)
+			want = !strcmp(drv_anchor[d], sp + 3);
+		if (!want)
+			continue;
+		syms = realloc(syms, (n + 1) * sizeof(*syms));
+		if (!syms)
+			abort();
+		syms[n].name = sp + 3;
+		syms[n++].addr = strtoull(l, NULL, 16);
+	}
+	for (size_t i = 0; i < ts->n; i++) {
+		struct trace_event *e = &ts->ev[i];
+		unsigned long long anchor = 0, best = 0, dist = ~0ull;
+		size_t copies = 0;
+		int d = e->driver ? drv_index(e->driver) : -1;
+
+		if (d < 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (!strcmp(syms[k].name, drv_anchor[d]))
+				anchor = syms[k].addr;
+		for (size_t k = 0; k < n; k++) {
+			unsigned long long a = syms[k].addr;
+
+			if (strcmp(syms[k].name, e->func))
+				continue;
+			copies++;
+			if ((a > anchor ? a - anchor : anchor - a) < dist) {
+				dist = a > anchor ? a - anchor : anchor - a;
+				best = a;
+			}
+		}
+		free(e->addr);
+		e->addr = NULL;
+		if (copies > 1 && anchor) {
+			e->addr = xasprintf("%016llx", best);
+			probe_args_to_regs(e->probe);
+		}
+	}
+	free(syms);
+	free(text);
+	return 0;
+}
+
+unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, unsigned int cpus)
+{
+	/*
+	 * trace-cmd record streams each CPU's buffer to the file, so the
+	 * buffer only has to hold what arrives while the reader lags: about
+	 * 1 MB per event kind per CPU covers a 1 s lag at the TCG packet
+	 * rates we measured. Never more than an eighth of the guest's memory.
+	 */
+	unsigned long kb = 1024ul * (ts->n ? ts->n : 1);
+	unsigned long cap = (unsigned long)mem_mb * 1024 / 8 / (cpus ? cpus : 1);
+
+	if (kb < 4096)
+		kb = 4096;
+	if (kb > 32768)
+		kb = 32768;
+	if (cap >= 1024 && kb > cap)
+		kb = cap;
+	return (unsigned int)kb;
+}
+
+static bool drvprobes_in(const struct traceset *ts)
+{
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->ev[i].driver)
+			return true;
+	return false;
+}
+
+/*
+ * The fallback probes: a shell function that defines one when the kernel has
+ * its function (at the address System.map gave, if /proc/kallsyms agrees),
+ * and collects the -e options of those defined in $DP.
+ */
+static void script_drvprobes(const struct traceset *ts, struct sbuf *o)
+{
+	bool addr = false;
+
+	for (size_t i = 0; i < ts->n; i++)
+		addr |= ts->ev[i].addr != NULL;
+	if (!drvprobes_in(ts))
+		return;
+	sbuf_adds(o, "DP=; DPON=; DPSKIP=; KS=\n");
+	if (ts->drvprobe_unless_lines) {
+		sbuf_adds(o, "for d in");
+		for (int d = 0; traceset_drivers[d]; d++)
+			sbuf_addf(o, " %s", traceset_drivers[d]);
+		sbuf_adds(o, "; do grep -q \"netlab_drv: $d \" /sys/kernel/tracing/printk_formats "
+			     "2>/dev/null && DPSKIP=\"$DPSKIP $d\"; done\n");
+	}
+	if (addr) {
+		sbuf_adds(o, "KS=$(grep -wE '");
+		for (size_t i = 0, n = 0; i < ts->n; i++) {
+			bool dup = false;
+
+			for (size_t j = 0; j < i && ts->ev[i].addr; j++)
+				dup |= ts->ev[j].addr && !strcmp(ts->ev[j].func, ts->ev[i].func);
+			if (ts->ev[i].addr && !dup)
+				sbuf_addf(o, "%s%s", n++ ? "|" : "", ts->ev[i].func);
+		}
+		sbuf_adds(o, "' /proc/kallsyms)\n");
+	}
+	sbuf_adds(o, "drvprobe() { # DRIVER EVENT TYPE:GROUP/NAME FUNCTION ADDRESS ARGS\n"
+		     "\tcase \" $DPSKIP \" in *\" $1 \"*) return 0;; esac\n"
+		     "\tat=$4\n"
+		     "\tif [ -n \"$5\" ]; then\n"
+		     "\t\techo \"$KS\" | grep -q \"^$5 [tT] $4\\$\" || return 0\n"
+		     "\t\tat=0x$5\n\tfi\n"
+		     "\techo \"$3 $at $6\" >> $KE 2>/dev/null || return 0\n"
+		     "\tDP=\"$DP -e $2\"; DPON=\"$DPON ${2#netlab:}\"\n}\n");
+}
+
+static void script_drvprobe(const struct trace_event *e, struct sbuf *o)
+{
+	size_t head = strcspn(e->probe, " ");
+	const char *args = e->probe + head + 1 + strlen(e->func);
+
+	sbuf_addf(o, "drvprobe %s %s %.*s %s '%s' '%s'\n", e->driver, e->name, (int)head, e->probe,
+		  e->func, e->addr ? e->addr : "", *args ? args + 1 : "");
+}
+
+void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, struct sbuf *o)
+{
+	bool probes = false;
+
+	for (size_t i = 0; i < ts->n; i++) {
+		if (!ts->ev[i].probe)
+			continue;
+		if (!probes) {
+			sbuf_adds(o, "KE=/sys/kernel/tracing/kprobe_events\n");
+			script_drvprobes(ts, o);
+		}
+		probes = true;
+		if (ts->ev[i].driver) {
+			script_drvprobe(&ts->ev[i], o);
+			continue;
+		}
+		/* The kernel says why in tracing/error_log; keep its last line. */
+		sbuf_addf(o, "echo '%s' >> $KE 2>/dev/null || setup_error \"[trace]: the kernel refused "
+			     "kprobe event %s: $(tail -n 2 /sys/kernel/tracing/error_log 2>/dev/null | tr '\\n' ' ')\"\n",
+			  ts->ev[i].probe, ts->ev[i].name);
+	}
+	/*
+	 * File version 6 (uncompressed): libtracecmd before 1.5 keeps every
+	 * decompressed chunk of a version 7 file, so the host's streaming
+	 * analysis would grow with the trace.
+	 */
+	bool top = traceset_has_drv_lines(ts);
+	const char *dir = top ? "/sys/kernel/tracing" : "/sys/kernel/tracing/instances/" INSTANCE;
+
+	if (drvprobes_in(ts))
+		sbuf_adds(o, "echo \"defined:$DPON; left out for drivers with netlab_drv lines:"
+			     "$DPSKIP\" > $O/drvprobe.txt\n");
+
+	sbuf_addf(o, "trace-cmd record --file-version 6%s -b %u", top ? "" : " -B " INSTANCE,
+		  buffer_kb);
+	for (size_t i = 0; i < ts->n; i++) {
+		if (!strcmp(ts->ev[i].name, DRV_LINES) || ts->ev[i].driver)
+			continue;
+		sbuf_addf(o, " -e %s", ts->ev[i].name);
+		if (ts->ev[i].filter)
+			sbuf_addf(o, " -f '%s'", ts->ev[i].filter);
+	}
+	if (drvprobes_in(ts))
+		sbuf_adds(o, " $DP");
+	sbuf_adds(o, " -o $O/trace.dat > $O/trace-cmd.log 2>&1 &\nT=$!\n");
+	/*
+	 * trace-cmd turns tracing off, sets the events, starts its readers
+	 * and turns tracing on last: wait for that.
+	 */
+	sbuf_addf(o, "i=0; until grep -q . %s/set_event 2>/dev/null &&\n"
+		     "\t[ \"$(cat %s/tracing_on 2>/dev/null)\" = 1 ]; do\n", dir, dir);
+	sbuf_adds(o,
+		     "\ti=$((i+1)); [ $i -gt 400 ] && setup_error \"[trace]: trace-cmd record did not "
+		     "start: $(tail -n 2 $O/trace-cmd.log)\"\n"
+		     "\tkill -0 $T 2>/dev/null || setup_error \"[trace]: trace-cmd record failed: "
+		     "$(tail -n 2 $O/trace-cmd.log)\"\n\tsleep 0.05\ndone\n");
+}
