@@ -386,6 +386,11 @@ static void test_qemu__record_icount_log_snapshot_disk_and_netdev_filters(void *
 			    "file=/r/replay.qcow2,if=none,id=rrdisk,format=qcow2");
 	assert_non_null(opt_value(&a, "-object", "filter-replay,id=replayA,netdev=netA"));
 	assert_non_null(opt_value(&a, "-object", "filter-replay,id=replayB,netdev=netB"));
+	/* Each NIC's transmit never waits on the other end (a replay's never does). */
+	assert_non_null(opt_value(&a, "-object", "filter-buffer,id=rrtxA,netdev=netA,queue=rx,interval="));
+	assert_non_null(opt_value(&a, "-object", "filter-buffer,id=rrtxB,netdev=netB,queue=rx,interval="));
+	assert_true(arg_index(&a, "filter-buffer,id=rrtxA,netdev=netA,queue=rx,interval=100") >
+		    arg_index(&a, "filter-replay,id=replayA,netdev=netA"));
 	assert_non_null(strstr(opt_value(&a, "-append", "console="), " nokaslr"));
 	argv_release(&a);
 }
@@ -432,6 +437,7 @@ static void test_qemu__record_only_the_chosen_vm_of_a_pair(void **state)
 	assert_int_equal(qemu_build_argv(&c, 1, &a1, &err), 0);
 	assert_null(opt_value(&a0, "-icount", ""));
 	assert_null(opt_value(&a0, "-object", "filter-replay"));
+	assert_null(opt_value(&a0, "-object", "filter-buffer"));
 	assert_non_null(opt_value(&a1, "-icount", "shift=auto,rr=record"));
 	assert_non_null(opt_value(&a1, "-object", "filter-replay,id=replayB,netdev=netB"));
 	/* QEMU 7.2 does not replay netlab's virtio-serial ports: the recorded VM has none. */
