@@ -55,6 +55,7 @@ NETLAB_VERSION := 0.16
 
 # Traffic generators (guest side): defines `traffic::` and TRAFFIC_TESTS.
 -include traffic/build.mk
+-include Documentation/doc.mk
 
 # tests/unit/ mirrors harness/: tests/unit/DIR/test_*.c -> $(B)/tests/DIR/test_*.
 UNIT_TESTS  := $(patsubst tests/unit/%.c,$(B)/tests/%,$(wildcard tests/unit/*/test_*.c))

@@ -26,6 +26,9 @@ pkgs=(
 	openssh-server openssh-client
 	# benchmarks
 	time
+	# the manual pages: pandoc builds them (make doc), man-db shows them
+	# (man, netlab help; t19-docs)
+	pandoc man-db
 )
 
 missing=()
