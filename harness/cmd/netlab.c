@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlab: boot instrumented kernels in QEMU and check how they move packets.
- * main() and the command table only; each command lives in cmd-*.c.
+ * main(), the command table and `netlab help`; each command lives in cmd-*.c.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "lib/util.h"
@@ -24,26 +30,164 @@ static void usage(FILE *f)
 	fprintf(f, "usage: netlab <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'netlab <command> --help' describes a command; 'netlab --version' tells the build.\n");
+	fprintf(f, "\n'netlab <command> --help' lists a command's options.\n");
+	fprintf(f, "'netlab help <command>' shows its manual page; 'netlab help scenario' the scenario files.\n");
+	fprintf(f, "'netlab --version' tells the build.\n");
+}
+
+static const struct cmd *cmd_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+/* `man -w SECTION PAGE` (or `man -w -l FILE`), quietly: can man show that page? */
+static bool man_finds(const char *section, const char *page)
+{
+	char *const argv[] = { "man", "-w", (char *)section, (char *)page, NULL };
+	posix_spawn_file_actions_t fa;
+	int status, ret;
+	pid_t pid;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	ret = posix_spawnp(&pid, "man", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret)
+		return false;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Copy a file to stdout (the page's source, when there is no pager to show it). */
+static int cat_file(const char *path)
+{
+	char *data;
+	size_t len;
+	int ret = file_read(path, &data, &len);
+
+	if (ret) {
+		fprintf(stderr, "netlab help: cannot read '%s': %s\n", path, strerror(-ret));
+		return NL_EXIT_FAIL;
+	}
+	fwrite(data, 1, len, stdout);
+	free(data);
+	return fflush(stdout) ? NL_EXIT_FAIL : NL_EXIT_OK;
+}
+
+/*
+ * The page's markdown source through $PAGER (split on blanks, no shell), else
+ * through pager(1) or less(1) on a terminal, else copied to stdout.
+ */
+static int show_source(const char *path)
+{
+	const char *pager = getenv("PAGER");
+	struct argv a;
+
+	argv_init(&a);
+	if (pager && *pager) {
+		char *words = xstrdup(pager), *save = NULL;
+
+		for (char *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			argv_add(&a, w);
+		free(words);
+	}
+	if (a.n) {
+		argv_add(&a, path);
+		fflush(NULL);
+		execvp(a.v[0], a.v);
+	} else if (isatty(STDOUT_FILENO)) {
+		fflush(NULL);
+		execlp("pager", "pager", path, (char *)NULL);
+		execlp("less", "less", path, (char *)NULL);
+	}
+	argv_release(&a);
+	return cat_file(path);
+}
+
+/*
+ * netlab help TOPIC: the manual page netlab-TOPIC as man finds it, else the one
+ * `make doc` built beside this binary (build/man), else its source in the tree's
+ * Documentation/ (build/netlab -> Documentation/ of the same tree), else the
+ * command's --help. Nothing here is handed to a shell.
+ */
+static int help(const char *topic)
+{
+	const struct cmd *c = cmd_find(topic);
+	const char *section = "1";
+	char *page, *dir, *path;
+	int ret;
+
+	if (!c && strcmp(topic, "scenario")) {
+		fprintf(stderr, "netlab help: unknown command '%s'\n", topic);
+		fprintf(stderr, "hint: 'netlab help' lists the commands; 'netlab help scenario' describes scenario files\n");
+		return NL_EXIT_USAGE;
+	}
+	if (!c)
+		section = "5";
+	page = xasprintf("netlab-%s", topic);
+	if (man_finds(section, page)) {
+		fflush(NULL);
+		execlp("man", "man", section, page, (char *)NULL);
+	}
+	dir = exe_dir();
+	path = xasprintf("%s/man/man%s/%s.%s", dir, section, page, section);
+	if (!access(path, R_OK) && man_finds("-l", path)) {
+		fflush(NULL);
+		execlp("man", "man", "-l", path, (char *)NULL);
+	}
+	free(path);
+	path = xasprintf("%s/../Documentation/%s.txt", dir, page);
+	if (!access(path, R_OK)) {
+		ret = show_source(path);
+	} else if (c) {
+		char *argv[] = { (char *)c->name, "--help", NULL };
+
+		ret = c->run(2, argv);
+	} else {
+		fprintf(stderr, "netlab help: no manual page '%s(%s)' found\n", page, section);
+		fprintf(stderr, "hint: run 'make doc' (or 'make install') in netlab's tree\n");
+		ret = NL_EXIT_FAIL;
+	}
+	free(path);
+	free(dir);
+	free(page);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
+
 	if (argc < 2) {
 		usage(stderr);
 		return NL_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return NL_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc > 3) {
+			cmd_error("help", "too many arguments\nhint: netlab help [COMMAND | scenario]");
+			return NL_EXIT_USAGE;
+		}
+		return help(argv[2]);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("netlab %s (commit %s)\n", NETLAB_VERSION, NETLAB_COMMIT);
 		return NL_EXIT_OK;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	c = cmd_find(argv[1]);
+	if (c)
+		return c->run(argc - 1, argv + 1);
 	fprintf(stderr, "netlab: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return NL_EXIT_USAGE;
