@@ -10,6 +10,11 @@ cd "$TOP"
 # The pages are built into a directory of the test's own, from scratch, so
 # every page is built and every warning seen.
 DOC_B=$T_TMP/build
+# A make of its own: not the sanitizer build tests/run.sh exports
+# (SANITIZE=1 would put it in $DOC_B-san), nor a parent make's jobserver.
+doc_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s SANITIZE= B="$DOC_B" "$@"
+}
 commands=$("$NETLAB" help | sed -n 's/^  \([a-z][a-z0-9-]*\)  .*/\1/p')
 
 test_expect_success 'the command list and the pages agree' '
@@ -23,7 +28,7 @@ test_expect_success 'the command list and the pages agree' '
 
 test_expect_success 'make doc builds every page without a warning' '
 	command -v pandoc >/dev/null || { echo "pandoc missing, and NETLAB_REQUIRE_DOCS=1"; false; }
-	make -s B="$DOC_B" doc >"$T_TMP/doc.out" 2>"$T_TMP/doc.err"
+	doc_make doc >"$T_TMP/doc.out" 2>"$T_TMP/doc.err"
 	cat "$T_TMP/doc.err"
 	! test -s "$T_TMP/doc.err"
 	for t in Documentation/netlab*.txt; do
@@ -90,7 +95,7 @@ test_expect_success 'README.md is at most 260 lines' '
 '
 
 test_expect_success 'make install DESTDIR= installs the pages and the completion' '
-	make -s B="$DOC_B" DESTDIR="$T_TMP/inst" install >/dev/null
+	doc_make DESTDIR="$T_TMP/inst" install >/dev/null
 	d=$T_TMP/inst/usr/local/share
 	test -s "$d/man/man1/netlab-regress.1"
 	test -s "$d/man/man1/netlab.1"
