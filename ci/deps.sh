@@ -10,8 +10,9 @@ pkgs=(
 	# histories; python3: the tests read JSON with it)
 	build-essential git python3 pkg-config libjson-c-dev libinih-dev libpcap-dev libcmocka-dev
 	libtracecmd-dev libtracefs-dev libtraceevent-dev libssl-dev
-	# kernel build (linux-source-6.1 is the default tree)
-	linux-source-6.1 flex bison bc libelf-dev dwarves xz-utils cpio kmod ccache
+	# kernel build (linux-source-6.1 is the default tree; no BTF, so no
+	# pahole/dwarves; modules are loaded by the guest's busybox insmod, so no kmod)
+	linux-source-6.1 flex bison bc libelf-dev xz-utils cpio ccache
 	# run guests and look inside
 	qemu-system-x86 qemu-utils gdb acpica-tools jq
 	# the guest image's tools (copied from the host with their libraries)
