@@ -31,7 +31,8 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
 HARNESS_LIB := lib/util lib/jsonout \
-	       vm/vm vm/qemu vm/topo vm/accel vm/libvirt vm/libvirt-xml \
+	       vm/vm vm/qemu vm/topo vm/accel \
+	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi \
 	       run/run run/result run/runview run/counters run/pcapstat \
 	       trace/tracefile trace/tracedrops trace/traceset trace/pktpath trace/pktpath-out \

@@ -88,7 +88,7 @@ char *lv_pool_path(const char *pool_xml);
 /* Default URI: $NETLAB_LIBVIRT_URI, else qemu:///system as root, else qemu:///session. */
 const char *lv_default_uri(void);
 
-/* ---- runtime (harness/vm/libvirt.c) ----------------------------------------- */
+/* ---- runtime (vm/libvirt*.c) ------------------------------------------------ */
 
 struct lv_conn;
 struct lv_vm;
