@@ -9,6 +9,7 @@
 
 #include "lib/jsonout.h"
 #include "run/result.h"
+#include "vm/backend.h"
 #include "vm/vm.h"
 
 static const char *const verdict_names[] = {
@@ -87,29 +88,6 @@ char *text_tail(const char *text, unsigned int lines)
 		if (p[-1] == '\n' && ++n == lines)
 			break;
 	return strndup(p, (size_t)(end - p));
-}
-
-/* "exit N" on the status port, or -1. */
-static int status_exit(const char *status)
-{
-	const char *p = status;
-
-	while (p && (p = strstr(p, "exit ")) != NULL) {
-		if (p == status || p[-1] == '\n')
-			return atoi(p + 5);
-		p += 5;
-	}
-	return -1;
-}
-
-static bool status_has(const char *status, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = status; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, word, n) && (p[n] == '\n' || p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
 }
 
 static void set_reason(struct run_result *res, char *reason)
@@ -200,8 +178,8 @@ void run_classify(const struct run_obs *obs_in, struct run_result *res)
 static void __run_classify(const struct run_obs *obs, struct run_result *res)
 {
 	memset(res, 0, sizeof(*res));
-	res->exit_status = status_exit(obs->status);
-	res->agent_started = status_has(obs->status, "agent");
+	res->exit_status = vm_status_exit(obs->status);
+	res->agent_started = vm_status_has(obs->status, "agent");
 	res->oops = console_oops_excerpt(obs->console);
 
 	if (obs->interrupted) {
@@ -223,7 +201,7 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 		res->verdict = RV_INFRA;
 		res->reason = xstrdup("the guest powered off before netlab had drained its ports "
 				      "(no ack within the job's wait): its output may be incomplete");
-	} else if ((obs->timed_out || status_has(obs->status, "timeout")) && !res->agent_started) {
+	} else if ((obs->timed_out || vm_status_has(obs->status, "timeout")) && !res->agent_started) {
 		/* A kernel that hangs before userspace cannot test anything:
 		 * boot-failure (125, which `git bisect run` skips), not a timeout
 		 * of the command (1, "bad"). */
@@ -233,10 +211,10 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 		res->reason = xasprintf("the guest did not boot to the netlab agent in time; last console line: %s",
 					*tail ? tail : "(console empty)");
 		free(tail);
-	} else if (obs->timed_out || status_has(obs->status, "timeout")) {
+	} else if (obs->timed_out || vm_status_has(obs->status, "timeout")) {
 		res->verdict = RV_TIMEOUT;
 		res->reason = xstrdup("the command did not finish in time");
-	} else if (res->exit_status >= 0 && !status_has(obs->status, "poweroff")) {
+	} else if (res->exit_status >= 0 && !vm_status_has(obs->status, "poweroff")) {
 		/* The agent says "exit", sends files.tar, then "poweroff": without
 		 * it the files (a trace.dat, send.json) may be cut. */
 		char *how = qemu_end(obs->qemu_status);

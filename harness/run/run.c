@@ -20,8 +20,9 @@
 #include "boot/initrd.h"
 #include "lib/jsonout.h"
 #include "boot/kernel.h"
-#include "vm/libvirt.h"
 #include "run/run.h"
+#include "vm/backend.h"
+#include "vm/libvirt.h"
 #include "vm/vm.h"
 #include "netlab-proto.h"
 
@@ -274,11 +275,9 @@ struct run_vm {
 	char *dir;			/* console, ports, cmdline, qemu.log */
 	char *initrd;
 	bool idle;			/* no command: stopped once VM 0 is done */
-	bool spawned;
-	struct vm_proc p;		/* the direct backend's QEMU */
-	struct lv_vm *lv;		/* the libvirt backend's domain */
-	char *domain;			/* its name */
-	char *transport_error;		/* libvirt: what did not come back */
+	struct vm_inst *inst;		/* once started, by whichever backend */
+	char *transport_error;		/* what did not come back (libvirt) */
+	bool tails_open;
 	struct tail tails[4];		/* stdout, stderr, console, status */
 	struct run_obs obs;
 	struct run_result res;
@@ -296,41 +295,11 @@ struct run_ctx {
 	struct run_vm vms[VM_MAX_VMS];
 	unsigned int n_vms;
 	char *sock_dir;
-	struct lv_conn *lv;		/* libvirt backend: the run's connection */
-	unsigned int udp_port[VM_MAX_NICS];	/* libvirt pair wiring */
+	struct vm_backend *be;		/* the run's backend, open */
 	double t0;
 	double space_at;		/* when free space was last looked at */
 	char *no_space;			/* the run directory's file system is full */
 };
-
-/* ---- one VM, whichever backend runs it ---------------------------------- */
-
-static bool rv_wait(struct run_vm *v, int ms)
-{
-	return v->lv ? lv_vm_wait(v->lv, ms) : vm_wait(&v->p, ms);
-}
-
-/* As of the last rv_wait() or rv_kill(). */
-static bool rv_exited(struct run_vm *v)
-{
-	return v->lv ? lv_vm_ended(v->lv) : v->p.exited;
-}
-
-static void rv_kill(struct run_vm *v, int grace_ms)
-{
-	if (v->lv)
-		lv_vm_kill(v->lv);
-	else
-		vm_kill(&v->p, grace_ms);
-}
-
-/* QEMU's wait status; -1 while it runs. */
-static int rv_status(struct run_vm *v)
-{
-	if (v->lv)
-		return lv_vm_ended(v->lv) ? lv_vm_status(v->lv) : -1;
-	return v->p.exited ? v->p.status : -1;
-}
 
 static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 {
@@ -342,23 +311,13 @@ static void vm_tails_pump(struct run_ctx *c, struct run_vm *v)
 		v->panic_at = now_s();
 }
 
-/* libvirt: drain the streams, bring the captures back, clear the host. */
-static void lv_finish(struct run_ctx *c, struct run_vm *v)
+/* Whatever the VM left on its backend's host, into the run directory. */
+static void collect_vm(struct run_ctx *c, struct run_vm *v)
 {
 	char *err = NULL;
 
-	if (lv_vm_finish(v->lv, c->o->out, &err)) {
-		if (!v->transport_error)
-			v->transport_error = xstrdup(err);
-		char *path = xasprintf("%s/qemu.log", v->dir);
-		FILE *f = fopen(path, "a");
-
-		if (f) {
-			fprintf(f, "netlab: %s\n", err);
-			fclose(f);
-		}
-		free(path);
-	}
+	if (vm_inst_collect(v->inst, c->o->out, &err) && !v->transport_error)
+		v->transport_error = xstrdup(err);
 	free(err);
 }
 
@@ -391,18 +350,18 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 		for (unsigned int i = 0; i < c->n_vms; i++) {
 			struct run_vm *v = &c->vms[i];
 
-			rv_wait(v, i ? 0 : 100);
+			vm_inst_wait(v->inst, i ? 0 : 100);
 			vm_tails_pump(c, v);
 			if (v->panic_at && now_s() - v->panic_at > PANIC_GRACE_S)
-				rv_kill(v, 2000);
-			all_done &= rv_exited(v);
-			panicked |= v->panic_at && rv_exited(v);
+				vm_inst_kill(v->inst, 2000);
+			all_done &= vm_inst_ended(v->inst);
+			panicked |= v->panic_at && vm_inst_ended(v->inst);
 		}
 		/* A panic anywhere ends the run: the other VMs are stopped below. */
 		if (all_done || panicked)
 			break;
-		if (rv_exited(&c->vms[0]) && c->n_vms > 1 && c->vms[1].idle)
-			rv_kill(&c->vms[1], 2000);
+		if (vm_inst_ended(c->vms[0].inst) && c->n_vms > 1 && c->vms[1].idle)
+			vm_inst_kill(c->vms[1].inst, 2000);
 		if (c->o->on_tick)
 			c->o->on_tick(c->o->ctx);
 		if (stop && *stop) {
@@ -412,7 +371,8 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 		}
 		if (now_s() >= deadline) {
 			for (unsigned int i = 0; i < c->n_vms; i++)
-				c->vms[i].obs.timed_out = !rv_exited(&c->vms[i]) && !c->vms[i].panic_at;
+				c->vms[i].obs.timed_out = !vm_inst_ended(c->vms[i].inst) &&
+							   !c->vms[i].panic_at;
 			break;
 		}
 		/* QEMU writes the captures and ports itself and does not stop on a
@@ -434,10 +394,9 @@ static void run_loop(struct run_ctx *c, volatile sig_atomic_t *stop)
 	for (unsigned int i = 0; i < c->n_vms; i++) {
 		struct run_vm *v = &c->vms[i];
 
-		rv_kill(v, 2000);
-		v->obs.qemu_status = rv_status(v);
-		if (v->lv)
-			lv_finish(c, v);
+		vm_inst_kill(v->inst, 2000);
+		v->obs.qemu_status = vm_inst_status(v->inst);
+		collect_vm(c, v);
 		vm_tails_pump(c, v);
 	}
 }
@@ -451,21 +410,7 @@ static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 		{ .name = "status", .stream = RUN_CONSOLE, .keep = true },
 	};
 	struct run_vm *v = &c->vms[i];
-	struct argv argv;
-	char *cmdline, *path;
-	int ret;
 
-	argv_init(&argv);
-	if (!c->lv) {
-		ret = qemu_build_argv(&c->cfg, i, &argv, err);
-		if (ret)
-			goto out;
-		cmdline = argv_to_shell(&argv);
-		path = xasprintf("%s/cmdline", v->dir);
-		file_writef(path, "%s\n", cmdline);
-		free(path);
-		free(cmdline);
-	}
 	for (int t = 0; t < 4; t++) {
 		v->tails[t] = proto[t];
 		/* Only VM 0's output (and console, if asked) reaches the terminal. */
@@ -474,28 +419,8 @@ static int spawn_vm(struct run_ctx *c, unsigned int i, char **err)
 		sbuf_init(&v->tails[t].text);
 		tail_open(&v->tails[t], v->dir);
 	}
-	if (c->lv) {
-		struct lv_vm_opts lo = {
-			.cfg = &c->cfg,
-			.vm = i,
-			.name = v->domain,
-			.kernel = i == 1 && c->o->peer_kernel ? c->o->peer_kernel : c->o->kernel,
-			.initrd = v->initrd,
-			.local_dir = v->dir,
-			.paused = c->cfg.debug.paused && c->cfg.debug.gdb_vm == i,
-			.udp_port = c->udp_port,
-		};
-
-		ret = lv_vm_start(c->lv, &lo, &v->lv, err);
-	} else {
-		path = xasprintf("%s/qemu.log", v->dir);
-		ret = vm_spawn(&v->p, &argv, path, err);
-		free(path);
-	}
-	v->spawned = !ret;
-out:
-	argv_release(&argv);
-	return ret;
+	v->tails_open = true;
+	return vm_backend_start(c->be, i, &v->inst, err);
 }
 
 /*
@@ -587,8 +512,8 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		.kernel_sha256 = c->kid.sha256,
 		.config_sha256 = c->kid.config_sha256[0] ? c->kid.config_sha256 : NULL,
 		.accel_reason = c->accel_why,
-		.backend = run_backend_name(c->o->backend),
-		.connect = c->lv ? (c->o->connect ? c->o->connect : lv_default_uri()) : NULL,
+		.backend = c->be->ops->name,
+		.connect = vm_backend_uri(c->be),
 		.boot_s = c->vms[0].boot_s,
 		.wall_s = now_s() - c->t0,
 	};
@@ -608,11 +533,10 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		meta.vms = vms;
 		meta.n_vms = c->n_vms;
 	}
-	if (c->lv) {
-		for (unsigned int i = 0; i < c->n_vms; i++)
-			domains[i] = c->vms[i].domain;
+	for (unsigned int i = 0; i < c->n_vms; i++)
+		domains[i] = vm_inst_name(c->vms[i].inst);
+	if (domains[0])
 		meta.domains = domains;
-	}
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
 	run_result_write_json(path, res, &meta, NULL);
@@ -732,25 +656,6 @@ char *run_recording_dir(const char *dir)
 	return NULL;
 }
 
-/*
- * libvirt: each VM's domain name (the prefix alone for one VM, PREFIX-a and
- * PREFIX-b for two) and, for a pair, the UDP ports that wire NIC A to NIC B
- * on the libvirt host (an even port in 20000..59999 picked per run).
- */
-static void lv_names(const struct run_opts *o, unsigned int n_vms, struct run_vm *vms,
-		     unsigned int udp_port[VM_MAX_NICS])
-{
-	char *prefix = o->domain_name ? xstrdup(o->domain_name) : lv_default_name();
-	unsigned int base;
-
-	for (unsigned int i = 0; i < n_vms; i++)
-		vms[i].domain = n_vms > 1 ? xasprintf("%s-%c", prefix, 'a' + i) : xstrdup(prefix);
-	free(prefix);
-	base = 20000 + (((unsigned int)getpid() * 2654435761u ^ (unsigned int)(now_s() * 1e3)) % 20000) * 2;
-	for (unsigned int i = 0; i < VM_MAX_NICS; i++)
-		udp_port[i] = base + i;
-}
-
 /* Directories and initrds of each VM; the socket directory of a pair. */
 static int prepare_vms(struct run_ctx *c, char **err)
 {
@@ -787,8 +692,6 @@ static int prepare_vms(struct run_ctx *c, char **err)
 	for (unsigned int i = 0; !ret && i < c->n_vms; i++)
 		if (vm_recorded(c, i))
 			ret = prepare_record(c, i, err);
-	if (!ret && c->o->backend == RUN_BACKEND_LIBVIRT)
-		lv_names(c->o, c->n_vms, c->vms, c->udp_port);
 	return ret;
 }
 
@@ -797,15 +700,11 @@ static void release_ctx(struct run_ctx *c)
 	for (unsigned int i = 0; i < c->n_vms; i++) {
 		struct run_vm *v = &c->vms[i];
 
-		if (v->lv) {
-			lv_finish(c, v);	/* no-op once done: clears the host on errors */
-			lv_vm_release(v->lv);
-		} else if (v->spawned) {
-			vm_release(&v->p);
-		}
-		free(v->domain);
+		if (v->inst)
+			collect_vm(c, v);	/* no-op once done: clears the host on errors */
+		vm_inst_release(v->inst);
 		free(v->transport_error);
-		for (int t = 0; v->spawned && t < 4; t++) {
+		for (int t = 0; v->tails_open && t < 4; t++) {
 			if (v->tails[t].fd >= 0)
 				close(v->tails[t].fd);
 			sbuf_release(&v->tails[t].text);
@@ -825,7 +724,7 @@ static void release_ctx(struct run_ctx *c)
 		free(b);
 		free(c->sock_dir);
 	}
-	lv_close(c->lv);
+	vm_backend_close(c->be);
 	free(c->no_space);
 	free(c->accel_why);
 	acpi_set_release(&c->acpi);
@@ -873,71 +772,63 @@ static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[
 	return 0;
 }
 
-/*
- * libvirt: TCG (domain type 'qemu') unless --accel kvm. netlab does not
- * probe KVM on a libvirt host; record/replay is the direct backend's.
- */
-static int lv_accel(const struct run_opts *o, enum vm_accel *out, char **why, char **err)
-{
-	if (o->debug.rr != VM_RR_OFF) {
-		err_set(err, "record/replay runs only with the direct QEMU backend\n"
-			     "hint: drop --backend libvirt to use --record");
-		return -EINVAL;
-	}
-	*out = o->accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
-	*why = xstrdup(o->accel == VM_ACCEL_KVM ? "libvirt backend: domain type 'kvm' (--accel kvm)"
-						: "libvirt backend: domain type 'qemu' (TCG); --accel kvm "
-						  "asks for 'kvm', netlab does not probe a libvirt host");
-	return 0;
-}
+/* The backends, by enum run_backend. */
+static const struct vm_backend_ops *const run_backends[] = {
+	[RUN_BACKEND_QEMU] = &vm_backend_qemu,
+	[RUN_BACKEND_LIBVIRT] = &vm_backend_libvirt,
+};
 
 const char *run_backend_name(enum run_backend b)
 {
-	return b == RUN_BACKEND_LIBVIRT ? "libvirt" : "qemu";
+	return run_backends[b]->name;
 }
 
 int run_backend_parse(const char *s, enum run_backend *out)
 {
-	if (!strcmp(s, "qemu"))
-		*out = RUN_BACKEND_QEMU;
-	else if (!strcmp(s, "libvirt"))
-		*out = RUN_BACKEND_LIBVIRT;
-	else
-		return -EINVAL;
-	return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(run_backends); i++) {
+		if (!strcmp(run_backends[i]->name, s)) {
+			*out = (enum run_backend)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void backend_args(const struct run_opts *o, struct vm_backend_args *a)
+{
+	*a = (struct vm_backend_args){
+		.accel = o->accel,
+		.initrd = o->initrd,
+		.connect = o->connect,
+		.domain_name = o->domain_name,
+	};
 }
 
 int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err)
 {
-	struct run_vm vms[VM_MAX_VMS];
-	unsigned int udp_port[VM_MAX_NICS];
+	struct vm_backend_args a;
 	struct vm_config cfg;
-	char *why = NULL;
 	int ret = run_config(o, &cfg, err);
 
-	if (!ret)
-		ret = lv_accel(o, &cfg.accel, &why, err);
-	free(why);
 	if (ret)
 		return ret;
-	memset(vms, 0, sizeof(vms));
-	lv_names(o, cfg.topo->n_vms, vms, udp_port);
+	backend_args(o, &a);
 	cfg.rundir = o->out ? o->out : "RUN_DIR";
-	for (unsigned int i = 0; !ret && i < cfg.topo->n_vms; i++) {
-		struct lv_stage st = { .name = vms[i].domain, .dir = LV_POOL_DIR };
-		char *kernel = lv_stage_path(&st, "kernel"), *initrd = lv_stage_path(&st, "initrd");
+	return lv_print_xml(&a, &cfg, out, err);
+}
 
-		st.kernel = kernel;
-		st.initrd = initrd;
-		memcpy(st.udp_port, udp_port, sizeof(st.udp_port));
-		if (!cfg.initrd)
-			cfg.initrd = initrd;
-		ret = lv_domain_xml(&cfg, i, &st, out, err);
-		free(kernel);
-		free(initrd);
-	}
-	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
-		free(vms[i].domain);
+int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err)
+{
+	/* What the KVM probe boots: the kernel and initrd of `o`, no NICs. */
+	struct run_opts p = *o;
+	struct vm_config cfg;
+	int ret;
+
+	p.topology = "none";
+	memset(p.nic_model, 0, sizeof(p.nic_model));
+	ret = run_config(&p, &cfg, err);
+	if (!ret)
+		ret = vm_accel_resolve(&cfg, o->initrd, o->accel, out, why, err);
 	return ret;
 }
 
@@ -965,19 +856,12 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		ret = acpi_prepare(NULL, o->acpi, o->n_acpi, dir, &c.acpi, err);
 		free(dir);
 	}
-	if (!ret && o->backend == RUN_BACKEND_LIBVIRT) {
-		/* The ports are streams: the guest waits for netlab to drain them. */
-		c.cfg.host_ack = true;
-		ret = lv_accel(o, &c.cfg.accel, &c.accel_why, err);
-		if (!ret)
-			ret = lv_open(o->connect ? o->connect : lv_default_uri(), &c.lv, err);
-	} else if (!ret) {
-		/* The KVM probe boots without NICs: it must not carry the tables. */
-		struct run_opts probe = *o;
+	if (!ret) {
+		/* (The direct backend's KVM probe boots without NICs or tables.) */
+		struct vm_backend_args a;
 
-		probe.acpi = NULL;
-		probe.n_acpi = 0;
-		ret = accel_resolve(&probe, &c.cfg.accel, &c.accel_why, err);
+		backend_args(o, &a);
+		ret = vm_backend_open(run_backends[o->backend], &a, &c.cfg, &c.be, &c.accel_why, err);
 	}
 	if (!ret && (c.no_space = disk_short(o->out, run_space_estimate(o)))) {
 		err_set(err, "%s/: %s\nhint: free some space there, or pass --out on a file "
@@ -996,8 +880,8 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	if (ret) {
 		/* Whatever did start must not outlive us. */
 		for (unsigned int i = 0; i < c.n_vms; i++)
-			if (c.vms[i].spawned)
-				rv_kill(&c.vms[i], 0);
+			if (c.vms[i].inst)
+				vm_inst_kill(c.vms[i].inst, 0);
 	} else {
 		run_loop(&c, stop);
 		write_outcome(&c, res);

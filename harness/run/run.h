@@ -19,7 +19,8 @@ enum run_stream {
 	RUN_CONSOLE,
 };
 
-/* How VMs are started: QEMU processes of our own, or libvirt domains. */
+/* How VMs are started: QEMU processes of our own, or libvirt domains
+ * (vm_backend_qemu, vm_backend_libvirt in vm/backend.h). */
 enum run_backend {
 	RUN_BACKEND_QEMU,
 	RUN_BACKEND_LIBVIRT,
@@ -123,9 +124,11 @@ char *run_recording_dir(const char *dir);
 int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
 
 /*
- * Resolve VM_ACCEL_AUTO: TCG unless /dev/kvm opens *and* a short probe boot
- * under KVM completes; the verdict is cached per host kernel and QEMU binary.
- * `why` (owned by the caller) says how the choice was made.
+ * Resolve VM_ACCEL_AUTO for the direct backend: TCG unless /dev/kvm opens
+ * *and* a short probe boot of o's kernel and initrd under KVM completes; the
+ * verdict is cached per host kernel and QEMU binary. `why` (owned by the
+ * caller) says how the choice was made. vm_accel_resolve() (vm/backend.h)
+ * for `o`; run_execute() resolves through the backend it opens.
  */
 int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err);
 

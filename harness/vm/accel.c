@@ -14,7 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "run/run.h"
+#include "vm/backend.h"
 
 /* A KVM boot of the minimal kernel takes ~1 s; TCG ~3 s. */
 #define ACCEL_PROBE_TIMEOUT_S 20
@@ -62,10 +62,30 @@ static char *probe_cache_path(const char *qemu)
 	return path;
 }
 
-static int probe_kvm(const struct run_opts *o, bool *works, char **err)
+/* The probe's configuration: the run's, in `dir`, under KVM, without NICs. */
+static int probe_config(const struct vm_config *run, const char *dir, struct vm_config *p,
+			char **err)
 {
-	struct run_opts p = *o;
-	struct run_result res;
+	*p = *run;
+	p->accel = VM_ACCEL_KVM;
+	p->topo = topology_find("none");
+	memset(p->want_model, 0, sizeof(p->want_model));
+	memset(p->nics, 0, sizeof(p->nics));
+	p->n_nics = 0;
+	p->initrd = NULL;
+	memset(p->vm_initrd, 0, sizeof(p->vm_initrd));
+	memset(p->vm_dir, 0, sizeof(p->vm_dir));
+	p->sock_dir = NULL;
+	p->rundir = dir;
+	p->host_ack = false;
+	p->icount_shift = -1;
+	p->timeout_s = ACCEL_PROBE_TIMEOUT_S;
+	return p->topo->setup(p, err);
+}
+
+static int probe_kvm(const struct vm_config *cfg, const char *initrd, bool *works, char **err)
+{
+	struct vm_config p;
 	char *dir = accel_dir();
 	char *tmpl = xasprintf("%s/probe.XXXXXX", dir);
 	int ret;
@@ -75,38 +95,32 @@ static int probe_kvm(const struct run_opts *o, bool *works, char **err)
 		err_set(err, "cannot create '%s': %s", tmpl, strerror(errno));
 		goto out;
 	}
-	p.accel = VM_ACCEL_KVM;
-	p.topology = "none";
-	memset(p.nic_model, 0, sizeof(p.nic_model));
-	p.exec = "true";
-	p.icount_shift = -1;
-	p.out = tmpl;
-	p.timeout_s = ACCEL_PROBE_TIMEOUT_S;
-	p.on_output = NULL;
-	ret = run_execute(&p, NULL, &res, err);
-	*works = !ret && res.verdict == RV_OK;
-	run_result_release(&res);
-	rm_rf(tmpl);		/* the probe's run directory is of no further use */
+	ret = probe_config(cfg, tmpl, &p, err);
+	if (!ret)
+		ret = vm_boot_once(&p, initrd, "true", tmpl, works, err);
+	*works &= !ret;
+	rm_rf(tmpl);		/* the probe's directory is of no further use */
 out:
 	free(tmpl);
 	free(dir);
 	return ret;
 }
 
-int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err)
+int vm_accel_resolve(const struct vm_config *cfg, const char *base_initrd, enum vm_accel want,
+		     enum vm_accel *out, char **why, char **err)
 {
 	char *path, *cached = NULL;
 	bool works = false;
 	int fd, ret;
 
-	if (o->accel == VM_ACCEL_AUTO && o->icount_shift >= 0) {
+	if (want == VM_ACCEL_AUTO && cfg->icount_shift >= 0) {
 		*out = VM_ACCEL_TCG;
 		*why = xstrdup("-icount (deterministic mode) needs TCG");
 		return 0;
 	}
-	if (o->accel != VM_ACCEL_AUTO) {
-		*out = o->accel;
-		*why = xasprintf("--accel %s", vm_accel_name(o->accel));
+	if (want != VM_ACCEL_AUTO) {
+		*out = want;
+		*why = xasprintf("--accel %s", vm_accel_name(want));
 		return 0;
 	}
 	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -116,13 +130,13 @@ int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char
 		return 0;
 	}
 	close(fd);
-	path = probe_cache_path(o->qemu);
+	path = probe_cache_path(cfg->qemu);
 	if (file_read(path, &cached, NULL) == 0 && vm_accel_parse(strtok(cached, "\n"), out) == 0 &&
 	    *out != VM_ACCEL_AUTO) {
 		*why = xasprintf("cached probe verdict (%s)", path);
 		goto out;
 	}
-	ret = probe_kvm(o, &works, err);
+	ret = probe_kvm(cfg, base_initrd, &works, err);
 	if (ret) {
 		free(path);
 		free(cached);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The direct backend: each VM is a QEMU process of netlab's own (vm/vm.h),
+ * its command line from qemu_build_argv(), its console and ports files in
+ * the VM's directory.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/initrd.h"
+#include "vm/backend.h"
+#include "vm/vm.h"
+
+struct qemu_backend {
+	struct vm_backend b;
+	const struct vm_config *cfg;
+};
+
+struct qemu_inst {
+	struct vm_inst i;
+	struct vm_proc p;
+};
+
+#define QB(b) ((struct qemu_backend *)((char *)(b) - offsetof(struct qemu_backend, b)))
+#define QI(v) ((struct qemu_inst *)((char *)(v) - offsetof(struct qemu_inst, i)))
+
+static int qemu_open(const struct vm_backend_args *a, struct vm_config *cfg, struct vm_backend **out,
+		     char **why, char **err)
+{
+	struct qemu_backend *qb;
+	int ret = vm_accel_resolve(cfg, a->initrd, a->accel, &cfg->accel, why, err);
+
+	if (ret)
+		return ret;
+	qb = xzalloc(sizeof(*qb));
+	qb->b.ops = &vm_backend_qemu;
+	qb->cfg = cfg;
+	*out = &qb->b;
+	return 0;
+}
+
+static int qemu_start(struct vm_backend *b, unsigned int vm, struct vm_inst **out, char **err)
+{
+	const struct vm_config *cfg = QB(b)->cfg;
+	const char *dir = vm_dir(cfg, vm);
+	struct qemu_inst *qi;
+	struct argv argv;
+	char *cmdline, *path;
+	int ret;
+
+	argv_init(&argv);
+	ret = qemu_build_argv(cfg, vm, &argv, err);
+	if (ret)
+		goto out;
+	cmdline = argv_to_shell(&argv);
+	path = xasprintf("%s/cmdline", dir);
+	file_writef(path, "%s\n", cmdline);
+	free(path);
+	free(cmdline);
+	qi = xzalloc(sizeof(*qi));
+	qi->i.ops = &vm_backend_qemu;
+	path = xasprintf("%s/qemu.log", dir);
+	ret = vm_spawn(&qi->p, &argv, path, err);
+	free(path);
+	if (ret)
+		free(qi);
+	else
+		*out = &qi->i;
+out:
+	argv_release(&argv);
+	return ret;
+}
+
+static bool qemu_wait(struct vm_inst *v, int ms)
+{
+	return vm_wait(&QI(v)->p, ms);
+}
+
+static bool qemu_ended(const struct vm_inst *v)
+{
+	return QI(v)->p.exited;
+}
+
+static void qemu_kill(struct vm_inst *v, int grace_ms)
+{
+	vm_kill(&QI(v)->p, grace_ms);
+}
+
+static int qemu_status(const struct vm_inst *v)
+{
+	const struct vm_proc *p = &QI(v)->p;
+
+	return p->exited ? p->status : -1;
+}
+
+static void qemu_release(struct vm_inst *v)
+{
+	struct qemu_inst *qi = QI(v);
+
+	vm_release(&qi->p);
+	free(qi);
+}
+
+static void qemu_close(struct vm_backend *b)
+{
+	free(QB(b));
+}
+
+const struct vm_backend_ops vm_backend_qemu = {
+	.name = "qemu",
+	.open = qemu_open,
+	.start = qemu_start,
+	.wait = qemu_wait,
+	.ended = qemu_ended,
+	.kill = qemu_kill,
+	.status = qemu_status,
+	.release = qemu_release,
+	.close = qemu_close,
+};
+
+/* ---- one boot, for a probe ----------------------------------------------- */
+
+/* The guest's files (as run_execute() creates them), and its initrd. */
+static int boot_files(struct vm_config *cfg, const char *base_initrd, const char *exec,
+		      const char *dir, char **initrd, char **err)
+{
+	static const char *const files[] = { "console.log", "stdout", "stderr", "status",
+					     "files.tar" };
+	struct sbuf job;
+	char *script;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(files); i++) {
+		char *p = xasprintf("%s/%s", dir, files[i]);
+
+		ret = file_write(p, "", 0);
+		if (ret)
+			err_set(err, "cannot write in '%s': %s", dir, strerror(-ret));
+		free(p);
+	}
+	if (ret)
+		return ret;
+	*initrd = xasprintf("%s/initrd.img", dir);
+	cfg->initrd = *initrd;
+	cfg->vm_initrd[0] = *initrd;
+	sbuf_init(&job);
+	job_text(cfg, 0, &job);
+	script = xasprintf("%s\n", exec);
+	ret = initrd_assemble(*initrd, job.s, script, base_initrd, err);
+	free(script);
+	sbuf_release(&job);
+	return ret;
+}
+
+static char *dir_file(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name), *text = NULL;
+
+	file_read(path, &text, NULL);
+	free(path);
+	return text;
+}
+
+int vm_boot_once(const struct vm_config *cfg_in, const char *base_initrd, const char *exec,
+		 const char *dir, bool *ok, char **err)
+{
+	struct vm_config cfg = *cfg_in;
+	struct qemu_backend qb = { .b.ops = &vm_backend_qemu, .cfg = &cfg };
+	struct vm_inst *v = NULL;
+	char *initrd = NULL, *status, *console;
+	double deadline;
+	bool timed_out;
+	int ret;
+
+	*ok = false;
+	ret = boot_files(&cfg, base_initrd, exec, dir, &initrd, err);
+	if (!ret)
+		ret = vm_backend_start(&qb.b, 0, &v, err);
+	if (ret)
+		goto out;
+	deadline = now_s() + cfg.timeout_s;
+	while (!vm_inst_wait(v, 100) && now_s() < deadline)
+		;
+	timed_out = !vm_inst_ended(v);
+	vm_inst_kill(v, 2000);
+	vm_inst_release(v);
+	status = dir_file(dir, "status");
+	console = dir_file(dir, "console.log");
+	/* What run_classify() calls "ok" for a VM of the direct backend. */
+	*ok = !timed_out && !(console && strstr(console, "Kernel panic - not syncing")) &&
+	      !vm_status_has(status, "timeout") && vm_status_has(status, "poweroff") &&
+	      vm_status_exit(status) == 0;
+	free(status);
+	free(console);
+out:
+	free(initrd);
+	return ret;
+}

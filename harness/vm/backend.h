@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * VM backends: how the VMs of a run are started, followed and stopped.
+ * Two implement the same table: "qemu" (QEMU processes of netlab's own,
+ * vm/backend-qemu.c) and "libvirt" (transient libvirt domains,
+ * vm/backend-libvirt.c over vm/libvirt.h). A run opens one backend, starts
+ * each VM through it and never asks which one it is.
+ *
+ * Both leave the same files in a VM's directory: console.log, the ports'
+ * files (stdout, stderr, status, files.tar) and qemu.log; the NIC captures
+ * in the run directory. The direct backend adds `cmdline`, libvirt
+ * domain.xml and libvirt.log.
+ *
+ * Ownership: strings passed in are borrowed. A backend from open() is
+ * freed by vm_backend_close(), a VM from start() by vm_inst_release().
+ */
+#ifndef NETLAB_VM_BACKEND_H
+#define NETLAB_VM_BACKEND_H
+
+#include <stdbool.h>
+
+#include "lib/util.h"
+#include "vm/vmcfg.h"
+
+struct vm_backend_ops;
+
+/* A run's open backend (libvirt: its connection). */
+struct vm_backend {
+	const struct vm_backend_ops *ops;
+};
+
+/* One started VM. */
+struct vm_inst {
+	const struct vm_backend_ops *ops;
+};
+
+/* What a run asks of its backend; all borrowed. */
+struct vm_backend_args {
+	enum vm_accel accel;		/* as asked: auto, kvm or tcg */
+	const char *initrd;		/* base initramfs (the direct backend's KVM probe boots it) */
+	const char *connect;		/* libvirt URI; NULL = lv_default_uri() */
+	const char *domain_name;	/* libvirt domain name (prefix for pairs); NULL = generated */
+};
+
+struct vm_backend_ops {
+	const char *name;
+	/*
+	 * Set up the backend for the VMs of `cfg` (not yet started): resolve
+	 * cfg->accel from a->accel, with *why (caller frees) saying how; set
+	 * what else of `cfg` the backend needs (libvirt: host_ack). `cfg` is
+	 * kept: it must outlive the backend. libvirt connects here and names
+	 * each VM's domain. 0, or -errno with *err.
+	 */
+	int (*open)(const struct vm_backend_args *a, struct vm_config *cfg, struct vm_backend **out,
+		    char **why, char **err);
+	/*
+	 * Start VM `vm` of the configuration open() was given (kept: the
+	 * caller sets its initrds and directories, vm_dir(), before). Its
+	 * kernel, initrd and directory are those of `cfg`; the direct backend
+	 * writes its QEMU command line into DIR/cmdline, libvirt its domain
+	 * into DIR/domain.xml. 0, or -errno with *err (nothing left running).
+	 */
+	int (*start)(struct vm_backend *b, unsigned int vm, struct vm_inst **out, char **err);
+	/* Wait up to `ms` for the VM to end; true once it has. */
+	bool (*wait)(struct vm_inst *v, int ms);
+	/* Whether it had ended at the last wait() or kill() (asks nobody). */
+	bool (*ended)(const struct vm_inst *v);
+	/* Stop it if it still runs: the direct backend SIGTERMs QEMU and
+	 * SIGKILLs it after `grace_ms`; libvirt destroys the domain. */
+	void (*kill)(struct vm_inst *v, int grace_ms);
+	/* QEMU's wait status once ended (0: it powered off); -1 while it runs. */
+	int (*status)(const struct vm_inst *v);
+	/*
+	 * Once ended: bring everything the VM left into its directory and the
+	 * captures into `pcap_dir`, and clear what it left elsewhere. Once
+	 * only (later calls do nothing). 0, or -errno with *err saying what
+	 * did not come back. NULL when there is nothing to do.
+	 */
+	int (*collect)(struct vm_inst *v, const char *pcap_dir, char **err);
+	/* The VM's name on its host (libvirt domain); NULL = it has none. */
+	const char *(*vm_name)(const struct vm_inst *v);
+	/* Where the VMs run (libvirt URI); NULL = none to tell. */
+	const char *(*uri)(const struct vm_backend *b);
+	void (*release)(struct vm_inst *v);
+	void (*close)(struct vm_backend *b);
+};
+
+extern const struct vm_backend_ops vm_backend_qemu;
+extern const struct vm_backend_ops vm_backend_libvirt;
+
+/* The backend named `name` ("qemu", "libvirt"), or NULL. */
+const struct vm_backend_ops *vm_backend_find(const char *name);
+/* "qemu, libvirt": for hints. Static storage. */
+const char *vm_backend_list(void);
+
+/* ops->open(); *out stays NULL on error. */
+int vm_backend_open(const struct vm_backend_ops *ops, const struct vm_backend_args *a,
+		    struct vm_config *cfg, struct vm_backend **out, char **why, char **err);
+/* NULL is fine. */
+void vm_backend_close(struct vm_backend *b);
+const char *vm_backend_uri(const struct vm_backend *b);
+
+static inline int vm_backend_start(struct vm_backend *b, unsigned int vm, struct vm_inst **out,
+				   char **err)
+{
+	*out = NULL;
+	return b->ops->start(b, vm, out, err);
+}
+
+static inline bool vm_inst_wait(struct vm_inst *v, int ms)
+{
+	return v->ops->wait(v, ms);
+}
+
+static inline bool vm_inst_ended(const struct vm_inst *v)
+{
+	return v->ops->ended(v);
+}
+
+static inline void vm_inst_kill(struct vm_inst *v, int grace_ms)
+{
+	v->ops->kill(v, grace_ms);
+}
+
+static inline int vm_inst_status(const struct vm_inst *v)
+{
+	return v->ops->status(v);
+}
+
+static inline int vm_inst_collect(struct vm_inst *v, const char *pcap_dir, char **err)
+{
+	return v->ops->collect ? v->ops->collect(v, pcap_dir, err) : 0;
+}
+
+static inline const char *vm_inst_name(const struct vm_inst *v)
+{
+	return v->ops->vm_name ? v->ops->vm_name(v) : NULL;
+}
+
+/* NULL is fine. */
+void vm_inst_release(struct vm_inst *v);
+
+/*
+ * vm_boot_once() - boot VM 0 of `cfg` once with the direct backend, run
+ * `exec` in it and wait for its end, at most cfg->timeout_s seconds
+ *
+ * For a probe (vm/accel.c): `dir` (existing, empty) gets the VM's files and
+ * initrd.img (the job, `exec`, then `base_initrd`); cfg->rundir must be
+ * `dir`. *ok: the command exited 0 and the guest powered off in time,
+ * without a kernel panic. 0 (whatever *ok), or -errno with *err when the
+ * VM could not be started.
+ */
+int vm_boot_once(const struct vm_config *cfg, const char *base_initrd, const char *exec,
+		 const char *dir, bool *ok, char **err);
+
+/*
+ * vm_accel_resolve() - the direct backend's accelerator for `want`
+ * (vm/accel.c): as asked, TCG for VM_ACCEL_AUTO with cfg->icount_shift set,
+ * else TCG unless /dev/kvm opens *and* a short probe boot (vm_boot_once() of
+ * cfg's kernel and `base_initrd`, without NICs) under KVM completes; that
+ * verdict is cached per host kernel and QEMU binary. *why (caller frees)
+ * says how the choice was made. 0, or -errno with *err when the probe could
+ * not boot at all.
+ */
+int vm_accel_resolve(const struct vm_config *cfg, const char *base_initrd, enum vm_accel want,
+		     enum vm_accel *out, char **why, char **err);
+
+/*
+ * The status port's lines (guest/netlab-proto.h): vm_status_exit() is N of
+ * the first "exit N" line, or -1; vm_status_has() whether a line is `word`
+ * or starts with `word` and a space.
+ */
+int vm_status_exit(const char *status);
+bool vm_status_has(const char *status, const char *word);
+
+#endif /* NETLAB_VM_BACKEND_H */
