@@ -31,7 +31,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
 HARNESS_LIB := lib/util lib/jsonout \
-	       vm/vm vm/qemu vm/topo vm/accel vm/backend vm/backend-qemu vm/backend-libvirt \
+	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi \
 	       run/run run/result run/runview run/counters run/pcapstat \

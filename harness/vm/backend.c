@@ -49,25 +49,3 @@ void vm_inst_release(struct vm_inst *v)
 	if (v)
 		v->ops->release(v);
 }
-
-int vm_status_exit(const char *status)
-{
-	const char *p = status;
-
-	while (p && (p = strstr(p, "exit ")) != NULL) {
-		if (p == status || p[-1] == '\n')
-			return atoi(p + 5);
-		p += 5;
-	}
-	return -1;
-}
-
-bool vm_status_has(const char *status, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = status; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, word, n) && (p[n] == '\n' || p[n] == ' ' || p[n] == '\0'))
-			return true;
-	return false;
-}
