@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The shape the source keeps (issue 16): harness/ in one folder per
+# subsystem, no two files that call each other (directly or round a
+# circle), no source file past about 1000 lines. No guest: the build's
+# objects (nm) and the tree.
+. "$(dirname "$0")/../lib.sh"
+[ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
+cd "$TOP"
+
+test_expect_success 'harness/ holds folders and the kernel builder, no loose source' '
+	loose=$(ls harness/*.[ch] 2>/dev/null || true)
+	echo "$loose"
+	test -z "$loose"
+	for d in cmd lib vm boot run trace scenario bisect gdb; do test -d harness/$d; done
+'
+
+test_expect_success 'tests/unit mirrors harness/: every unit test is in a subsystem folder' '
+	loose=$(ls tests/unit/test_*.c 2>/dev/null || true)
+	test -z "$loose"
+'
+
+test_expect_success 'no call circle between harness files (from the objects of build/)' '
+	ls build/harness/*/*.o >/dev/null
+	python3 tests/integration/callgraph.py build >"$T_TMP/circles"
+	cat "$T_TMP/circles"
+	! test -s "$T_TMP/circles"
+'
+
+test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 lines' '
+	wc -l harness/*/*.c guest/*.c traffic/*.c | awk "\$2 != \"total\" && \$1 > 1000" >"$T_TMP/big"
+	cat "$T_TMP/big"
+	! test -s "$T_TMP/big"
+'
+
+test_done
