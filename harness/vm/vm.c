@@ -1,104 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "vm/vm.h"
 
-static void child_exec(const struct argv *argv, int logfd, pid_t parent)
-{
-	int null = open("/dev/null", O_RDONLY);
-
-	/* Own process group: the harness kills the group, and a terminal's
-	 * ^C reaches only the harness, which then stops QEMU itself. */
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	if (null >= 0)
-		dup2(null, 0);
-	dup2(logfd, 1);
-	dup2(logfd, 2);
-	execvp(argv->v[0], argv->v);
-	dprintf(2, "netlab: cannot execute '%s': %s\n", argv->v[0], strerror(errno));
-	_exit(127);
-}
-
+/*
+ * Its own process group: the harness kills the group, and a terminal's ^C
+ * reaches only the harness, which then stops QEMU itself. PR_SET_PDEATHSIG:
+ * QEMU never outlives the harness, even after a SIGKILL.
+ */
 int vm_spawn(struct vm_proc *p, const struct argv *argv, const char *log, char **err)
 {
-	pid_t parent = getpid();
-	int logfd;
+	int ret;
 
 	memset(p, 0, sizeof(*p));
-	p->pidfd = -1;
-	logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (logfd < 0) {
-		int e = errno;
+	proc_init(&p->proc, (const char *const *)argv->v);
+	p->proc.stdin_mode = PROC_NULL;
+	p->proc.stdout_mode = PROC_FILE;
+	p->proc.stdout_path = log;
+	p->proc.stderr_mode = PROC_TO_STDOUT;
+	p->proc.own_group = true;
+	p->proc.death_sig = SIGKILL;
+	ret = proc_start(&p->proc, err);
+	if (ret)
+		proc_release(&p->proc);
+	return ret;
+}
 
-		err_set(err, "cannot create '%s': %s", log, strerror(e));
-		return -e;
-	}
-	p->pid = fork();
-	if (p->pid < 0) {
-		int e = errno;
-
-		close(logfd);
-		err_set(err, "cannot fork: %s", strerror(e));
-		return -e;
-	}
-	if (p->pid == 0)
-		child_exec(argv, logfd, parent);
-	close(logfd);
-	setpgid(p->pid, p->pid);
-	p->pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
-	return 0;
+static bool vm_sync(struct vm_proc *p)
+{
+	p->exited = p->proc.exited;
+	p->status = p->proc.status;
+	return p->exited;
 }
 
 bool vm_wait(struct vm_proc *p, int ms)
 {
-	if (p->exited)
-		return true;
-	if (p->pidfd >= 0) {
-		struct pollfd pfd = { .fd = p->pidfd, .events = POLLIN };
-
-		if (poll(&pfd, 1, ms) == 0)
-			return false;
-	} else if (ms > 0) {
-		usleep((useconds_t)ms * 1000);
-	}
-	if (waitpid(p->pid, &p->status, WNOHANG) == p->pid)
-		p->exited = true;
-	return p->exited;
+	proc_wait(&p->proc, ms);
+	return vm_sync(p);
 }
 
 void vm_kill(struct vm_proc *p, int grace_ms)
 {
-	if (p->pid <= 0 || p->exited)
-		return;
-	kill(-p->pid, SIGTERM);
-	kill(p->pid, SIGTERM);
-	if (vm_wait(p, grace_ms))
-		return;
-	kill(-p->pid, SIGKILL);
-	kill(p->pid, SIGKILL);
-	if (waitpid(p->pid, &p->status, 0) == p->pid)
-		p->exited = true;
+	proc_kill(&p->proc, grace_ms);
+	vm_sync(p);
 }
 
 void vm_release(struct vm_proc *p)
 {
-	if (p->pidfd >= 0)
-		close(p->pidfd);
-	p->pidfd = -1;
+	proc_release(&p->proc);
 }
 
 static unsigned int parse_version(const char *out, char **text)
@@ -118,7 +71,8 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 {
 	static char *cached_bin, *cached_text;
 	static unsigned int cached;
-	struct argv a;
+	const char *argv[] = { qemu, "--version", NULL };
+	struct proc p;
 	char *out = NULL;
 
 	if (text)
@@ -126,11 +80,12 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 	if (!qemu)
 		return 0;
 	if (!cached_bin || strcmp(cached_bin, qemu)) {
-		argv_init(&a);
-		argv_add(&a, qemu);
-		argv_add(&a, "--version");
-		spawn_capture(&a, &out);
-		argv_release(&a);
+		proc_init(&p, argv);
+		p.stdin_mode = PROC_NULL;
+		p.stdout_mode = PROC_CAPTURE;
+		if (proc_run(&p, 0, NULL) >= 0)
+			out = proc_take_output(&p);
+		proc_release(&p);
 		free(cached_bin);
 		free(cached_text);
 		cached_text = NULL;
@@ -145,12 +100,14 @@ unsigned int vm_qemu_version(const char *qemu, char **text)
 
 int vm_qcow2_create(const char *path, char **err)
 {
-	char *const argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", (char *)path, "1G", NULL };
-	int status = -1;
-	pid_t pid;
+	const char *argv[] = { "qemu-img", "create", "-q", "-f", "qcow2", path, "1G", NULL };
+	struct proc p;
+	int ret;
 
-	if (posix_spawnp(&pid, "qemu-img", NULL, NULL, argv, environ) ||
-	    waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+	proc_init(&p, argv);
+	ret = proc_run(&p, 0, NULL);
+	proc_release(&p);
+	if (ret) {
 		err_set(err, "cannot create the snapshot disk '%s' with qemu-img\n"
 			     "hint: record/replay needs qemu-img (Debian: qemu-utils)", path);
 		return -EIO;

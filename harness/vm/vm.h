@@ -9,11 +9,13 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "lib/proc.h"
 #include "lib/util.h"
 
+/* A QEMU process (lib/proc underneath); `exited` and `status` are proc's,
+ * copied for the callers that read them. */
 struct vm_proc {
-	pid_t pid;
-	int pidfd;
+	struct proc proc;
 	bool exited;
 	int status;		/* waitpid() status once exited */
 };
