@@ -633,7 +633,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		if (watch_stalled(&w))
 			break;
 		/* --until with --batch: done once the batch file is. */
-		if (gc->until && gc->batch && s->proc.exited) {
+		if (gc->until && gc->batch && gdb_proc_exited(&s->proc)) {
 			cut = true;
 			break;
 		}
@@ -719,7 +719,7 @@ out:
 static int finish(const struct session *s, int run_code)
 {
 	char *log = xasprintf("%s/gdb.log", s->dir);
-	int g = s->proc.exited ? gdb_proc_exit_code(&s->proc) : 0;
+	int g = gdb_proc_exited(&s->proc) ? gdb_proc_exit_code(&s->proc) : 0;
 
 	/* A batch script whose last command ran the guest to its end fails only
 	 * because the guest powered off under it: that is not gdb failing. */

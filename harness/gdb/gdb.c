@@ -14,11 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -455,32 +453,17 @@ int gdb_qmp_replay_state(const char *qmp_socket, struct gdb_replay_state *st, ch
 void gdb_proc_init(struct gdb_proc *p, const char *qmp_socket, unsigned int timeout_s)
 {
 	memset(p, 0, sizeof(*p));
+	proc_init(&p->proc, NULL);
 	p->qmp = qmp_socket ? xstrdup(qmp_socket) : NULL;
 	p->timeout_s = timeout_s;
 }
 
-/* In the child: batch gdb reads nothing and logs everything; dies with us. */
-static void gdb_child(const struct argv *a, const char *log)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	if (log) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int null = open("/dev/null", O_RDONLY);
-
-		if (fd < 0 || null < 0)
-			_exit(127);
-		dup2(null, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		/* Its own process group: a ^C at the terminal is not gdb's. */
-		setpgid(0, 0);
-	}
-	execv(a->v[0], a->v);
-	_exit(127);
-}
-
+/*
+ * gdb dies with us, and gets SIGINT and SIGTERM back (^C is gdb's: an
+ * interactive `netlab gdb` ignores it). A batch gdb reads nothing, logs
+ * everything and has a process group of its own: a ^C at the terminal is
+ * not its. An interactive one shares the terminal, and our group.
+ */
 int gdb_proc_start(struct gdb_proc *p, const char *gdb, const struct gdb_kernel *k,
 		   const struct gdb_session *s, const char *dir, const char *script, char **err)
 {
@@ -505,25 +488,20 @@ int gdb_proc_start(struct gdb_proc *p, const char *gdb, const struct gdb_kernel 
 	argv_init(&a);
 	gdb_build_argv(gdb, k, init, script, s->batch, &a);
 	p->batch = s->batch;
-	fflush(NULL);
-	p->pid = fork();
-	if (p->pid == 0)
-		gdb_child(&a, s->batch ? s->log : NULL);
-	ret = p->pid < 0 ? -errno : 0;
-	if (ret) {
-		err_set(err, "cannot start '%s': %s", gdb, strerror(-ret));
-		p->pid = 0;
+	proc_init(&p->proc, (const char *const *)a.v);
+	p->proc.death_sig = SIGKILL;
+	p->proc.default_signals = true;
+	if (s->batch) {
+		p->proc.stdin_mode = PROC_NULL;
+		p->proc.stdout_mode = PROC_FILE;
+		p->proc.stdout_path = s->log;
+		p->proc.stderr_mode = PROC_TO_STDOUT;
+		p->proc.own_group = true;
 	}
+	ret = proc_start(&p->proc, err);
 	argv_release(&a);
 	free(init);
 	return ret;
-}
-
-static void gdb_proc_reap(struct gdb_proc *p, bool block)
-{
-	if (p->pid > 0 && !p->exited &&
-	    waitpid(p->pid, &p->status, block ? 0 : WNOHANG) == p->pid)
-		p->exited = true;
 }
 
 /*
@@ -531,26 +509,27 @@ static void gdb_proc_reap(struct gdb_proc *p, bool block)
  * waits or a Python sleep alike) and, batch, quits by detaching, which
  * removes its breakpoints and resumes the guest. SIGTERM 3 s later, SIGKILL
  * after 6 s; a killed gdb leaves its breakpoints in QEMU (see the tick).
+ * gdb only, not its group.
  */
 static void gdb_proc_end(struct gdb_proc *p)
 {
 	double t;
 
-	if (p->pid <= 0 || p->exited)
+	if (p->proc.pid <= 0 || p->proc.exited)
 		return;
 	if (!p->term_at) {
 		p->term_at = now_s();
-		kill(p->pid, SIGINT);
+		proc_signal(&p->proc, SIGINT);
 		return;
 	}
 	t = now_s() - p->term_at;
-	kill(p->pid, t > 6 ? SIGKILL : t > 3 ? SIGTERM : 0);
+	proc_signal(&p->proc, t > 6 ? SIGKILL : t > 3 ? SIGTERM : 0);
 }
 
 void gdb_proc_tick(struct gdb_proc *p)
 {
-	gdb_proc_reap(p, false);
-	if (!p->exited && p->batch && p->timeout_s && now_s() - p->started > p->timeout_s) {
+	proc_wait(&p->proc, 0);
+	if (!p->proc.exited && p->batch && p->timeout_s && now_s() - p->started > p->timeout_s) {
 		p->timed_out = true;
 		gdb_proc_end(p);
 	}
@@ -559,7 +538,8 @@ void gdb_proc_tick(struct gdb_proc *p)
 	 * leaves its breakpoints in QEMU's gdbstub, each stopping the guest
 	 * again: keep resuming it (every 2 s) until the run ends.
 	 */
-	if (p->started && (p->exited || p->pid <= 0) && p->qmp && now_s() - p->cont_at > 2) {
+	if (p->started && (p->proc.exited || p->proc.pid <= 0) && p->qmp &&
+	    now_s() - p->cont_at > 2) {
 		p->cont_at = now_s();
 		gdb_qmp_cont(p->qmp, NULL);
 	}
@@ -569,30 +549,34 @@ void gdb_proc_stop(struct gdb_proc *p, unsigned int grace_s)
 {
 	double until = now_s() + grace_s;
 
-	if (p->pid <= 0)
+	if (p->proc.pid <= 0)
 		return;
-	for (gdb_proc_reap(p, false); !p->exited && now_s() < until; gdb_proc_reap(p, false))
+	for (proc_wait(&p->proc, 0); !p->proc.exited && now_s() < until; proc_wait(&p->proc, 0))
 		usleep(100000);
-	while (!p->exited) {
+	while (!p->proc.exited) {
 		gdb_proc_end(p);
 		usleep(100000);
-		gdb_proc_reap(p, false);
+		proc_wait(&p->proc, 0);
 	}
+}
+
+bool gdb_proc_exited(const struct gdb_proc *p)
+{
+	return p->proc.exited;
 }
 
 int gdb_proc_exit_code(const struct gdb_proc *p)
 {
-	if (!p->exited)
+	if (!p->proc.exited)
 		return -1;
 	if (p->timed_out)
 		return GDB_EXIT_TIMEOUT;
-	if (WIFEXITED(p->status))
-		return WEXITSTATUS(p->status);
-	return 128 + (WIFSIGNALED(p->status) ? WTERMSIG(p->status) : 0);
+	return proc_exit_code(&p->proc);
 }
 
 void gdb_proc_release(struct gdb_proc *p)
 {
+	proc_release(&p->proc);
 	free(p->qmp);
 	p->qmp = NULL;
 }
@@ -822,6 +806,7 @@ struct oops_query {
  * chain as "function\nfile:line" pairs, innermost first. */
 static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **out, char **err)
 {
+	struct proc p;
 	struct argv a;
 	int ret;
 
@@ -831,13 +816,15 @@ static int run_addr2line(const char *vmlinux, const struct argv *addrs, char **o
 	argv_add(&a, vmlinux);
 	for (size_t i = 0; i < addrs->n; i++)
 		argv_add(&a, addrs->v[i]);
-	ret = spawn_capture(&a, out);
+	proc_init(&p, (const char *const *)a.v);
+	p.stdin_mode = PROC_NULL;
+	p.stdout_mode = PROC_CAPTURE;
+	ret = proc_run(&p, 0, NULL);
 	argv_release(&a);
-	if (ret > 0) {
-		free(*out);
-		*out = NULL;
+	*out = ret ? NULL : proc_take_output(&p);
+	proc_release(&p);
+	if (ret > 0)
 		ret = -EIO;
-	}
 	if (ret)
 		err_set(err, "addr2line on '%s' failed%s\nhint: install binutils", vmlinux,
 			ret == -ENOENT ? " (not found in PATH)" : "");

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "lib/proc.h"
 #include "lib/util.h"
 
 struct gdb_kernel {
@@ -111,9 +112,8 @@ int gdb_qmp_replay_state(const char *qmp_socket, struct gdb_replay_state *st, ch
  * Strings are owned by the struct; gdb_proc_release() frees them.
  */
 struct gdb_proc {
-	pid_t pid;			/* 0: not started */
-	int status;			/* waitpid()'s, once exited */
-	bool exited, timed_out, batch;
+	struct proc proc;		/* pid 0: not started */
+	bool timed_out, batch;
 	double started, term_at, cont_at;
 	unsigned int timeout_s;		/* batch gdb: 0 = no limit */
 	char *qmp;			/* the VM's QMP socket, NULL = never resume */
@@ -124,6 +124,8 @@ int gdb_proc_start(struct gdb_proc *p, const char *gdb, const struct gdb_kernel 
 		   const struct gdb_session *s, const char *dir, const char *script, char **err);
 void gdb_proc_tick(struct gdb_proc *p);
 void gdb_proc_stop(struct gdb_proc *p, unsigned int grace_s);
+/* Whether gdb has exited (as of the last tick or stop). */
+bool gdb_proc_exited(const struct gdb_proc *p);
 /* 0..255 as gdb exited; 128 + signal; GDB_EXIT_TIMEOUT when netlab ended it;
  * -1 while it runs or when it never started. */
 int gdb_proc_exit_code(const struct gdb_proc *p);
