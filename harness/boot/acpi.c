@@ -6,19 +6,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "boot/acpi.h"
-
-extern char **environ;
+#include "lib/proc.h"
 
 #define ACPI_HEADER_LEN 36
 
@@ -93,43 +90,36 @@ static char *iasl_errors(const char *log)
 	return sbuf_detach(&b);
 }
 
-static int spawn_iasl(const char *iasl, const char *src, const char *prefix, const char *log,
-		      int *status, char **err)
+/* iasl's exit code, its output (stdout and stderr) in `log`; or -errno. */
+static int run_iasl(const char *iasl, const char *src, const char *prefix, const char *log,
+		    char **err)
 {
-	char *const args[] = { (char *)iasl, "-ve", "-vi", "-p", (char *)prefix, (char *)src, NULL };
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
+	const char *argv[] = { iasl, "-ve", "-vi", "-p", prefix, src, NULL };
+	char *why = NULL;
+	struct proc p;
 	int ret;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	ret = posix_spawnp(&pid, iasl, &fa, NULL, args, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (ret == ENOENT) {
+	proc_init(&p, argv);
+	p.stdin_mode = PROC_NULL;
+	p.stdout_mode = PROC_FILE;
+	p.stdout_path = log;
+	p.stderr_mode = PROC_TO_STDOUT;
+	ret = proc_run(&p, 0, &why);
+	proc_release(&p);
+	if (ret == -ENOENT && p.exec_failed)
 		err_set(err, "cannot compile '%s': the ACPI compiler '%s' is not installed\nhint: run 'make deps' (Debian package acpica-tools), or pass the table as .aml",
 			src, iasl);
-		return -ENOENT;
-	}
-	if (ret) {
-		err_set(err, "cannot run '%s': %s", iasl, strerror(ret));
-		return -ret;
-	}
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			err_set(err, "cannot wait for '%s': %s", iasl, strerror(errno));
-			return -errno;
-		}
-	}
-	return 0;
+	else if (ret < 0)
+		err_set(err, "%s", why);
+	free(why);
+	return ret;
 }
 
 int acpi_compile(const char *iasl, const char *src, const char *prefix, char **err)
 {
 	char *log = xasprintf("%s.log", prefix), *aml = xasprintf("%s.aml", prefix);
 	char *text = NULL, *msg;
-	int status, ret;
+	int ret;
 
 	if (!iasl)
 		iasl = "iasl";
@@ -139,11 +129,11 @@ int acpi_compile(const char *iasl, const char *src, const char *prefix, char **e
 		goto out;
 	}
 	unlink(aml);
-	ret = spawn_iasl(iasl, src, prefix, log, &status, err);
-	if (ret)
+	ret = run_iasl(iasl, src, prefix, log, err);
+	if (ret < 0)
 		goto out;
 	file_read(log, &text, NULL);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && access(aml, R_OK) == 0)
+	if (ret == 0 && access(aml, R_OK) == 0)
 		goto out;
 	msg = iasl_errors(text);
 	err_set(err, "ACPI source '%s' does not compile:\n%s\nhint: fix it; iasl's whole output is in %s",
