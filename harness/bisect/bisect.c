@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -24,6 +23,7 @@
 #include "scenario/baseline.h"
 #include "bisect/bisect.h"
 #include "lib/jsonout.h"
+#include "lib/proc.h"
 #include "scenario/metrics.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
@@ -86,72 +86,32 @@ enum bisect_call bisect_call_step(const enum bisect_call *calls, size_t n)
 int bisect_exec(const char *const *argv, const char *cwd, const char *const *env, char **out,
 		const char *out_file, const char *err_file)
 {
-	int pfd[2] = { -1, -1 }, status;
-	struct sbuf b;
-	pid_t pid;
+	struct proc p;
+	int ret;
 
-	if (out && pipe(pfd))
-		return -errno;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		int e = -errno;
-
-		if (out) {
-			close(pfd[0]);
-			close(pfd[1]);
-		}
-		return e;
-	}
-	if (pid == 0) {
-		int fd;
-
-		if (cwd && chdir(cwd))
-			_exit(127);
-		for (size_t i = 0; env && env[i]; i++)
-			putenv((char *)env[i]);
-		if (out) {
-			dup2(pfd[1], 1);
-			close(pfd[0]);
-			close(pfd[1]);
-		} else {
-			fd = open(out_file ? out_file : "/dev/null",
-				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-			if (fd >= 0)
-				dup2(fd, 1);
-		}
-		if (!err_file || strcmp(err_file, "-")) {
-			fd = open(err_file ? err_file : "/dev/null",
-				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-			if (fd >= 0)
-				dup2(fd, 2);
-		}
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	/* Our process group and stdin: a ^C at the terminal reaches it too. */
+	proc_init(&p, argv);
+	p.cwd = cwd;
+	p.env = env;
 	if (out) {
-		char buf[4096];
-		ssize_t r;
-
-		close(pfd[1]);
-		sbuf_init(&b);
-		while ((r = read(pfd[0], buf, sizeof(buf))) != 0) {
-			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				break;
-			}
-			sbuf_add(&b, buf, (size_t)r);
-		}
-		close(pfd[0]);
-		*out = sbuf_detach(&b);
+		p.stdout_mode = PROC_CAPTURE;
+	} else if (out_file) {
+		p.stdout_mode = PROC_APPEND;
+		p.stdout_path = out_file;
+	} else {
+		p.stdout_mode = PROC_NULL;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	if (!err_file) {
+		p.stderr_mode = PROC_NULL;
+	} else if (strcmp(err_file, "-")) {
+		p.stderr_mode = PROC_APPEND;
+		p.stderr_path = err_file;
+	}
+	ret = proc_run(&p, 0, NULL);
+	if (out)
+		*out = ret >= 0 ? proc_take_output(&p) : NULL;
+	proc_release(&p);
+	return ret;
 }
 
 int bisect_git(const char *dir, char **out, ...)

@@ -207,9 +207,11 @@ int bisect_git(const char *dir, char **out, ...) __attribute__((sentinel));
 
 /*
  * bisect_exec() - run argv in cwd; stdout captured into *out (may be NULL:
- * to out_file, or discarded), stderr to err_file (appended), to ours when
- * err_file is "-", or discarded when NULL; env entries "NAME=VALUE" are added.
- * Returns the exit status, 128+signal, or -errno when it could not start.
+ * appended to out_file, or discarded), stderr appended to err_file, to ours
+ * when err_file is "-", or discarded when NULL; env entries "NAME=VALUE" are
+ * added. Stdin and the process group are ours; signals do not end the wait.
+ * Returns the exit status, 128+signal, or -errno when it could not start
+ * (*out is then NULL).
  */
 int bisect_exec(const char *const *argv, const char *cwd, const char *const *env, char **out,
 		const char *out_file, const char *err_file);
