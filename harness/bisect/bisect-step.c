@@ -34,35 +34,6 @@ static double jnum(struct json_object *o, const char *k)
 
 /* ---- one step ------------------------------------------------------------------ */
 
-/* The step's check samples, emptied. */
-static void free_checks(struct bisect_step *s)
-{
-	for (size_t i = 0; i < s->n_checks; i++) {
-		free(s->checks[i].name);
-		free(s->checks[i].text);
-		free(s->checks[i].subject);
-		free(s->checks[i].values);
-	}
-	free(s->checks);
-	s->checks = NULL;
-	s->n_checks = 0;
-}
-
-void bisect_step_release(struct bisect_step *s)
-{
-	free(s->label);
-	free(s->commit);
-	free(s->subject);
-	free(s->dir);
-	free(s->kernel_dir);
-	free(s->why);
-	free_checks(s);
-	for (size_t i = 0; i < s->n_run_dirs; i++)
-		free(s->run_dirs[i]);
-	free(s->run_dirs);
-	memset(s, 0, sizeof(*s));
-}
-
 struct step_ctx {
 	const struct bisect_config *c;
 	struct bisect_step *s;
@@ -431,7 +402,7 @@ static enum bisect_call judge(struct step_ctx *x, char **why)
 	enum bisect_call *calls = xzalloc((x->scn->n_checks + 1) * sizeof(*calls)), call;
 	size_t n = 0;
 
-	free_checks(s);
+	bisect_step_clear_checks(s);
 	s->checks = xzalloc((x->scn->n_checks + 1) * sizeof(*s->checks));
 	for (size_t c = 0; c < x->scn->n_checks; c++) {
 		const struct scn_check *sc = &x->scn->checks[c];

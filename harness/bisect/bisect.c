@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netlab bisect, the library part: the decision (median, spread, noise
- * band), the configuration and log of a bisection, the worktree and the
- * result at the end. One step (build, boot, scenario, verdict) is in
- * bisect-step.c.
+ * band), the configuration and log of a bisection (struct bisect_step's
+ * life, JSON and text), the worktree and the result at the end. One step
+ * (build, boot, scenario, verdict) is in bisect-step.c, which calls into
+ * this file; nothing here calls bisect-step.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -452,6 +453,34 @@ int bisect_lock(const struct bisect_config *c, char **err)
 }
 
 /* ---- the log ----------------------------------------------------------------------- */
+
+void bisect_step_clear_checks(struct bisect_step *s)
+{
+	for (size_t i = 0; i < s->n_checks; i++) {
+		free(s->checks[i].name);
+		free(s->checks[i].text);
+		free(s->checks[i].subject);
+		free(s->checks[i].values);
+	}
+	free(s->checks);
+	s->checks = NULL;
+	s->n_checks = 0;
+}
+
+void bisect_step_release(struct bisect_step *s)
+{
+	free(s->label);
+	free(s->commit);
+	free(s->subject);
+	free(s->dir);
+	free(s->kernel_dir);
+	free(s->why);
+	bisect_step_clear_checks(s);
+	for (size_t i = 0; i < s->n_run_dirs; i++)
+		free(s->run_dirs[i]);
+	free(s->run_dirs);
+	memset(s, 0, sizeof(*s));
+}
 
 char *bisect_step_to_json(const struct bisect_step *s)
 {

@@ -152,6 +152,8 @@ struct bisect_step {
 };
 
 void bisect_step_release(struct bisect_step *s);
+/* Free the step's check samples, leaving none. */
+void bisect_step_clear_checks(struct bisect_step *s);
 
 /*
  * bisect_step_run() - build and test the commit checked out in c->worktree
