@@ -39,7 +39,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc \
 	       trace/netrx trace/netrx-out trace/drvring trace/drvring-out \
 	       scenario/scenario scenario/check scenario/metrics scenario/baseline scenario/scnrun \
 	       scenario/regress scenario/regress-out scenario/matrix scenario/coverage \
-	       bisect/bisect bisect/bisect-step gdb/gdb
+	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
 	       cmd/cmd-bisect cmd/cmd-gdb
 HARNESS_HDRS := $(wildcard harness/*/*.h)

@@ -5,14 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "lib/proc.h"
 #include "lib/util.h"
 #include "version.h"
 
@@ -46,23 +45,15 @@ static const struct cmd *cmd_find(const char *name)
 /* `man -w SECTION PAGE` (or `man -w -l FILE`), quietly: can man show that page? */
 static bool man_finds(const char *section, const char *page)
 {
-	char *const argv[] = { "man", "-w", (char *)section, (char *)page, NULL };
-	posix_spawn_file_actions_t fa;
-	int status, ret;
-	pid_t pid;
+	const char *const argv[] = { "man", "-w", section, page, NULL };
+	struct proc p;
+	bool found;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	ret = posix_spawnp(&pid, "man", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (ret)
-		return false;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	proc_init(&p, argv);
+	p.stdin_mode = p.stdout_mode = p.stderr_mode = PROC_NULL;
+	found = !proc_run(&p, 0, NULL) && proc_exit_code(&p) == 0;
+	proc_release(&p);
+	return found;
 }
 
 /* Copy a file to stdout (the page's source, when there is no pager to show it). */

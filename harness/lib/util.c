@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,43 +273,6 @@ char *argv_to_shell(const struct argv *a)
 		sbuf_add_shell_word(&b, a->v[i]);
 	}
 	return sbuf_detach(&b);
-}
-
-int spawn_capture(const struct argv *a, char **out)
-{
-	posix_spawn_file_actions_t fa;
-	struct sbuf b;
-	char chunk[4096];
-	int fds[2], status, ret;
-	ssize_t n;
-	pid_t pid;
-
-	*out = NULL;
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-	ret = posix_spawnp(&pid, a->v[0], &fa, NULL, a->v, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (ret) {
-		close(fds[0]);
-		return -ret;
-	}
-	sbuf_init(&b);
-	while ((n = read(fds[0], chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			break;
-		sbuf_add(&b, chunk, (size_t)n);
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	*out = sbuf_detach(&b);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int file_read(const char *path, char **data, size_t *len)

@@ -39,14 +39,6 @@ void argv_add(struct argv *a, const char *s);
 void argv_addf(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Shell-quoted, space-separated rendering; caller frees. */
 char *argv_to_shell(const struct argv *a);
-/*
- * spawn_capture() - run `a` (a->v[0] searched in $PATH), stdin from
- * /dev/null, stderr ours, and read its whole stdout into *out (caller
- * frees; NULL when it could not start).
- * Return: its exit status, 128 + the signal that ended it, or -errno when
- * it could not be started.
- */
-int spawn_capture(const struct argv *a, char **out);
 
 /* Growable string buffer, always NUL-terminated. */
 struct sbuf {

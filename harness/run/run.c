@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "boot/acpi.h"
 #include "boot/initrd.h"
 #include "lib/jsonout.h"
+#include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
 #include "vm/backend.h"
@@ -254,15 +254,15 @@ int run_unpack_files(const char *dir)
 	if (stat(tar, &st) == 0 && st.st_size > 0 && (ret = mkdir_p(files, 0755)) == 0) {
 		/* -m: the guest's clock (under -icount) is not the host's. An
 		 * argv, never a shell: the directory's name is anybody's. */
-		char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
-		pid_t pid;
-		int status = 0;
+		const char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
+		struct proc p;
 
-		ret = posix_spawnp(&pid, "tar", NULL, NULL, args, environ);
-		if (ret)
-			ret = -ret;
-		else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		proc_init(&p, args);
+		p.stdin_mode = PROC_NULL;
+		ret = proc_run(&p, 0, NULL);
+		if (!ret && proc_exit_code(&p) != 0)
 			ret = -EIO;
+		proc_release(&p);
 	}
 	free(tar);
 	free(files);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "trace/traceset.h"
+#include "lib/proc.h"
 #include "lib/util.h"
 
 const struct kernel_offsets kernel_offsets_default = {
@@ -77,43 +78,33 @@ static int offsets_parse(const char *text, struct kernel_offsets *k)
 static int offsets_from_gdb(const char *vmlinux, struct kernel_offsets *k)
 {
 	struct argv a;
-	struct sbuf out;
-	char *cmd, *line, buf[4096];
-	FILE *f;
-	size_t n;
+	struct proc p;
 	int ret;
 
+	/* An argv, never a shell: the kernel's path is anybody's. */
 	argv_init(&a);
-	argv_add(&a, "timeout");
-	argv_add(&a, "120");
 	argv_add(&a, "gdb");
 	argv_add(&a, "-batch");
 	argv_add(&a, "-nx");
 	for (size_t i = 0; i < N_OFFSETS; i++)
 		argv_addf(&a, "-ex=print/d (long)%s", offset_exprs[i].expr);
 	argv_add(&a, vmlinux);
-	line = argv_to_shell(&a);
-	cmd = xasprintf("%s 2>/dev/null", line);
-	free(line);
-	argv_release(&a);
-	f = popen(cmd, "r");
-	free(cmd);
-	if (!f)
-		return -errno;
-	sbuf_init(&out);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sbuf_add(&out, buf, n);
-	ret = pclose(f);
-	if (ret == 0) {
-		char *text = sbuf_detach(&out);
-		char *first = strstr(text, "$1 =");
+	proc_init(&p, (const char *const *)a.v);
+	p.stdin_mode = p.stderr_mode = PROC_NULL;
+	p.stdout_mode = PROC_CAPTURE;
+	p.own_group = true;
+	ret = proc_run(&p, 120 * 1000, NULL);
+	if (!ret && proc_exit_code(&p) == 0) {
+		char *text = proc_take_output(&p);
+		char *first = text ? strstr(text, "$1 =") : NULL;
 
 		ret = first ? offsets_parse(first, k) : -EINVAL;
 		free(text);
 	} else {
-		sbuf_release(&out);
 		ret = -EINVAL;
 	}
+	proc_release(&p);
+	argv_release(&a);
 	return ret;
 }
 
