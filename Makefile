@@ -35,7 +35,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc \
 	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi \
 	       run/run run/result run/runview run/counters run/pcapstat \
-	       trace/tracefile trace/tracedrops trace/traceset trace/pktpath trace/pktpath-out \
+	       trace/tracefile trace/tracedrops trace/traceset trace/pktpath trace/pktpath-ev trace/pktpath-out \
 	       trace/netrx trace/netrx-out trace/drvring trace/drvring-out \
 	       scenario/scenario scenario/check scenario/metrics scenario/baseline scenario/scnrun \
 	       scenario/regress scenario/regress-out scenario/matrix scenario/coverage \
