@@ -19,6 +19,7 @@
 #include <trace-cmd.h>
 
 #include "trace/drvring.h"
+#include "trace/drvring-int.h"
 #include "hist.h"
 #include "scenario/metrics.h"
 #include "trace/tracefile.h"
@@ -27,7 +28,6 @@
 #define NO_DRV_LINES                                                                               \
 	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer; without patches, add netlab:drvprobe to the set ([trace] add)"
 #define RECORD_AGAIN "record it again with trace-cmd record (the top-level buffer)"
-#define FMT_CACHE 256
 
 /* ---- lines ------------------------------------------------------------------------ */
 
@@ -41,7 +41,6 @@ static const char *const key_names[DRVRING_KEYS] = {
 	"want", "budget", "work", "repoll", "status", "free", "cleaned", "pkts", "dir",
 };
 
-#define K(k) (1u << DRVRING_K_##k)
 /* Keys each event needs. */
 static const uint32_t needs[DRVRING_EVENTS] = {
 	[DRVRING_IRQ] = 0,
@@ -174,18 +173,6 @@ int drvring_line_parse(const char *text, struct drvring_line *out)
 }
 
 /* ---- levels and series ------------------------------------------------------------- */
-
-/* A level's accumulators: time per level, the series, the current level. */
-struct lev {
-	uint64_t *ns; /* [DRVRING_LEVELS + 1] */
-	bool known;
-	unsigned int cur;
-	uint64_t since;
-	uint64_t changes;
-	unsigned int min, max;
-	struct drvring_series *series;
-};
-
 static void series_merge(struct drvring_series *s)
 {
 	for (size_t i = 0; i < DRVRING_SERIES / 2; i++) {
@@ -255,7 +242,7 @@ static void lev_close(struct lev *l, uint64_t ts)
 	l->since = ts;
 }
 
-static void lev_set(struct lev *l, uint64_t ts, unsigned int v)
+void drvring_lev_set(struct lev *l, uint64_t ts, unsigned int v)
 {
 	struct drvring_bucket *b;
 
@@ -274,7 +261,7 @@ static void lev_set(struct lev *l, uint64_t ts, unsigned int v)
 		bucket_level(b, v, 0);
 }
 
-static void lev_forget(struct lev *l, uint64_t ts)
+void drvring_lev_forget(struct lev *l, uint64_t ts)
 {
 	lev_close(l, ts);
 	l->known = false;
@@ -282,95 +269,14 @@ static void lev_forget(struct lev *l, uint64_t ts)
 
 /* ---- queues --------------------------------------------------------------------- */
 
-/* Accumulators that NICs sum from their queues. */
-enum { H_WORK, H_POLL, H_IRQ_POLL, H_DESC_STACK, H_REFILL_AGE, H_N };
-
-/* The first DRVRING_NOHO_TRACK distinct values with their counts; later ones in other. */
-struct vtab {
-	size_t n;
-	struct drvring_value e[DRVRING_NOHO_TRACK];
-	uint64_t count, other, min, max;
-};
-
-struct acc {
-	struct hist *h[H_N];
-	struct vtab noho_len, noho_status; /* descriptors without a hand-off */
-	uint64_t *fill_ns, *infl_ns;
-	bool fill_seen, infl_seen;
-	unsigned int fill_min, fill_max, infl_min, infl_max;
-	uint64_t fill_changes, infl_changes;
-};
-
-struct queue {
-	struct drvring_queue *pub;
-	struct acc a;
-	struct lev fill, infl;
-	/* receive */
-	bool ntu_known, has_rx_desc;
-	unsigned int ntu;
-	bool refill_seen, refill_failed;
-	uint64_t refill_ts;
-	unsigned int descs_since_refill;
-	bool low;
-	struct drvring_episode ep;
-	bool desc_pending;
-	uint64_t desc_ts, desc_skb, desc_len, desc_status;
-	uint32_t desc_has; /* K(LEN), K(STATUS) when the rx_desc line had them */
-	/* NAPI */
-	bool in_poll;
-	int poll_cpu;
-	uint64_t poll_ts;
-	uint64_t irq_pending[DRVRING_MAX_CPUS];
-	bool irq_seen;
-	uint64_t irq_ts;
-	/* transmit */
-	int64_t skbs;
-};
 
 /* ---- the kprobe fallback --------------------------------------------------------- */
 
-enum prole { P_POLL, P_POLL_RET, P_IRQ, P_IRQ_TX, P_XMIT, P_REFILL, P_RX, P_ROLES };
-
-#define PROBE_DRIVERS 3
-#define PROBE_EVENTS 48
-static const char *const probe_drivers[PROBE_DRIVERS] = { "e1000e", "e1000", "virtio_net" };
 /* The field each role's value comes from (NULL: none). */
 static const char *const role_field[P_ROLES] = {
 	"budget", "work", NULL, NULL, "len", "want", "len"
 };
 
-struct pev {
-	int id, drv;
-	enum prole role;
-	struct tep_format_field *f;
-};
-
-/* The poll entry on a CPU that its return is waiting for. */
-struct ppoll {
-	bool open;
-	uint64_t budget;
-};
-
-struct state {
-	struct drvring_opts o;
-	struct queue q[DRVRING_MAX_QUEUES];
-	uint64_t q_probe_events[DRVRING_MAX_QUEUES];
-	struct ppoll ppoll[PROBE_DRIVERS][DRVRING_MAX_CPUS];
-	struct pev pev[PROBE_EVENTS];
-	size_t n_pev;
-	bool started;
-	/* drvring_read */
-	struct tracefile tf;
-	struct tep_handle *tep;
-	int bprint_id, print_id;
-	struct tep_format_field *fmt;
-	struct {
-		uint64_t fmt;
-		bool ours;
-	} fmts[FMT_CACHE];
-	size_t n_fmts;
-	struct trace_seq seq;
-};
 
 static int acc_init(struct acc *a)
 {
@@ -426,7 +332,7 @@ static void span_add(uint64_t *mn, uint64_t *mx, bool seen, uint64_t lo, uint64_
 		*mx = hi;
 }
 
-static void vtab_add(struct vtab *t, uint64_t v, uint64_t count)
+void drvring_vtab_add(struct vtab *t, uint64_t v, uint64_t count)
 {
 	size_t i;
 
@@ -448,13 +354,13 @@ static void vtab_merge(struct vtab *to, const struct vtab *from)
 	if (!from->count)
 		return;
 	for (size_t i = 0; i < from->n; i++)
-		vtab_add(to, from->e[i].v, from->e[i].count);
+		drvring_vtab_add(to, from->e[i].v, from->e[i].count);
 	to->other += from->other;
 	to->count += from->other;
 	span_add(&to->min, &to->max, true, from->min, from->max);
 }
 
-static void range_add(struct drvring_range *to, const struct drvring_range *from)
+void drvring_range_add(struct drvring_range *to, const struct drvring_range *from)
 {
 	if (!from->count)
 		return;
@@ -480,7 +386,7 @@ static void acc_add(struct acc *to, const struct acc *from)
 	to->infl_changes += from->infl_changes;
 }
 
-static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
+struct queue *drvring_queue_get(struct drvring *d, const struct drvring_line *l)
 {
 	struct state *st = d->priv;
 	int q = (int)l->v[DRVRING_K_Q]; /* 0 when absent (irq of a one-queue NIC) */
@@ -519,451 +425,6 @@ static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
 	x->infl = (struct lev){ .ns = x->a.infl_ns, .series = &p->inflight };
 	d->n_queues++;
 	return x;
-}
-
-/* ---- episodes -------------------------------------------------------------------- */
-
-static unsigned int low_mark(const struct drvring *d, unsigned int ring)
-{
-	unsigned int m = ring / d->low_div;
-
-	return m ? m : 1;
-}
-
-/* Is @a worse than @b: lower fill, then longer (open ones run to @end). */
-static bool worse(const struct drvring_episode *a, const struct drvring_episode *b, uint64_t end)
-{
-	uint64_t da = (a->end_ts ? a->end_ts : end) - a->ts,
-		 db = (b->end_ts ? b->end_ts : end) - b->ts;
-
-	if (a->min_fill != b->min_fill)
-		return a->min_fill < b->min_fill;
-	return da > db;
-}
-
-static void episode_keep(struct drvring *d, struct queue *x, uint64_t end)
-{
-	struct drvring_queue *p = x->pub;
-	const struct drvring_episode *e = &x->ep;
-	size_t best = 0;
-
-	x->pub->s.low_episodes++;
-	if (e->empty)
-		x->pub->s.empty_episodes++;
-	x->pub->s.low_ns += (e->end_ts ? e->end_ts : end) - e->ts;
-	if (p->n_first < d->episodes)
-		p->first[p->n_first++] = *e;
-	if (p->n_worst < d->episodes) {
-		p->worst[p->n_worst++] = *e;
-		return;
-	}
-	for (size_t i = 1; i < p->n_worst; i++)
-		if (worse(&p->worst[best], &p->worst[i], end))
-			best = i;
-	if (d->episodes && worse(e, &p->worst[best], end))
-		p->worst[best] = *e;
-}
-
-/* The fill changes to @v at @ts: start, extend or end a low episode. */
-static void fill_set(struct drvring *d, struct queue *x, uint64_t ts, int cpu, unsigned int v,
-		     bool by_refill)
-{
-	unsigned int ring = x->pub->s.rx_ring, mark = low_mark(d, ring);
-	struct drvring_episode *e = &x->ep;
-
-	if (!x->low && ring && v < mark) {
-		*e = (struct drvring_episode){
-			.ts = ts,
-			.cpu = cpu,
-			.ring = ring,
-			.low_mark = mark,
-			.min_fill = v,
-			.by_refill = by_refill,
-			.fill_before = x->fill.known ? x->fill.cur : v,
-			.refill_seen = x->refill_seen,
-			.refill_failed = x->refill_failed,
-			.since_refill_ns = x->refill_seen ? ts - x->refill_ts : 0,
-			.descs_since_refill = x->descs_since_refill,
-			.in_poll = x->in_poll,
-			.irq_seen = x->irq_seen,
-			.since_irq_ns = x->irq_seen ? ts - x->irq_ts : 0,
-		};
-		if (x->refill_seen)
-			hist_record(x->a.h[H_REFILL_AGE], ts - x->refill_ts);
-		x->low = true;
-	} else if (x->low && v >= mark) {
-		e->end_ts = ts;
-		episode_keep(d, x, ts);
-		x->low = false;
-	}
-	if (x->low && v < e->min_fill)
-		e->min_fill = v;
-	if (x->low && v <= d->empty_fill)
-		e->empty = true;
-	lev_set(&x->fill, ts, v);
-}
-
-/* Descriptors from index @from up to @to on a ring of @ring. */
-static unsigned int ring_dist(uint64_t to, uint64_t from, uint64_t ring)
-{
-	return (unsigned int)((to % ring + ring - from % ring) % ring);
-}
-
-/* ---- events ------------------------------------------------------------------------ */
-
-static void on_irq(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
-{
-	if ((l->has & K(DIR)) && l->v[DRVRING_K_DIR] == 1) {
-		x->pub->s.irqs_tx++;
-		return;
-	}
-	x->pub->s.irqs++;
-	x->irq_seen = true;
-	x->irq_ts = ts;
-	if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && !x->irq_pending[cpu])
-		x->irq_pending[cpu] = ts;
-}
-
-static void desc_unhanded(struct queue *x)
-{
-	if (x->desc_pending) {
-		x->pub->s.rx_desc_no_handoff++;
-		if (x->desc_has & K(LEN))
-			vtab_add(&x->a.noho_len, x->desc_len, 1);
-		if (x->desc_has & K(STATUS))
-			vtab_add(&x->a.noho_status, x->desc_status, 1);
-	}
-	x->desc_pending = false;
-}
-
-/* The pending descriptor was handed off. */
-static void desc_handed(struct queue *x, const struct drvring_line *l, uint64_t ts)
-{
-	struct drvring_stats *s = &x->pub->s;
-
-	hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
-	if (x->desc_skb != l->v[DRVRING_K_SKB])
-		s->desc_stack_copied++;
-	if (x->desc_has & K(LEN))
-		range_add(&s->handoff_len, &(struct drvring_range){ 1, x->desc_len, x->desc_len });
-	x->desc_pending = false;
-}
-
-static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
-{
-	struct drvring_stats *s = &x->pub->s;
-
-	if (l->event == DRVRING_POLL_START) {
-		s->polls++;
-		if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && x->irq_pending[cpu])
-			hist_record(x->a.h[H_IRQ_POLL], ts - x->irq_pending[cpu]);
-		/* One NAPI instance: this poll serves the interrupts of other CPUs too. */
-		memset(x->irq_pending, 0, sizeof(x->irq_pending));
-		x->in_poll = true;
-		x->poll_cpu = cpu;
-		x->poll_ts = ts;
-		return;
-	}
-	s->poll_ends++;
-	hist_record(x->a.h[H_WORK], l->v[DRVRING_K_WORK]);
-	if (l->v[DRVRING_K_WORK] == l->v[DRVRING_K_BUDGET])
-		s->budget_exhausted++;
-	if (l->v[DRVRING_K_REPOLL])
-		s->repolls++;
-	if (x->in_poll && x->poll_cpu == cpu)
-		hist_record(x->a.h[H_POLL], ts - x->poll_ts);
-	x->in_poll = false;
-	desc_unhanded(x);
-}
-
-static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
-		  int cpu)
-{
-	struct drvring_stats *s = &x->pub->s;
-	unsigned int ring = s->rx_ring;
-
-	if (l->event == DRVRING_RX_DESC) {
-		s->rx_desc++;
-		if (l->v[DRVRING_K_STATUS] >> 24)
-			s->rx_desc_errors++;
-		desc_unhanded(x);
-		x->desc_pending = true;
-		x->desc_ts = ts;
-		x->desc_skb = l->v[DRVRING_K_SKB];
-		x->desc_len = l->v[DRVRING_K_LEN];
-		x->desc_status = l->v[DRVRING_K_STATUS];
-		x->desc_has = l->has & (K(LEN) | K(STATUS));
-		x->has_rx_desc = true;
-		x->descs_since_refill++;
-		if (x->ntu_known && ring && (l->has & K(IDX)))
-			fill_set(d, x, ts, cpu, ring_dist(x->ntu, l->v[DRVRING_K_IDX] + 1, ring),
-				 false);
-		else if (x->fill.known && x->fill.cur)
-			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
-		return;
-	}
-	/* rx_handoff */
-	s->rx_handoffs++;
-	if (x->pub->from_probes)
-		return;
-	if (x->desc_pending)
-		desc_handed(x, l, ts);
-	if (!x->has_rx_desc) {
-		x->pub->fill_estimated = true;
-		x->descs_since_refill++;
-		if (x->fill.known && x->fill.cur)
-			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
-	}
-}
-
-static void on_refill(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
-		      int cpu)
-{
-	struct drvring_stats *s = &x->pub->s;
-	unsigned int fill = (unsigned int)l->v[DRVRING_K_FILL];
-
-	s->refills++;
-	s->refill_alloc += l->v[DRVRING_K_ALLOC];
-	s->refill_want += l->v[DRVRING_K_WANT];
-	if (l->v[DRVRING_K_FAIL])
-		s->refill_failures++;
-	s->rx_ring = (unsigned int)l->v[DRVRING_K_RING];
-	x->ntu_known = (l->has & K(NTU)) && s->rx_ring;
-	x->ntu = x->ntu_known ? (unsigned int)(l->v[DRVRING_K_NTU] % s->rx_ring) : 0;
-	if (fill < low_mark(d, s->rx_ring))
-		s->refills_low++;
-	fill_set(d, x, ts, cpu, fill, true);
-	x->refill_seen = true;
-	x->refill_failed = l->v[DRVRING_K_FAIL] != 0;
-	x->refill_ts = ts;
-	x->descs_since_refill = 0;
-}
-
-static void on_tx(struct queue *x, const struct drvring_line *l, uint64_t ts)
-{
-	struct drvring_stats *s = &x->pub->s;
-	uint64_t ring = l->v[DRVRING_K_RING];
-	bool idx = (l->has & (K(NTU) | K(NTC) | K(RING))) == (K(NTU) | K(NTC) | K(RING)) && ring;
-	bool fr = (l->has & (K(FREE) | K(RING))) == (K(FREE) | K(RING));
-
-	if (x->pub->from_probes) {
-		s->xmits++; /* no completions: nothing in flight to follow */
-		return;
-	}
-	if (l->event == DRVRING_XMIT) {
-		s->xmits++;
-		if (!idx && !fr)
-			s->inflight_skbs = true;
-		x->skbs++;
-	} else if (l->event == DRVRING_TX_DONE) {
-		s->tx_done++;
-		if (x->skbs > 0)
-			x->skbs--;
-	} else {
-		s->tx_cleans++;
-		s->tx_cleaned += l->v[DRVRING_K_CLEANED];
-	}
-	if (ring)
-		s->tx_ring = (unsigned int)ring;
-	if (s->inflight_skbs)
-		lev_set(&x->infl, ts, (unsigned int)x->skbs);
-	else if (idx)
-		lev_set(&x->infl, ts, ring_dist(l->v[DRVRING_K_NTU], l->v[DRVRING_K_NTC], ring));
-	else if (fr)
-		lev_set(&x->infl, ts,
-			ring > l->v[DRVRING_K_FREE] ? (unsigned int)(ring - l->v[DRVRING_K_FREE])
-						    : 0);
-}
-
-static void clock_at(struct drvring *d, uint64_t ts)
-{
-	struct state *st = d->priv;
-
-	if (!st->started) {
-		d->t0 = ts;
-		st->started = true;
-	}
-	if (ts > d->last_ts)
-		d->last_ts = ts;
-}
-
-static int feed_line(struct drvring *d, uint64_t ts, int cpu, const struct drvring_line *l)
-{
-	struct queue *x;
-
-	if (l->event == DRVRING_UNKNOWN) {
-		d->unknown_events++;
-		return 0;
-	}
-	x = queue_get(d, l);
-	if (!x) {
-		d->untracked_lines++;
-		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
-	}
-	switch (l->event) {
-	case DRVRING_IRQ:
-		on_irq(x, l, ts, cpu);
-		break;
-	case DRVRING_POLL_START:
-	case DRVRING_POLL_END:
-		on_poll(x, l, ts, cpu);
-		break;
-	case DRVRING_RX_DESC:
-	case DRVRING_RX_HANDOFF:
-		on_rx(d, x, l, ts, cpu);
-		break;
-	case DRVRING_RX_REFILL:
-		on_refill(d, x, l, ts, cpu);
-		break;
-	default:
-		on_tx(x, l, ts);
-		break;
-	}
-	return 0;
-}
-
-int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text)
-{
-	struct drvring_line l;
-	int ret = drvring_line_parse(text, &l);
-
-	clock_at(d, ts);
-	if (ret == -ENOENT)
-		return ret;
-	d->lines++;
-	if (ret) {
-		if (!d->bad_lines++)
-			snprintf(d->bad_example, sizeof(d->bad_example), "%.*s",
-				 (int)strcspn(text, "\n"), text);
-		return ret;
-	}
-	return feed_line(d, ts, cpu, &l);
-}
-
-/* "drv_e1000e_poll_ret" -> driver 0, P_POLL_RET; -1 when not a fallback probe. */
-static int probe_parse(const char *event, int *drv, enum prole *role)
-{
-	static const char *const roles[] = { "poll", "poll_ret", "irq", "irq_tx",
-					     "xmit", "refill",	 "rx" };
-	const char *r;
-
-	if (strncmp(event, "drv_", 4))
-		return -1;
-	for (*drv = 0; *drv < PROBE_DRIVERS; (*drv)++) {
-		size_t n = strlen(probe_drivers[*drv]);
-
-		if (!strncmp(event + 4, probe_drivers[*drv], n) && event[4 + n] == '_')
-			break;
-	}
-	if (*drv == PROBE_DRIVERS)
-		return -1;
-	r = event + 5 + strlen(probe_drivers[*drv]);
-	/* irq, irq_msi, irq_msix: receive interrupts; irq_tx, irq_tx_msix: transmit */
-	if (!strncmp(r, "irq_tx", 6) && (!r[6] || r[6] == '_'))
-		*role = P_IRQ_TX;
-	else if (!strncmp(r, "irq", 3) && (!r[3] || r[3] == '_'))
-		*role = P_IRQ;
-	else {
-		for (size_t i = 0; i < ARRAY_SIZE(roles); i++)
-			if (!strcmp(r, roles[i])) {
-				*role = (enum prole)i;
-				return 0;
-			}
-		return -1;
-	}
-	return 0;
-}
-
-static int feed_probe(struct drvring *d, uint64_t ts, int cpu, int drv, enum prole role, uint64_t v)
-{
-	struct state *st = d->priv;
-	struct drvring_line l = { .event = DRVRING_UNKNOWN };
-	struct ppoll *pp = cpu >= 0 && cpu < DRVRING_MAX_CPUS ? &st->ppoll[drv][cpu] : NULL;
-	struct queue *x;
-
-	clock_at(d, ts);
-	d->probe_events++;
-	snprintf(l.driver, sizeof(l.driver), "%s", probe_drivers[drv]);
-	snprintf(l.ifname, sizeof(l.ifname), "%s", probe_drivers[drv]);
-	x = queue_get(d, &l);
-	if (!x) {
-		d->untracked_lines++;
-		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
-	}
-	x->pub->from_probes = true;
-	st->q_probe_events[x - st->q]++;
-	switch (role) {
-	case P_POLL:
-		l.event = DRVRING_POLL_START;
-		l.v[DRVRING_K_BUDGET] = v;
-		if (pp)
-			*pp = (struct ppoll){ .open = true, .budget = v };
-		break;
-	case P_POLL_RET:
-		/* A return without its entry (the trace began inside the poll): skipped. */
-		if (!pp || !pp->open)
-			return 0;
-		l.event = DRVRING_POLL_END;
-		l.v[DRVRING_K_WORK] = v;
-		l.v[DRVRING_K_BUDGET] = pp->budget;
-		l.v[DRVRING_K_REPOLL] = v >= pp->budget;
-		if (v > pp->budget)
-			l.v[DRVRING_K_WORK] = pp->budget;
-		pp->open = false;
-		break;
-	case P_IRQ:
-	case P_IRQ_TX:
-		l.event = DRVRING_IRQ;
-		l.has = K(DIR);
-		l.v[DRVRING_K_DIR] = role == P_IRQ_TX;
-		break;
-	case P_XMIT:
-		l.event = DRVRING_XMIT;
-		l.v[DRVRING_K_LEN] = v;
-		break;
-	case P_RX:
-		l.event = DRVRING_RX_HANDOFF;
-		l.v[DRVRING_K_LEN] = v;
-		break;
-	default: /* P_REFILL: how many buffers it was asked for; not what it did */
-		x->pub->s.refills++;
-		x->pub->s.refill_want += v;
-		return 0;
-	}
-	return feed_line(d, ts, cpu, &l);
-}
-
-int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *event, uint64_t value)
-{
-	enum prole role;
-	int drv;
-
-	if (probe_parse(event, &drv, &role))
-		return -ENOENT;
-	return feed_probe(d, ts, cpu, drv, role, value);
-}
-
-void drvring_lost(struct drvring *d, uint64_t ts)
-{
-	struct state *st = d->priv;
-
-	clock_at(d, ts);
-	for (size_t i = 0; i < d->n_queues; i++) {
-		struct queue *x = &st->q[i];
-
-		if (x->low) {
-			x->ep.end_ts = ts;
-			episode_keep(d, x, ts);
-			x->low = false;
-		}
-		lev_forget(&x->fill, ts);
-		lev_forget(&x->infl, ts);
-		x->ntu_known = x->in_poll = x->desc_pending = false;
-		x->refill_seen = x->irq_seen = false;
-		x->skbs = 0;
-		memset(x->irq_pending, 0, sizeof(x->irq_pending));
-	}
-	memset(st->ppoll, 0, sizeof(st->ppoll));
 }
 
 /* ---- results ----------------------------------------------------------------------- */
@@ -1066,7 +527,7 @@ static void stats_add(struct drvring_stats *t, const struct drvring_stats *s)
 	t->rx_desc_errors += s->rx_desc_errors;
 	t->rx_desc_no_handoff += s->rx_desc_no_handoff;
 	t->rx_handoffs += s->rx_handoffs;
-	range_add(&t->handoff_len, &s->handoff_len);
+	drvring_range_add(&t->handoff_len, &s->handoff_len);
 	t->refills += s->refills;
 	t->refill_alloc += s->refill_alloc;
 	t->refill_want += s->refill_want;
@@ -1134,9 +595,9 @@ static int cmp_worst(const void *a, const void *b, void *end)
 {
 	const struct drvring_episode *x = a, *y = b;
 
-	if (worse(x, y, *(uint64_t *)end))
+	if (drvring_worse(x, y, *(uint64_t *)end))
 		return -1;
-	return worse(y, x, *(uint64_t *)end);
+	return drvring_worse(y, x, *(uint64_t *)end);
 }
 
 /* Drop the fallback queues of drivers that have lines: the lines say more. */
@@ -1186,11 +647,11 @@ int drvring_finish(struct drvring *d)
 		struct queue *x = &st->q[i];
 
 		if (x->low)
-			episode_keep(d, x, d->last_ts);
+			drvring_episode_keep(d, x, d->last_ts);
 		x->low = false;
 		lev_close(&x->fill, d->last_ts);
 		lev_close(&x->infl, d->last_ts);
-		desc_unhanded(x);
+		drvring_desc_unhanded(x);
 		queue_acc_final(x);
 		stats_of(&x->pub->s, &x->a);
 		qsort_r(x->pub->worst, x->pub->n_worst, sizeof(*x->pub->worst), cmp_worst,
@@ -1283,7 +744,7 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 	uint64_t fmt = 0;
 	int type, ours = -1, ret;
 
-	clock_at(d, rec->ts);
+	drvring_clock_at(d, rec->ts);
 	d->events++;
 	if (rec->missed_events) {
 		d->lost_gaps++;
@@ -1296,9 +757,10 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 	type = tep_data_type(st->tep, rec);
 	for (size_t i = 0; i < st->n_pev && type >= 0; i++)
 		if (st->pev[i].id == type)
-			return feed_probe(d, rec->ts, rec->cpu, st->pev[i].drv, st->pev[i].role,
-					  st->pev[i].f ? tracefile_u64(&st->tf, rec, st->pev[i].f)
-						       : 0) == -ENOMEM
+			return drvring_probe_feed(
+				       d, rec->ts, rec->cpu, st->pev[i].drv, st->pev[i].role,
+				       st->pev[i].f ? tracefile_u64(&st->tf, rec, st->pev[i].f)
+						    : 0) == -ENOMEM
 				       ? -ENOMEM
 				       : 0;
 	if (type < 0 || (type != st->bprint_id && type != st->print_id))
@@ -1339,7 +801,7 @@ static void probe_events_find(struct state *st)
 		struct pev *p = &st->pev[st->n_pev];
 
 		if (!evs[i]->system || strcmp(evs[i]->system, "netlab") ||
-		    probe_parse(evs[i]->name, &p->drv, &p->role))
+		    drvring_probe_parse(evs[i]->name, &p->drv, &p->role))
 			continue;
 		p->id = evs[i]->id;
 		p->f = role_field[p->role] ? tep_find_field(evs[i], role_field[p->role]) : NULL;
