@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the scenario parser's two parts share: scenario.c (the reader, the
+ * checks across keys, the entry points) and scenario-keys.c (each section's
+ * keys, one at a time). Internal to them; scenario.h is the interface.
+ */
+#ifndef NETLAB_SCENARIO_INT_H
+#define NETLAB_SCENARIO_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "scenario/scenario.h"
+
+enum scn_section {
+	SEC_SCENARIO,
+	SEC_SYSCTL,
+	SEC_TRAFFIC,
+	SEC_NETEM,
+	SEC_QDISC,
+	SEC_CHECKS,
+	SEC_TRACE,
+	SEC_GDB,
+	SEC_MATRIX,
+	N_SECTIONS,
+};
+
+/* Key of one line, remembered to catch duplicates. */
+struct seen_key {
+	enum scn_section sec;
+	char *key;
+	unsigned int line;
+};
+
+struct parse_ctx {
+	const char *path;
+	struct scenario *s;
+	/* reader */
+	const char *p;			/* rest of the file */
+	unsigned int line;		/* line last handed to inih */
+	/* what was seen, and where */
+	unsigned int sec_line[N_SECTIONS];	/* header line, 0 = absent */
+	struct seen_key *seen;
+	size_t n_seen;
+	unsigned int topology_line, generator_line, duration_line, timeout_line;
+	unsigned int nic_line[VM_MAX_NICS], ring_line[VM_MAX_NICS];
+	unsigned int netem_line[VM_MAX_NICS], qdisc_line[VM_MAX_NICS];
+	unsigned int gdb_vm_line, gdb_timeout_line;
+	unsigned int mtu_line[VM_MAX_NICS], direction_line;
+	/* A matrix case: the value of each axis of s->axes, and whether the
+	 * file has the axis's key (else it is added after the file is read). */
+	char **case_values;
+	bool *axis_used;
+	/* the earliest error */
+	char *err;
+	unsigned int err_line;		/* 0: about the whole file */
+};
+
+int scn_err(struct parse_ctx *c, unsigned int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+bool scn_chars_ok(const char *s, const char *set);
+int scn_need_safe_value(struct parse_ctx *c, const char *section, const char *key,
+			const char *value);
+int scn_key_scenario(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_sysctl(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_traffic(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_netem(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_qdisc(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_checks(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_trace(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_matrix(struct parse_ctx *c, const char *key, const char *value);
+int scn_gdb_script(struct parse_ctx *c, const char *value);
+int scn_gdb_match(struct parse_ctx *c, const char *key, const char *value);
+int scn_key_gdb(struct parse_ctx *c, const char *key, const char *value);
+int scn_scenario_key_find(const char *key, bool *by_prefix);
+/* scenario.c */
+const char *scn_generator_name(const char *name);
+
+#endif
