@@ -1,0 +1,701 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Run directory -> metrics: what a scenario's run left, collected (see
+ * scnrun.c for the guest script that wrote it).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "run/counters.h"
+#include "run/pcapstat.h"
+#include "run/run.h"
+#include "scenario/scnrun.h"
+#include "scenario/scnrun-int.h"
+#include "trace/drvring.h"
+#include "trace/netrx.h"
+#include "trace/pktpath.h"
+#include "trace/tracedrops.h"
+#include "trace/traceset.h"
+
+/* ---- collection ------------------------------------------------------- */
+
+struct collect {
+	const struct scenario *s;
+	const struct vm_config *cfg;
+	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
+	struct metrics *m;
+	char **err;
+};
+
+/* The files of the VM of the sender (role 0) or of the receiver (role 1). */
+static const char *files_of(const struct collect *c, unsigned int role)
+{
+	unsigned int nic = role ? scn_rx_nic(c->s) : scn_tx_nic(c->s);
+
+	return c->files[c->cfg->nics[nic].vm];
+}
+
+/* The files of the VM that holds NIC index `nic`. */
+static const char *files_of_nic(const struct collect *c, unsigned int nic)
+{
+	return c->files[c->cfg->nics[nic].vm];
+}
+
+/* A generator result: the sender's files are with NIC A, the receiver's with B. */
+static int read_json(struct collect *c, const char *name, struct json_object **out)
+{
+	bool rx = !strcmp(name, "recv.json") || !strcmp(name, "server.json");
+	char *path = xasprintf("%s/%s", files_of(c, rx), name);
+
+	*out = json_object_from_file(path);
+	if (!*out)
+		err_set(c->err, "'%s': missing or not JSON (%s)", path,
+			json_util_get_last_err() ?: "no detail");
+	free(path);
+	return *out ? 0 : -EINVAL;
+}
+
+static double jnum(struct json_object *o, const char *dotted)
+{
+	char *copy = xstrdup(dotted), *save = NULL;
+	struct json_object *v = o;
+
+	for (char *k = strtok_r(copy, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(v, k, &v))
+			v = NULL;
+	free(copy);
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return NAN;
+	return json_object_get_double(v);
+}
+
+static void set_if(struct metrics *m, const char *name, double v)
+{
+	if (!isnan(v))
+		metrics_set(m, name, v);
+}
+
+static void copy_latency(struct metrics *m, const char *prefix, struct json_object *o)
+{
+	static const char *const q[] = { "p50", "p90", "p99", "p99_9", "max", "min", "mean" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(q); i++) {
+		char src[64], dst[64];
+
+		snprintf(src, sizeof(src), "latency_us.%s", q[i]);
+		snprintf(dst, sizeof(dst), "%s.latency_us.%s", prefix, q[i]);
+		set_if(m, dst, jnum(o, src));
+	}
+}
+
+static int collect_udp(struct collect *c)
+{
+	static const char *const rx_keys[] = { "received", "unique", "reordered", "duplicated",
+					       "late", "bytes" };
+	struct json_object *tx, *rx;
+	char name[64];
+
+	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
+		return -EINVAL;
+	set_if(c->m, "udp.sent", jnum(tx, "sent"));
+	set_if(c->m, "udp.send_errors", jnum(tx, "send_errors_total"));
+	set_if(c->m, "udp.pps", jnum(tx, "achieved_pps"));
+	set_if(c->m, "udp.bps", jnum(tx, "achieved_bps"));
+	for (size_t i = 0; i < ARRAY_SIZE(rx_keys); i++) {
+		snprintf(name, sizeof(name), "udp.%s", rx_keys[i]);
+		set_if(c->m, name, jnum(rx, rx_keys[i]));
+	}
+	/* Lost against what the sender says it sent, not the END message,
+	 * which itself may be lost. */
+	metrics_set(c->m, "udp.lost", jnum(tx, "sent") - jnum(rx, "unique"));
+	/* One-way latency needs both ends on one clock: not across two VMs. */
+	if (c->cfg->nics[0].vm == c->cfg->nics[1].vm)
+		copy_latency(c->m, "udp", rx);
+	set_if(c->m, "loss.app_send_errors", jnum(tx, "send_errors.ENOBUFS"));
+	set_if(c->m, "loss.end_copies_received", jnum(rx, "end_copies_received"));
+	set_if(c->m, "loss.end_copies_sent", jnum(tx, "end_copies_sent"));
+	json_object_put(tx);
+	json_object_put(rx);
+	return 0;
+}
+
+static int collect_tcp(struct collect *c)
+{
+	struct json_object *tx, *rx;
+
+	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
+		return -EINVAL;
+	/* Goodput as the receiver measured it; the rest from the sender's TCP_INFO. */
+	set_if(c->m, "tcp.goodput_bps", jnum(rx, "rx.goodput_bps"));
+	set_if(c->m, "tcp.bytes", jnum(rx, "rx.bytes"));
+	set_if(c->m, "tcp.retransmits", jnum(tx, "tx.tcp_info.total_retrans"));
+	set_if(c->m, "tcp.cwnd", jnum(tx, "tx.tcp_info.snd_cwnd"));
+	set_if(c->m, "tcp.cwnd_min", jnum(tx, "tx.tcp_info.cwnd_min"));
+	set_if(c->m, "tcp.cwnd_max", jnum(tx, "tx.tcp_info.cwnd_max"));
+	set_if(c->m, "tcp.rtt_us", jnum(tx, "tx.tcp_info.rtt_us"));
+	set_if(c->m, "tcp.rtt_min_us", jnum(tx, "tx.tcp_info.rtt_min_us"));
+	set_if(c->m, "tcp.rtt_max_us", jnum(tx, "tx.tcp_info.rtt_max_us"));
+	json_object_put(tx);
+	json_object_put(rx);
+	return 0;
+}
+
+static int collect_rr(struct collect *c)
+{
+	struct json_object *cl;
+
+	if (read_json(c, "client.json", &cl))
+		return -EINVAL;
+	set_if(c->m, "rr.transactions", jnum(cl, "transactions"));
+	set_if(c->m, "rr.tps", jnum(cl, "transactions_per_s"));
+	set_if(c->m, "rr.lost", jnum(cl, "lost"));
+	copy_latency(c->m, "rr", cl);
+	json_object_put(cl);
+	return 0;
+}
+
+/* Parse one snapshot (before/ or after/) of every VM into `m`. */
+static int read_snap(struct collect *c, const char *which, struct metrics *m)
+{
+	/* softnet_stat: the receiving VM's. */
+	char *path = xasprintf("%s/%s/softnet_stat", files_of(c, 1), which), *text;
+	int ret = 0;
+
+	if (file_read(path, &text, NULL) == 0) {
+		ret = counters_parse_softnet(text, metrics_emit, m, c->err);
+		free(text);
+	} else {
+		err_set(c->err, "counter snapshot '%s' is missing", path);
+		ret = -EINVAL;
+	}
+	free(path);
+	for (unsigned int i = 0; !ret && i < c->cfg->n_nics; i++) {
+		char l = c->cfg->nics[i].label;
+
+		for (size_t k = 0; !ret && k < scnrun_n_snap_sources; k++) {
+			const struct snap_source *src = &scnrun_snap_sources[k];
+			char prefix[32];
+
+			path = xasprintf("%s/%s/%s-%c", files_of_nic(c, i), which, src->file, l);
+			if (file_read(path, &text, NULL)) {
+				free(path);
+				continue;
+			}
+			snprintf(prefix, sizeof(prefix), src->prefix, l);
+			ret = src->parse(text, prefix, metrics_emit, m, src->must_parse ? c->err : NULL);
+			if (!src->must_parse)
+				ret = 0;
+			else if (ret)
+				err_set(c->err, "'%s': parse error", path);
+			free(text);
+			free(path);
+		}
+	}
+	return ret;
+}
+
+/* Counters as deltas over the traffic; ring sizes as they were after. */
+static int collect_counters(struct collect *c)
+{
+	struct metrics *before = metrics_new(), *after = metrics_new();
+	int ret = read_snap(c, "before", before);
+
+	if (!ret)
+		ret = read_snap(c, "after", after);
+	for (size_t i = 0; !ret && i < metrics_count(after); i++) {
+		const char *name;
+		double a, b;
+
+		metrics_at(after, i, &name, &a);
+		if (!strncmp(name, "ring.", 5))
+			metrics_set(c->m, name, a);
+		else if (metrics_get(before, name, &b))
+			metrics_set(c->m, name, a - b);
+	}
+	metrics_free(before);
+	metrics_free(after);
+	return ret;
+}
+
+/* BPF for netlab's UDP datagrams of a type (1 data, 2 END) to `port`. */
+static char *udp_filter(bool v6, unsigned int port, int type)
+{
+	if (v6)
+		return xasprintf("ip6 and udp dst port %u and ip6[48:4] = 0x4e4c5431 and ip6[53] = %d",
+				 port, type);
+	return xasprintf("udp dst port %u and udp[8:4] = 0x4e4c5431 and udp[13] = %d", port, type);
+}
+
+/* A metric, or 0 when it was not measured. */
+static double mget(const struct metrics *m, const char *name)
+{
+	return metrics_value(m, name, 0);
+}
+
+/* The same, for a per-NIC metric: fmt has one %c for the label. */
+static double mgetl(const struct metrics *m, const char *fmt, char label)
+{
+	return metrics_value_label(m, fmt, label, 0);
+}
+
+/* Whether the generator's packets are TCP (tcp-stream, rr with proto tcp). */
+static bool gen_is_tcp(const struct scenario *s)
+{
+	const char *proto = scn_traffic_value(s, "proto");
+
+	if (!strcmp(s->generator, "tcp-stream"))
+		return true;
+	return !strcmp(s->generator, "rr") && (!proto || !strcmp(proto, "tcp"));
+}
+
+/*
+ * IP packets that reached NIC n's IP layer over the traffic, as frames: the
+ * ECN counters of ip_rcv_core/ip6_rcv_core count GRO-merged skbs by their
+ * segments (IpExt.In*Pkts, Ip6In*Pkts), unlike InReceives; IPv6 multicast
+ * (neighbour discovery, MLD) is taken out, as the capture filter leaves it.
+ */
+static double nic_ip_in(const struct metrics *m, char l, bool v6)
+{
+	static const char *const ecn[] = { "NoECT", "ECT1", "ECT0", "CE" };
+	double sum = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ecn); i++) {
+		char fmt[64];
+
+		snprintf(fmt, sizeof(fmt), v6 ? "snmp6.%%c.Ip6In%sPkts" : "netstat.%%c.IpExt.In%sPkts",
+			 ecn[i]);
+		sum += mgetl(m, fmt, l);
+	}
+	return v6 ? sum - mgetl(m, "snmp6.%c.Ip6InMcastPkts", l) : sum;
+}
+
+/*
+ * An ethtool -S receive counter that counts frames the NIC or driver dropped:
+ * the aggregates netdev stats use (not their breakdowns, which would count a
+ * frame twice), e1000/e1000e's allocation failures, virtio_net's per-queue
+ * drops. Not rx_length_errors: QEMU's e1000e counts an undersized frame
+ * there (virtio-net's unpadded 42 B ARP) and still delivers it.
+ */
+static bool is_rx_drop_counter(const char *stat)
+{
+	static const char *const names[] = { "rx_missed_errors", "rx_crc_errors",
+					     "rx_frame_errors", "rx_over_errors", "rx_fifo_errors",
+					     "rx_align_errors", "rx_dropped", "alloc_rx_buff_failed" };
+	size_t n = strlen(stat);
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(stat, names[i]))
+			return true;
+	return !strncmp(stat, "rx_queue_", 9) && n > 5 && !strcmp(stat + n - 5, "drops");
+}
+
+/*
+ * What NIC `l`'s own counters say it (or its driver) dropped while receiving
+ * (ethtool -S deltas: missed, drops, length/CRC/frame errors, allocation
+ * failures; nicrx.L.counted), and the loss no counter explains: all of it
+ * when none moved, else what exceeds them (nicrx.L.silent,
+ * loss.silent_in_driver).
+ */
+static void nic_rx_counted(struct collect *c, char l, double lost)
+{
+	char prefix[16], name[64];
+	double counted = 0, silent;
+
+	snprintf(prefix, sizeof(prefix), "nic.%c.", l);
+	for (size_t i = 0; i < metrics_count(c->m); i++) {
+		const char *mn;
+		double v;
+
+		metrics_at(c->m, i, &mn, &v);
+		if (!strncmp(mn, prefix, strlen(prefix)) && v > 0 &&
+		    is_rx_drop_counter(mn + strlen(prefix)))
+			counted += v;
+	}
+	silent = lost <= 0 ? 0 : lost > counted ? lost - counted : 0;
+	snprintf(name, sizeof(name), "nicrx.%c.counted", l);
+	metrics_set(c->m, name, counted);
+	snprintf(name, sizeof(name), "nicrx.%c.silent", l);
+	metrics_set(c->m, name, silent);
+	metrics_set(c->m, "loss.silent_in_driver", mget(c->m, "loss.silent_in_driver") + silent);
+}
+
+/*
+ * The NIC/driver layer of NIC i: IP packets sent to its MAC on its link (the
+ * host's capture, the frames QEMU handed to the NIC model) against those
+ * that reached its IP layer. The pair topology's readiness handshake (TCP
+ * port READY_PORT) is left out of the capture count; the counters hold
+ * whatever of it came after the snapshot, which for a UDP generator is
+ * Tcp.InSegs. With a TCP generator there it cannot be told apart: not measured.
+ */
+/* The capture filter of nicrx.<L>.wire: IP frames to NIC n's MAC, no readiness handshake. */
+static char *nic_rx_filter(const struct vm_nic *n, bool v6)
+{
+	return xasprintf("ether dst %s and %s and not (tcp port %d)", n->mac,
+			 v6 ? "ip6 and not ip6 multicast" : "ip", READY_PORT);
+}
+
+/* nicrx.<L>.* of NIC i, whose capture holds `wire` frames nic_rx_filter() matches. */
+static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
+{
+	const struct vm_nic *n = &c->cfg->nics[i];
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool pair = c->cfg->topo->n_vms > 1;
+	char name[64];
+	double in;
+
+	if (pair && gen_is_tcp(c->s))
+		return;
+	in = nic_ip_in(c->m, n->label, v6);
+	if (pair && !v6)
+		in -= mgetl(c->m, "snmp.%c.Tcp.InSegs", n->label);
+	snprintf(name, sizeof(name), "nicrx.%c.wire", n->label);
+	metrics_set(c->m, name, wire);
+	snprintf(name, sizeof(name), "nicrx.%c.ip", n->label);
+	metrics_set(c->m, name, in);
+	snprintf(name, sizeof(name), "nicrx.%c.lost", n->label);
+	metrics_set(c->m, name, wire - in);
+	metrics_set(c->m, "loss.lost_in_driver", mget(c->m, "loss.lost_in_driver") + wire - in);
+	nic_rx_counted(c, n->label, wire - in);
+}
+
+/*
+ * Each link's capture, read once: its frames, the IP frames to its NIC
+ * (nicrx), and for UDP the data datagrams and END copies towards the port.
+ */
+static int collect_pcaps(struct collect *c, const char *rundir)
+{
+	const char *pv = scn_traffic_value(c->s, "port");
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool udp = !strcmp(c->s->generator, "udp-stream");
+	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
+	unsigned int rx = scn_rx_nic(c->s);
+
+	metrics_set(c->m, "loss.lost_in_driver", 0);
+	metrics_set(c->m, "loss.silent_in_driver", 0);
+	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
+		char l = c->cfg->nics[i].label, name[64];
+		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
+		char *filters[3] = { nic_rx_filter(&c->cfg->nics[i], v6),
+				     udp ? udp_filter(v6, port, 1) : NULL,
+				     udp ? udp_filter(v6, port, 2) : NULL };
+		struct pcap_stats st[3];
+		int ret = pcap_stats_read_many(path, (const char *const *)filters, udp ? 3 : 1, st,
+					       c->err);
+
+		free(path);
+		for (int k = 0; k < 3; k++)
+			free(filters[k]);
+		if (ret)
+			return ret;
+		snprintf(name, sizeof(name), "pcap.%c.packets", l);
+		metrics_set(c->m, name, (double)st[0].packets);
+		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
+		metrics_set(c->m, name, (double)st[0].bytes);
+		if (udp) {
+			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
+				    (double)st[1].matched);
+			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
+				    (double)st[2].matched);
+		}
+		collect_nic_rx(c, i, (double)st[0].matched);
+	}
+	return 0;
+}
+
+/*
+ * Data datagrams the receiver's NIC/driver lost: its IP frames lost there
+ * (nicrx.<L>.lost), one datagram each; when the datagrams were fragmented
+ * (Ip.ReasmReqds moved), those never reassembled, at most one per frame lost.
+ */
+static double udp_driver_drops(struct collect *c, char b, double wire_rx)
+{
+	double lost = mgetl(c->m, "nicrx.%c.lost", b), left;
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+
+	if (lost <= 0)
+		return 0;
+	if (mgetl(c->m, v6 ? "snmp6.%c.Ip6ReasmReqds" : "snmp.%c.Ip.ReasmReqds", b) <= 0)
+		return lost;
+	left = wire_rx - mgetl(c->m, v6 ? "snmp6.%c.Ip6ReasmOKs" : "snmp.%c.Ip.ReasmOKs", b);
+	return left < 0 ? 0 : left < lost ? left : lost;
+}
+
+/*
+ * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
+ *   app_sent -(tx stack: qdisc drops not reported to the app, minus END
+ *   copies; datagrams discarded while the neighbour was unresolved)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
+ *   InErrors/NoPorts, IP InDiscards, minus END copies)-> app_received.
+ * The counted drops and the differences must agree: `unaccounted` is what
+ * no counter explains. (A qdisc that drops other frames too, such as netem
+ * dropping ARP, leaves those in the count: they show as unaccounted < 0.)
+ */
+static void udp_loss(struct collect *c)
+{
+	struct metrics *m = c->m;
+	char a = c->cfg->nics[scn_tx_nic(c->s)].label, b = c->cfg->nics[scn_rx_nic(c->s)].label;
+	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
+	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
+	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors") -
+			  (mget(m, "loss.end_copies_sent") - mget(m, "loss.end_copies_wire_tx")) +
+			  mgetl(m, v6 ? "neigh.%c.ndisc.unresolved_discards" :
+					"neigh.%c.arp.unresolved_discards", a);
+	double end_lost = mget(m, "loss.end_copies_wire_rx") - mget(m, "loss.end_copies_received");
+	double rx_drops = v6 ?
+		mgetl(m, "snmp6.%c.Udp6InErrors", b) + mgetl(m, "snmp6.%c.Udp6NoPorts", b) +
+			mgetl(m, "snmp6.%c.Ip6InDiscards", b) :
+		mgetl(m, "snmp.%c.Udp.InErrors", b) + mgetl(m, "snmp.%c.Udp.NoPorts", b) +
+			mgetl(m, "snmp.%c.Ip.InDiscards", b);
+
+	double drv = udp_driver_drops(c, b, wrx);
+
+	rx_drops -= end_lost;
+
+	metrics_set(m, "loss.app_sent", sent);
+	metrics_set(m, "loss.tx_stack_drops", tx_drops);
+	metrics_set(m, "loss.rx_stack_drops", rx_drops);
+	metrics_set(m, "loss.app_received", recvd);
+	metrics_set(m, "loss.lost_before_wire", sent - wtx);
+	metrics_set(m, "loss.lost_on_wire", wtx - wrx);
+	metrics_set(m, "loss.driver_drops", drv);
+	metrics_set(m, "loss.stack_in", wrx - drv);
+	metrics_set(m, "loss.lost_in_stack", wrx - drv - recvd);
+	metrics_set(m, "loss.unaccounted",
+		    (sent - recvd) - (tx_drops + (wtx - wrx) + drv + rx_drops));
+}
+
+/*
+ * acpi.* and irq.* from RUN_DIR/acpi.json, written by netlab run when the
+ * scenario gives ACPI tables: how many the kernel took, whether the routing
+ * the tables expect held, and each interrupt line's handlers as
+ * irq.<handler>.line (the IRQ number) and irq.<handler>.shared (how many
+ * other handlers share it).
+ */
+static void collect_acpi(struct collect *c, const char *rundir)
+{
+	char *path = xasprintf("%s/acpi.json", rundir);
+	struct json_object *j = access(path, R_OK) ? NULL : json_object_from_file(path), *v, *a;
+
+	free(path);
+	if (!j)
+		return;
+	if (json_object_object_get_ex(j, "given", &v))
+		metrics_set(c->m, "acpi.given", json_object_get_double(v));
+	if (json_object_object_get_ex(j, "taken", &v))
+		metrics_set(c->m, "acpi.taken", json_object_get_double(v));
+	if (json_object_object_get_ex(j, "expect", &v) && json_object_is_type(v, json_type_array)) {
+		bool ok = true;
+
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!json_object_object_get_ex(json_object_array_get_idx(v, i), "ok", &a) ||
+			    !json_object_get_boolean(a))
+				ok = false;
+		metrics_set(c->m, "acpi.expect_ok", ok);
+	}
+	if (json_object_object_get_ex(j, "interrupts", &v) && json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			struct json_object *line = json_object_array_get_idx(v, i), *irq, *acts;
+			size_t n;
+
+			if (!json_object_object_get_ex(line, "irq", &irq) ||
+			    !json_object_object_get_ex(line, "actions", &acts) ||
+			    !json_object_is_type(acts, json_type_array))
+				continue;
+			n = json_object_array_length(acts);
+			for (size_t k = 0; k < n; k++) {
+				const char *h = json_object_get_string(json_object_array_get_idx(acts, k));
+				char name[96];
+
+				/* Handler names become one metric name component. */
+				if (!h || !*h || strpbrk(h, ". \t"))
+					continue;
+				snprintf(name, sizeof(name), "irq.%s.line", h);
+				metrics_set(c->m, name, json_object_get_double(irq));
+				snprintf(name, sizeof(name), "irq.%s.shared", h);
+				metrics_set(c->m, name, (double)(n - 1));
+			}
+		}
+	}
+	json_object_put(j);
+}
+
+/* trace-cmd record in VM @vm finished cleanly (its file is complete). */
+static int trace_recorded(struct collect *c, unsigned int vm)
+{
+	char *path = xasprintf("%s/trace-cmd.status", c->files[vm]), *text = NULL;
+	int ret = 0;
+
+	if (file_read(path, &text, NULL) == 0 && strcmp(text, "0\n")) {
+		char *log = xasprintf("%s/trace-cmd.log", c->files[vm]), *l = NULL;
+
+		file_read(log, &l, NULL);
+		err_set(c->err,
+			"%s: trace-cmd record ended with status %.*s in the guest (see %s): the trace is incomplete\n"
+			"hint: a long or busy trace can fill the guest's memory, where it is written first: raise [scenario] mem, shorten the duration, or trace fewer events",
+			c->s->path, (int)strcspn(text, "\n"), text, log);
+		free(l);
+		free(log);
+		ret = -EIO;
+	}
+	free(text);
+	free(path);
+	return ret;
+}
+
+/* drops.* from each VM's trace.dat, summed over the VMs. */
+static int collect_drops(struct collect *c)
+{
+	double total = 0, lost = 0;
+
+	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		if (trace_recorded(c, vm))
+			return -EIO;
+		char *path = xasprintf("%s/trace.dat", c->files[vm]);
+		struct tracedrops *td = NULL;
+		int ret = tracedrops_read(path, NULL, &td, c->err);
+
+		free(path);
+		if (ret == -ENODATA) {
+			/* A scenario that dropped skb:kfree_skb from its set. */
+			free(*c->err);
+			*c->err = NULL;
+			return 0;
+		}
+		if (ret)
+			return ret;
+		total += (double)td->total;
+		lost += (double)td->lost;
+		for (size_t i = 0; i < td->n_by_reason; i++) {
+			char name[128];
+			double v = 0;
+
+			snprintf(name, sizeof(name), "drops.reason.%s", td->by_reason[i].name);
+			metrics_get(c->m, name, &v);
+			metrics_set(c->m, name, v + (double)td->by_reason[i].count);
+		}
+		tracedrops_free(td);
+	}
+	metrics_set(c->m, "drops.total", total);
+	metrics_set(c->m, "drops.lost_events", lost);
+	return 0;
+}
+
+/*
+ * Merge one VM's trace metrics into the run's: counts add up over the VMs;
+ * for a latency percentile, the worse VM's value stands (in a pair, each
+ * direction's stages come from one VM anyway).
+ */
+static void merge_vm_metrics(struct metrics *into, const struct metrics *vm)
+{
+	for (size_t i = 0; i < metrics_count(vm); i++) {
+		const char *name, *last;
+		double v, old;
+
+		metrics_at(vm, i, &name, &v);
+		if (!metrics_get(into, name, &old)) {
+			metrics_set(into, name, v);
+			continue;
+		}
+		last = strrchr(name, '.');
+		last = last ? last + 1 : name;
+		if (!strncmp(last, "p", 1) && strstr(last, "_us"))
+			metrics_set(into, name, v > old ? v : old);
+		else if (!strcmp(last, "max_us"))
+			metrics_set(into, name, v > old ? v : old);
+		else if (strstr(last, "mean") || strstr(last, "pct"))
+			metrics_set(into, name, (v + old) / 2);
+		else
+			metrics_set(into, name, v + old);
+	}
+}
+
+/* latency.*, flows.* (pktpath) and netrx.*, tx.* (netrx) from each VM's trace. */
+static int collect_trace_path(struct collect *c)
+{
+	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		char *path = xasprintf("%s/trace.dat", c->files[vm]);
+		struct metrics *m = metrics_new();
+		struct pktpath *pp = NULL;
+		struct netrx *nr = NULL;
+		int ret = pktpath_read(path, NULL, &pp, c->err);
+
+		if (!ret) {
+			pktpath_metrics(pp, m);
+			pktpath_free(pp);
+			ret = netrx_read(path, NULL, &nr, c->err);
+		}
+		if (!ret) {
+			struct drvring_opts o = { .counters = c->m };
+			struct drvring *dr = NULL;
+			int r2;
+
+			netrx_metrics(nr, m);
+			netrx_free(nr);
+			/* The driver patches' lines, when the kernel and the set have them. */
+			r2 = drvring_read(path, &o, &dr, c->err);
+			if (!r2) {
+				drvring_metrics(dr, m);
+				drvring_free(dr);
+			} else if (r2 == -ENODATA) {
+				free(*c->err);
+				*c->err = NULL;
+			} else {
+				ret = r2;
+			}
+		}
+		free(path);
+		if (ret == -ENODATA) {
+			/* The scenario's set does not follow packets: no such metrics. */
+			free(*c->err);
+			*c->err = NULL;
+			ret = 0;
+		}
+		if (!ret)
+			merge_vm_metrics(c->m, m);
+		metrics_free(m);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
+		   struct metrics *m, char **err)
+{
+	struct collect c = { .s = s, .cfg = cfg, .m = m, .err = err };
+	int ret;
+
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
+						  : xasprintf("%s/files", rundir);
+
+	if (!strcmp(s->generator, "udp-stream"))
+		ret = collect_udp(&c);
+	else if (!strcmp(s->generator, "tcp-stream"))
+		ret = collect_tcp(&c);
+	else
+		ret = collect_rr(&c);
+	if (!ret)
+		ret = collect_counters(&c);
+	if (!ret)
+		ret = collect_pcaps(&c, rundir);
+	if (!ret)
+		collect_acpi(&c, rundir);
+	if (!ret && s->trace)
+		ret = collect_drops(&c);
+	if (!ret && s->trace)
+		ret = collect_trace_path(&c);
+	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
+		udp_loss(&c);
+	if (!ret && s->gdb)
+		ret = scnrun_gdb_metrics(s, rundir, m, err);
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		free(c.files[i]);
+	return ret;
+}

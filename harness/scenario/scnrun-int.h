@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What scnrun.c (scenario -> guest script) and scnrun-collect.c (run
+ * directory -> metrics) share. Internal to them; scnrun.h is the interface.
+ */
+#ifndef NETLAB_SCNRUN_INT_H
+#define NETLAB_SCNRUN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "run/counters.h"
+
+/*
+ * The per-NIC counter sources, as one table for both sides: the guest
+ * command that writes $d/FILE-<label> (%s = ifname, where used), and the
+ * parser that turns it into metrics named PREFIX (%c = label). Only the
+ * snmp files must parse; the others may be missing or say "not supported".
+ */
+typedef int (*snap_parse_fn)(const char *text, const char *prefix, counter_emit_fn emit,
+			     void *ctx, char **err);
+
+struct snap_source {
+	const char *file;
+	const char *cmd;
+	bool with_stderr;		/* the tool's complaint is kept in the file */
+	const char *prefix;
+	snap_parse_fn parse;
+	bool must_parse;
+};
+
+extern const struct snap_source scnrun_snap_sources[];
+extern const size_t scnrun_n_snap_sources;
+
+/* TCP port on which a receiver in another VM says it is ready. */
+#define READY_PORT 7999
+
+#endif
