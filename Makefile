@@ -103,9 +103,10 @@ $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
-$(B)/guest/netlab-agent: guest/agent.c guest/agent-job.c guest/agent-job.h guest/netlab-proto.h
+AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c
+$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/netlab-proto.h
 	@mkdir -p $(@D)
-	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ guest/agent.c guest/agent-job.c
+	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ $(AGENT_SRCS)
 
 traffic:: ;
 

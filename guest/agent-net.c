@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netlab guest agent: the network. Sysctls (root namespace and each netns),
+ * the NICs found by MAC and placed in their namespaces, addresses, links up
+ * and waited for (see agent.c for the rest of the agent).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <poll.h>
+#include <sys/reboot.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "agent-job.h"
+#include "agent-int.h"
+#include "netlab-proto.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#endif
+#ifndef IF_OPER_UP
+#define IF_OPER_UP 6
+#endif
+
+#define IP_BIN "/sbin/ip"
+#define LINK_WAIT_MS 5000
+
+/*
+ * Run "/sbin/ip [-n @netns] <NULL-terminated arguments>" (@netns NULL or "": none).
+ * On failure @err gets "ip <args>: <first line of its output>". Return 0 or -1.
+ */
+static int __attribute__((sentinel)) run_ip(char *err, const char *netns, const char *arg, ...)
+{
+	const char *argv[24] = { "ip" };
+	char cmd[256] = "ip", out[256];
+	int argc = 1, ws;
+	va_list ap;
+
+	if (netns && *netns) {
+		argv[argc++] = "-n";
+		argv[argc++] = netns;
+		snprintf(cmd, sizeof(cmd), "ip -n %s", netns);
+	}
+	va_start(ap, arg);
+	for (; arg && argc < 23; arg = va_arg(ap, const char *)) {
+		argv[argc++] = arg;
+		snprintf(cmd + strlen(cmd), sizeof(cmd) - strlen(cmd), " %s", arg);
+	}
+	va_end(ap);
+	ws = agent_run_captured(IP_BIN, argv, out, sizeof(out));
+	if (ws == 0)
+		return 0;
+	if (ws < 0)
+		snprintf(out, sizeof(out), "cannot start: %s", strerror(-ws));
+	out[strcspn(out, "\n")] = '\0';
+	snprintf(err, ERRLEN, "%s: %s", cmd, out[0] ? out : "failed");
+	agent_say("'%s' failed (wait status %#x)", cmd, ws);
+	return -1;
+}
+
+/* ---- network namespaces and sysctls ------------------------------------ */
+
+/* Switch the agent into netns @name (NULL or "": the root one). Return 0 or -errno. */
+static int netns_enter(const struct agent *a, const char *name)
+{
+	char path[PATH_MAX];
+	int fd, ret = 0;
+
+	if (!name || !*name)
+		return setns(a->root_netns, CLONE_NEWNET) ? -errno : 0;
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWNET))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int sysctl_write(const struct job_var *v)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(v->value);
+	int fd, ret = 0;
+
+	if (job_sysctl_path(v->name, path, sizeof(path)))
+		return -EINVAL;	/* the parser already refused it */
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v->value, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* What bringing up the topology keeps track of. */
+struct topo {
+	const struct agent *a;
+	char (*names)[IFNAMSIZ];	/* final interface name of each NIC */
+	struct sysctl_state {
+		bool root_pending;	/* not yet written in the root namespace */
+		bool applied;		/* written in at least one namespace */
+		int last_err;		/* errno of the last failed write */
+	} *sysctls;			/* one per job sysctl */
+	char err[ERRLEN];		/* what failed */
+};
+
+/*
+ * Root namespace: write the sysctls not written yet. A missing file (ENOENT: it
+ * may name an interface renamed or moved later) stays pending; any other error
+ * fails the topology.
+ */
+static int sysctls_root(struct topo *t)
+{
+	const struct job *job = &t->a->job;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < job->n_sysctls; i++) {
+		const struct job_var *v = &job->sysctls[i];
+		struct sysctl_state *st = &t->sysctls[i];
+
+		if (!st->root_pending)
+			continue;
+		ret = sysctl_write(v);
+		if (ret == -ENOENT) {
+			st->last_err = ENOENT;
+			continue;
+		}
+		if (ret) {
+			snprintf(t->err, ERRLEN, "sysctl %s=%s: %s", v->name, v->value,
+				 strerror(-ret));
+			return -1;
+		}
+		st->root_pending = false;
+		st->applied = true;
+		agent_say("sysctl %s=%s", v->name, v->value);
+	}
+	return 0;
+}
+
+/*
+ * Namespace @netns: write the net.* sysctls there too, as they are per namespace.
+ * Best effort: some (net.core.rmem_max...) exist only in the root namespace.
+ */
+static void sysctls_netns(struct topo *t, const char *netns, bool quiet)
+{
+	const struct job *job = &t->a->job;
+	size_t i;
+	int ret;
+
+	ret = netns_enter(t->a, netns);
+	if (ret) {
+		agent_say("cannot enter netns '%s': %s", netns, strerror(-ret));
+		return;
+	}
+	for (i = 0; i < job->n_sysctls; i++) {
+		const struct job_var *v = &job->sysctls[i];
+
+		if (strncmp(v->name, "net.", 4))
+			continue;
+		ret = sysctl_write(v);
+		if (ret) {
+			t->sysctls[i].last_err = -ret;
+			if (ret != -ENOENT)
+				agent_say("sysctl %s=%s not set in netns '%s': %s", v->name, v->value,
+				    netns, strerror(-ret));
+			continue;
+		}
+		t->sysctls[i].applied = true;
+		if (!quiet)
+			agent_say("sysctl %s=%s in netns '%s'", v->name, v->value, netns);
+	}
+	ret = netns_enter(t->a, NULL);
+	if (ret)
+		agent_say("cannot return to the root netns: %s", strerror(-ret));
+}
+
+/* Every sysctl must have been written somewhere. */
+static int sysctls_check(struct topo *t)
+{
+	const struct job *job = &t->a->job;
+	size_t i;
+
+	for (i = 0; i < job->n_sysctls; i++) {
+		if (t->sysctls[i].applied)
+			continue;
+		snprintf(t->err, ERRLEN, "sysctl %s=%s: %s",
+			 job->sysctls[i].name, job->sysctls[i].value,
+			 strerror(t->sysctls[i].last_err));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- topology ------------------------------------------------------------ */
+
+/* Name of the root-namespace interface with MAC @mac into @name. Return 0 or -1. */
+static int nic_find(const char *mac, char name[IFNAMSIZ])
+{
+	DIR *d = opendir("/sys/class/net");
+	char path[PATH_MAX], addr[64];
+	struct dirent *e;
+	int ret = -1;
+
+	if (!d)
+		return -1;
+	while (ret && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= IFNAMSIZ)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/address", e->d_name);
+		if (agent_read_small(path, addr, sizeof(addr)) > 0 && !strcasecmp(addr, mac)) {
+			strcpy(name, e->d_name);
+			ret = 0;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+static bool iface_exists(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s", name);
+	return !access(path, F_OK);
+}
+
+static int netns_create(struct topo *t, const char *netns)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/run/netns/%s", netns);
+	if (!access(path, F_OK))
+		return 0;	/* another NIC made it */
+	if (run_ip(t->err, NULL, "netns", "add", netns, NULL) ||
+	    run_ip(t->err, netns, "link", "set", "dev", "lo", "up", NULL))
+		return -1;
+	sysctls_netns(t, netns, true);	/* early, for conf.default.*; again later */
+	return 0;
+}
+
+/*
+ * Find NIC @i by MAC, rename it to its ifname (moving a holder of that name out
+ * of the way) and move it into its netns. Its final name goes to t->names[i].
+ */
+static int nic_place(struct topo *t, size_t i)
+{
+	const struct job_nic *nic = &t->a->job.nics[i];
+	char cur[IFNAMSIZ], tmp[IFNAMSIZ], *name = t->names[i];
+
+	if (!nic->mac || nic_find(nic->mac, cur)) {
+		snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,
+			 nic->mac ? nic->mac : "(no nic.<ID>.mac key)");
+		return -1;
+	}
+	if (nic->ifname && (!*nic->ifname || strlen(nic->ifname) >= IFNAMSIZ)) {
+		snprintf(t->err, ERRLEN, "nic %s: bad ifname '%s'", nic->id, nic->ifname);
+		return -1;
+	}
+	strcpy(name, nic->ifname ? nic->ifname : cur);
+	if (strcmp(cur, name)) {
+		snprintf(tmp, sizeof(tmp), "netlab%u", (unsigned int)(i % 1000));
+		if (iface_exists(name) &&
+		    run_ip(t->err, NULL, "link", "set", "dev", name, "name", tmp, NULL))
+			return -1;
+		if (run_ip(t->err, NULL, "link", "set", "dev", cur, "name", name, NULL))
+			return -1;
+	}
+	if (!nic->netns || !*nic->netns)
+		return 0;
+	if (netns_create(t, nic->netns))
+		return -1;
+	return run_ip(t->err, NULL, "link", "set", "dev", name, "netns", nic->netns, NULL);
+}
+
+/* Addresses (IPv6 without DAD, usable at once), then link up. */
+static int nic_configure(const struct job_nic *nic, const char *name, char *err)
+{
+	const char *ns = nic->netns;
+
+	if (nic->ipv4 && run_ip(err, ns, "addr", "add", nic->ipv4, "dev", name, NULL))
+		return -1;
+	if (nic->ipv6 && run_ip(err, ns, "addr", "add", nic->ipv6, "dev", name, "nodad", NULL))
+		return -1;
+	return run_ip(err, ns, "link", "set", "dev", name, "up", NULL);
+}
+
+/* A netlink socket of network namespace @netns (it stays bound to it). Return fd or -errno. */
+static int netns_rtnl_socket(const struct agent *a, const char *netns)
+{
+	int s, ret;
+
+	ret = netns_enter(a, netns);
+	if (ret)
+		return ret;
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	ret = s < 0 ? -errno : s;
+	netns_enter(a, NULL);
+	return ret;
+}
+
+/*
+ * Does @name in @netns have carrier (IFF_LOWER_UP) and operstate UP? Return 1, 0
+ * or -errno. (SIOCGIFFLAGS cannot tell: its IFF_RUNNING is also set while the
+ * operstate is still UNKNOWN, and its flags are too short for IFF_LOWER_UP.)
+ */
+static int link_up(const struct agent *a, const char *netns, const char *name)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		char attr[RTA_SPACE(IFNAMSIZ)];
+	} req = { 0 };
+	struct nlmsghdr *nh;
+	char reply[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct rtattr *rta = (struct rtattr *)req.attr;
+	struct ifinfomsg *ifi;
+	int s, len, oper = -1;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi)) + RTA_LENGTH(strlen(name) + 1);
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	rta->rta_type = IFLA_IFNAME;
+	rta->rta_len = RTA_LENGTH(strlen(name) + 1);
+	strcpy(RTA_DATA(rta), name);
+	s = netns_rtnl_socket(a, netns);
+	if (s < 0)
+		return s;
+	len = send(s, &req, req.nh.nlmsg_len, 0);
+	if (len >= 0)
+		len = recv(s, reply, sizeof(reply), 0);
+	if (len < 0)
+		len = -errno;
+	close(s);
+	nh = (struct nlmsghdr *)reply;
+	if (len < 0 || !NLMSG_OK(nh, (unsigned int)len))
+		return len < 0 ? len : -EPROTO;
+	if (nh->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)NLMSG_DATA(nh))->error ?: -EPROTO;
+	ifi = NLMSG_DATA(nh);
+	len = IFLA_PAYLOAD(nh);
+	for (rta = IFLA_RTA(ifi); RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
+		if (rta->rta_type == IFLA_OPERSTATE)
+			oper = *(unsigned char *)RTA_DATA(rta);
+	return (ifi->ifi_flags & IFF_LOWER_UP) && oper == IF_OPER_UP;
+}
+
+static int links_wait(struct topo *t)
+{
+	const struct job *job = &t->a->job;
+	long long start = agent_now_ms();
+	size_t i = 0;
+	int up;
+
+	while (i < job->n_nics) {
+		up = link_up(t->a, job->nics[i].netns, t->names[i]);
+		if (up > 0) {
+			agent_say("%s is up after %lld ms", t->names[i], agent_now_ms() - start);
+			i++;
+			continue;
+		}
+		if (up < 0 || agent_now_ms() - start >= LINK_WAIT_MS) {
+			snprintf(t->err, ERRLEN, "nic %s (%s): %s", job->nics[i].id, t->names[i],
+				 up < 0 ? strerror(-up) : "no carrier or operstate not up after 5 s");
+			return -1;
+		}
+		agent_sleep_ms(20);
+	}
+	return 0;
+}
+
+/* Is NIC @i the first one in its (non-root) netns? */
+static bool netns_first_use(const struct job *job, size_t i)
+{
+	const char *ns = job->nics[i].netns;
+	size_t j;
+
+	if (!ns || !*ns)
+		return false;
+	for (j = 0; j < i; j++)
+		if (job->nics[j].netns && !strcmp(job->nics[j].netns, ns))
+			return false;
+	return true;
+}
+
+/*
+ * Root sysctls, lo up, every NIC placed (found, renamed, moved), sysctls again
+ * now that the interfaces have their names and namespaces, addresses and link
+ * up, carrier.
+ */
+static int topology_setup(struct topo *t)
+{
+	const struct job *job = &t->a->job;
+	size_t i;
+
+	if (sysctls_root(t) || run_ip(t->err, NULL, "link", "set", "dev", "lo", "up", NULL))
+		return -1;
+	for (i = 0; i < job->n_nics; i++)
+		if (nic_place(t, i))
+			return -1;
+	if (sysctls_root(t))
+		return -1;
+	for (i = 0; i < job->n_nics; i++)
+		if (netns_first_use(job, i))
+			sysctls_netns(t, job->nics[i].netns, false);
+	if (sysctls_check(t))
+		return -1;
+	for (i = 0; i < job->n_nics; i++)
+		if (nic_configure(&job->nics[i], t->names[i], t->err))
+			return -1;
+	return links_wait(t);
+}
+
+/* Bring the topology up; report "topology ok" or "topology error <text>". */
+int agent_topology_up(const struct agent *a)
+{
+	const char *kind = a->job.topology ? a->job.topology : "none";
+	struct topo t = { .a = a };
+	int ret = -1;
+	size_t i;
+
+	t.names = calloc(a->job.n_nics + 1, IFNAMSIZ);
+	t.sysctls = calloc(a->job.n_sysctls + 1, sizeof(*t.sysctls));
+	if (!t.names || !t.sysctls) {
+		snprintf(t.err, ERRLEN, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	for (i = 0; i < a->job.n_sysctls; i++)
+		t.sysctls[i].root_pending = true;
+	if (!strcmp(kind, "none")) {	/* sysctls, and lo up: basic system setup */
+		ret = sysctls_root(&t) || sysctls_check(&t) ||
+		      run_ip(t.err, NULL, "link", "set", "dev", "lo", "up", NULL) ? -1 : 0;
+	} else {
+		if (strcmp(kind, "loop"))
+			agent_say("topology '%s' is not known here: configuring its NICs anyway", kind);
+		ret = topology_setup(&t);
+	}
+out:
+	if (ret)
+		agent_status(a, "topology error %s", t.err);
+	else
+		agent_status(a, "topology ok");
+	free(t.names);
+	free(t.sysctls);
+	return ret;
+}
