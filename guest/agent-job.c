@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,18 @@ static bool valid_env_name(const char *s)
 	return true;
 }
 
+/*
+ * The array @p resized to @n elements of @size bytes; NULL (and @p untouched)
+ * when that overflows or memory is short. The agent's one way to grow an
+ * array: as PID 1 it reports ENOMEM rather than aborting.
+ */
+static void *array_grow(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return realloc(p, n * size);
+}
+
 /* Set @name to @value in the list *vars / *n, keeping first-appearance order. */
 static int vars_set(struct job_var **vars, size_t *n, const char *name, const char *value)
 {
@@ -76,7 +89,7 @@ static int vars_set(struct job_var **vars, size_t *n, const char *name, const ch
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*vars)[i].name, name))
 			return set_str(&(*vars)[i].value, value);
-	grown = realloc(*vars, (*n + 1) * sizeof(**vars));
+	grown = array_grow(*vars, *n + 1, sizeof(**vars));
 	if (!grown)
 		return -ENOMEM;
 	*vars = grown;
@@ -100,7 +113,7 @@ static struct job_nic *nic_get(struct job *job, const char *id, size_t len)
 	for (i = 0; i < job->n_nics; i++)
 		if (strlen(job->nics[i].id) == len && !strncmp(job->nics[i].id, id, len))
 			return &job->nics[i];
-	grown = realloc(job->nics, (job->n_nics + 1) * sizeof(*grown));
+	grown = array_grow(job->nics, job->n_nics + 1, sizeof(*grown));
 	if (!grown)
 		return NULL;
 	job->nics = grown;

@@ -130,9 +130,7 @@ static int parse_acpi(const char *arg, struct run_opts *o, char **err)
 		err_set(err, "--acpi '': expected an .asl, .dsl or .aml file");
 		return -EINVAL;
 	}
-	v = realloc((void *)o->acpi, (o->n_acpi + 1) * sizeof(*v));
-	if (!v)
-		abort();
+	v = xrealloc_array((void *)o->acpi, o->n_acpi + 1, sizeof(*v));
 	v[o->n_acpi++] = arg;
 	o->acpi = v;
 	return 0;

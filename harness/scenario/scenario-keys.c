@@ -449,10 +449,8 @@ int scn_key_trace(struct parse_ctx *c, const char *key, const char *value)
 
 		if (why)
 			return scn_err(c, c->line, "bad kprobe event %s = '%s': %s", key, value, why);
-		s->trace_probe_names = realloc(s->trace_probe_names, (n + 1) * sizeof(char *));
-		s->trace_probe_defs = realloc(s->trace_probe_defs, (n + 1) * sizeof(char *));
-		if (!s->trace_probe_names || !s->trace_probe_defs)
-			abort();
+		s->trace_probe_names = xrealloc_array(s->trace_probe_names, n + 1, sizeof(char *));
+		s->trace_probe_defs = xrealloc_array(s->trace_probe_defs, n + 1, sizeof(char *));
 		s->trace_probe_names[n] = xstrdup(key + 6);
 		s->trace_probe_defs[n] = xstrdup(value);
 		s->n_trace_probes++;
@@ -511,9 +509,7 @@ static int gdb_break(struct parse_ctx *c, const char *value)
 				      f);
 			break;
 		}
-		s->gdb_breaks = realloc(s->gdb_breaks, (s->n_gdb_breaks + 1) * sizeof(char *));
-		if (!s->gdb_breaks)
-			abort();
+		s->gdb_breaks = xrealloc_array(s->gdb_breaks, s->n_gdb_breaks + 1, sizeof(char *));
 		s->gdb_breaks[s->n_gdb_breaks++] = xstrdup(f);
 	}
 	free(list);

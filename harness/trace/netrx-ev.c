@@ -137,9 +137,7 @@ static struct netrx_ev *tree_add(struct tree *t, enum netrx_ev_type type, uint64
 	if (!(t->t.n_ev & (t->t.n_ev - 1)) || !t->t.n_ev) {
 		size_t cap = t->t.n_ev ? t->t.n_ev * 2 : 4;
 
-		t->t.ev = realloc(t->t.ev, cap * sizeof(*t->t.ev));
-		if (!t->t.ev)
-			abort();
+		t->t.ev = xrealloc_array(t->t.ev, cap, sizeof(*t->t.ev));
 	}
 	e = &t->t.ev[t->t.n_ev++];
 	memset(e, 0, sizeof(*e));

@@ -81,9 +81,7 @@ int netrx_dev_get(struct reader *r, const char *s, size_t n)
 		return DEVS_MAX - 1; /* the last one stands for the rest */
 	if (i == r->devs_cap) {
 		r->devs_cap = r->devs_cap ? r->devs_cap * 2 : 4;
-		nr->devs = realloc(nr->devs, r->devs_cap * sizeof(*nr->devs));
-		if (!nr->devs)
-			abort();
+		nr->devs = xrealloc_array(nr->devs, r->devs_cap, sizeof(*nr->devs));
 	}
 	memset(&nr->devs[i], 0, sizeof(nr->devs[i]));
 	nr->devs[i].name = strndup(s, n);
@@ -104,9 +102,7 @@ size_t netrx_irq_get(struct reader *r, int irq, const char *s, size_t n)
 			return i;
 	if (i == r->irqs_cap) {
 		r->irqs_cap = r->irqs_cap ? r->irqs_cap * 2 : 8;
-		r->irqs = realloc(r->irqs, r->irqs_cap * sizeof(*r->irqs));
-		if (!r->irqs)
-			abort();
+		r->irqs = xrealloc_array(r->irqs, r->irqs_cap, sizeof(*r->irqs));
 	}
 	r->irqs[i] = (struct irqent){ .irq = irq, .name = strndup(s, n) };
 	if (!r->irqs[i].name)

@@ -589,14 +589,8 @@ static int find_events(struct reader *r, const char *path, char **err)
 		if (e != EV_BPRINT && e != EV_PRINT) {
 			char ***list = ev ? &p->present : &p->missing;
 			size_t *n = ev ? &p->n_present : &p->n_missing;
-			char **q = realloc(*list, (*n + 1) * sizeof(**list));
-
-			if (!q) {
-				free(name);
-				return -ENOMEM;
-			}
-			*list = q;
-			q[(*n)++] = name;
+			*list = xrealloc_array(*list, *n + 1, sizeof(**list));
+			(*list)[(*n)++] = name;
 		} else {
 			free(name);
 		}

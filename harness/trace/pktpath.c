@@ -170,7 +170,6 @@ static bool proc_eq(const struct reader *r, uint32_t i, const void *key)
 long pktpath_proc_get(struct reader *r, int pid)
 {
 	struct pktpath *p = r->p;
-	struct tstate *ts;
 	size_t slot;
 	long i;
 
@@ -181,10 +180,7 @@ long pktpath_proc_get(struct reader *r, int pid)
 		return i;
 	if (grow_array(&p->procs, &r->procs_cap, p->n_procs + 1, sizeof(*p->procs)))
 		return -ENOMEM;
-	ts = realloc(r->ts, r->procs_cap * sizeof(*r->ts));
-	if (!ts)
-		return -ENOMEM;
-	r->ts = ts;
+	r->ts = xrealloc_array(r->ts, r->procs_cap, sizeof(*r->ts));
 	memset(&p->procs[p->n_procs], 0, sizeof(*p->procs));
 	memset(&r->ts[p->n_procs], 0, sizeof(*r->ts));
 	p->procs[p->n_procs].task.pid = pid;
@@ -301,9 +297,7 @@ int pktpath_task_add(struct pktpath_task **v, size_t *n, const struct pktpath_ta
 	for (size_t i = 0; i < *n; i++)
 		if ((*v)[i].pid == t->pid)
 			return 0;
-	q = realloc(*v, (*n + 1) * sizeof(*q));
-	if (!q)
-		return -ENOMEM;
+	q = xrealloc_array(*v, *n + 1, sizeof(*q));
 	*v = q;
 	q[*n].pid = t->pid;
 	q[(*n)++].comm = xstrdup(t->comm);

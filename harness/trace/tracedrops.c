@@ -239,17 +239,12 @@ static struct tracedrops_interval *interval_get(struct reader *r, uint64_t rel)
 
 static int slot_add(struct tracedrops_interval *iv, size_t site)
 {
-	struct tracedrops_slot *s;
-
 	for (size_t i = 0; i < iv->n_slots; i++)
 		if (iv->slots[i].site == site) {
 			iv->slots[i].count++;
 			return 0;
 		}
-	s = realloc(iv->slots, (iv->n_slots + 1) * sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	iv->slots = s;
+	iv->slots = xrealloc_array(iv->slots, iv->n_slots + 1, sizeof(*iv->slots));
 	iv->slots[iv->n_slots++] = (struct tracedrops_slot){ .site = site, .count = 1 };
 	return 0;
 }

@@ -380,9 +380,7 @@ static struct trace_event *ts_add(struct traceset *ts, const char *name, char *p
 			free(probe);
 			return NULL;
 		}
-	ts->ev = realloc(ts->ev, (ts->n + 1) * sizeof(*ts->ev));
-	if (!ts->ev)
-		abort();
+	ts->ev = xrealloc_array(ts->ev, ts->n + 1, sizeof(*ts->ev));
 	memset(&ts->ev[ts->n], 0, sizeof(*ts->ev));
 	ts->ev[ts->n].name = xstrdup(name);
 	ts->ev[ts->n].probe = probe;
@@ -562,9 +560,7 @@ int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap)
 			want = !strcmp(drv_anchor[d], sp + 3);
 		if (!want)
 			continue;
-		syms = realloc(syms, (n + 1) * sizeof(*syms));
-		if (!syms)
-			abort();
+		syms = xrealloc_array(syms, n + 1, sizeof(*syms));
 		syms[n].name = sp + 3;
 		syms[n++].addr = strtoull(l, NULL, 16);
 	}
