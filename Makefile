@@ -45,8 +45,9 @@ HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regres
 HARNESS_HDRS := $(wildcard harness/*/*.h)
 # Includes name the subsystem: #include "vm/vm.h".
 HARNESS_INC := -Iharness -Iguest -Itraffic
-# The log-linear latency histogram is shared with the traffic generators.
-LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o
+# The log-linear latency histogram is shared with the traffic generators, and
+# so are the generators' option tables (traffic/generators.h).
+LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o $(B)/harness/generators.o
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 
 .DEFAULT_GOAL := all
@@ -79,6 +80,10 @@ $(B)/harness/%.o: harness/%.c $(HARNESS_HDRS) guest/netlab-proto.h
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -c -o $@ $<
 
 $(B)/harness/hist.o: traffic/hist.c traffic/hist.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
+
+$(B)/harness/generators.o: traffic/generators.c $(wildcard traffic/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
 
@@ -177,13 +182,18 @@ FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unu
 # clang-only warnings on code gcc builds cleanly; the fuzz build is not its lint.
 FUZZ_LIBFLAGS := -Wno-missing-field-initializers -Wno-string-plus-int -fsanitize=fuzzer-no-link
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_LIB     := $(HARNESS_LIB:%=$(FUZZ_B)/harness/%.o) $(FUZZ_B)/harness/hist.o
+FUZZ_LIB     := $(HARNESS_LIB:%=$(FUZZ_B)/harness/%.o) $(FUZZ_B)/harness/hist.o \
+		$(FUZZ_B)/harness/generators.o
 
 $(FUZZ_B)/harness/%.o: harness/%.c $(HARNESS_HDRS) guest/netlab-proto.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -c -o $@ $<
 
 $(FUZZ_B)/harness/hist.o: traffic/hist.c traffic/hist.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) -c -o $@ $<
+
+$(FUZZ_B)/harness/generators.o: traffic/generators.c $(wildcard traffic/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) -c -o $@ $<
 

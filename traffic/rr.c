@@ -28,80 +28,18 @@
 #include "tjson.h"
 #include "tsock.h"
 #include "ttool.h"
+#include "gen_opts.h"
 #include "wire.h"
 
 #define RR_TICK_NS (100 * TCLOCK_MS)
-#define RR_UDP_MAX 65507
-#define RR_TCP_MAX (64u << 20)
 #define RR_UDP_END_COPIES 3
 #define RR_UDP_END_SPACING_NS (10 * TCLOCK_MS)
-
-enum rr_proto { RR_TCP, RR_UDP };
-
-static const char *const rr_protos[] = { "tcp", "udp", NULL };
-
-struct rr_opts {
-	struct ttool_common common;
-	bool server;
-	bool client;
-	int proto;
-	const char *dst;
-	const char *bind;
-	uint64_t port;
-	uint64_t req_size;
-	uint64_t resp_size;
-	uint64_t duration_ns;
-	uint64_t count;
-	uint64_t timeout_ns;
-	uint64_t idle_timeout_ns;
-	struct tsock_addr dst_addr; /* --dst and --port, set by check */
-};
-
-#define OFF(field) offsetof(struct rr_opts, field)
-
-/* clang-format off */
-static const struct topt rr_table[] = {
-	{ .name = "server", .kind = TOPT_FLAG, .off = OFF(server),
-	  .help = "answer the requests of one client" },
-	{ .name = "client", .kind = TOPT_FLAG, .off = OFF(client),
-	  .help = "send requests to --dst, one at a time, and time them" },
-	{ .name = "proto", .kind = TOPT_CHOICE, .off = OFF(proto), .arg = "tcp|udp",
-	  .key = "proto", .choices = rr_protos, .help = "transport (default tcp)" },
-	{ .name = "dst", .kind = TOPT_STR, .off = OFF(dst), .arg = "ADDR", .key = "dst",
-	  .only = "client", .help = "client: the server, a numeric IPv4 or IPv6 address" },
-	{ .name = "port", .kind = TOPT_UINT, .off = OFF(port), .arg = "PORT", .key = "port",
-	  .min = 1, .max = 65535, .help = "port (default 5202)" },
-	{ .name = "bind", .kind = TOPT_STR, .off = OFF(bind), .arg = "ADDR", .key = "bind",
-	  .help = "client: source address; server: local address (default: any)" },
-	{ .name = "req-size", .kind = TOPT_BYTES, .off = OFF(req_size), .arg = "BYTES",
-	  .key = "req_size_bytes", .min = 1, .max = RR_TCP_MAX, .only = "client",
-	  .help = "client: request bytes (default and minimum: tcp 1, udp 32)" },
-	{ .name = "resp-size", .kind = TOPT_BYTES, .off = OFF(resp_size), .arg = "BYTES",
-	  .key = "resp_size_bytes", .min = 1, .max = RR_TCP_MAX, .only = "client",
-	  .help = "client: response bytes (default and minimum: tcp 1, udp 32)" },
-	{ .name = "duration", .kind = TOPT_SECONDS, .off = OFF(duration_ns), .arg = "SEC",
-	  .key = "duration_s", .zero_unset = true, .min = TCLOCK_MS,
-	  .help = "client: how long (default 10 unless --count); server: end after SEC" },
-	{ .name = "count", .kind = TOPT_UINT, .off = OFF(count), .arg = "N", .key = "count",
-	  .zero_unset = true, .min = 1, .only = "client",
-	  .help = "client: end after N transactions (lost ones included)" },
-	{ .name = "timeout", .kind = TOPT_SECONDS, .off = OFF(timeout_ns), .arg = "SEC",
-	  .key = "timeout_s", .zero_unset = true, .min = TCLOCK_MS, .max = 60 * TCLOCK_S,
-	  .only = "client",
-	  .help = "client, udp: a response not back after SEC is lost (default 0.2)" },
-	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
-	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
-	  .help = "give up when connecting, accepting or a transfer stalls for SEC (default 10)" },
-	TTOOL_COMMON_OPTS(struct rr_opts),
-	{ .name = NULL },
-};
-/* clang-format on */
 
 static void rr_init(void *p)
 {
 	struct rr_opts *o = p;
 
-	o->port = 5202;
+	o->port = RR_DEFAULT_PORT;
 	o->idle_timeout_ns = 10 * TCLOCK_S;
 }
 

@@ -29,65 +29,18 @@
 #include "tjson.h"
 #include "tsock.h"
 #include "ttool.h"
+#include "gen_opts.h"
 #include "wire.h"
 
 #define TCPS_SAMPLE_NS (100 * TCLOCK_MS)
 #define TCPS_TICK_NS (50 * TCLOCK_MS)
 #define TCPS_RX_BUF (256 * 1024)
-#define TCPS_MAX_DURATION (86400 * TCLOCK_S)
-
-struct tcps_opts {
-	struct ttool_common common;
-	bool send;
-	bool recv;
-	bool bidir;
-	const char *dst;
-	const char *bind;
-	const char *cc;
-	uint64_t port;
-	uint64_t duration_ns;
-	uint64_t size;
-	uint64_t idle_timeout_ns;
-	struct tsock_addr dst_addr; /* --dst and --port, set by check */
-};
-
-#define OFF(field) offsetof(struct tcps_opts, field)
-
-/* clang-format off */
-static const struct topt tcps_table[] = {
-	{ .name = "send", .kind = TOPT_FLAG, .off = OFF(send),
-	  .help = "connect to --dst and send" },
-	{ .name = "recv", .kind = TOPT_FLAG, .off = OFF(recv),
-	  .help = "accept one connection and receive (and send, if the sender asks --bidir)" },
-	{ .name = "bidir", .kind = TOPT_FLAG, .off = OFF(bidir), .key = "bidir", .only = "send",
-	  .help = "send: both ends send and receive at once, on the one connection" },
-	{ .name = "dst", .kind = TOPT_STR, .off = OFF(dst), .arg = "ADDR", .key = "dst",
-	  .only = "send", .help = "send: the receiver, a numeric IPv4 or IPv6 address" },
-	{ .name = "port", .kind = TOPT_UINT, .off = OFF(port), .arg = "PORT", .key = "port",
-	  .min = 1, .max = 65535, .help = "TCP port (default 5201)" },
-	{ .name = "bind", .kind = TOPT_STR, .off = OFF(bind), .arg = "ADDR", .key = "bind",
-	  .help = "send: source address; recv: local address (default: any, IPv6 and IPv4)" },
-	{ .name = "duration", .kind = TOPT_SECONDS, .off = OFF(duration_ns), .arg = "SEC",
-	  .key = "duration_s", .min = TCLOCK_MS, .max = TCPS_MAX_DURATION, .only = "send",
-	  .help = "send: how long to send (default 10); the receiver follows" },
-	{ .name = "size", .kind = TOPT_BYTES, .off = OFF(size), .arg = "BYTES",
-	  .key = "size_bytes", .min = 1, .max = 64 << 20,
-	  .help = "bytes per write() (default 128K)" },
-	{ .name = "cc", .kind = TOPT_STR, .off = OFF(cc), .arg = "NAME", .key = "cc",
-	  .help = "TCP congestion control of this end's sending (default: the system's)" },
-	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
-	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
-	  .help = "give up when connecting, accepting or the transfer stalls for SEC (default 10)" },
-	TTOOL_COMMON_OPTS(struct tcps_opts),
-	{ .name = NULL },
-};
-/* clang-format on */
 
 static void tcps_init(void *p)
 {
 	struct tcps_opts *o = p;
 
-	o->port = 5201;
+	o->port = TCPS_DEFAULT_PORT;
 	o->size = 128 * 1024;
 	o->idle_timeout_ns = 10 * TCLOCK_S;
 }

@@ -34,6 +34,7 @@
 #include "tsize.h"
 #include "tsock.h"
 #include "ttool.h"
+#include "gen_opts.h"
 #include "wire.h"
 
 #define UDPS_END_COPIES 5
@@ -42,91 +43,12 @@
 #define UDPS_TICK_NS (100 * TCLOCK_MS)
 #define UDPS_STALL_NS (5 * TCLOCK_S)
 #define UDPS_BATCH 64
-#define UDPS_MAX_SIZE 65507
-
-struct udps_opts {
-	struct ttool_common common;
-	bool send;
-	bool recv;
-	const char *dst;
-	const char *bind;
-	uint64_t port;
-	struct pacer_rate rate;
-	uint64_t size;
-	uint64_t size_max; /* 0: every datagram is --size bytes */
-	uint64_t seed;
-	uint64_t burst;
-	uint64_t burst_gap_ns;
-	uint64_t duration_ns;
-	uint64_t count;
-	uint64_t flow_id;
-	uint64_t rcvbuf;
-	uint64_t read_delay_ns;
-	uint64_t idle_timeout_ns;
-	struct tsock_addr dst_addr; /* --dst and --port, set by check */
-};
-
-#define OFF(field) offsetof(struct udps_opts, field)
-
-/* clang-format off */
-static const struct topt udps_table[] = {
-	{ .name = "send", .kind = TOPT_FLAG, .off = OFF(send),
-	  .help = "send datagrams to --dst" },
-	{ .name = "recv", .kind = TOPT_FLAG, .off = OFF(recv),
-	  .help = "receive datagrams and account for them" },
-	{ .name = "dst", .kind = TOPT_STR, .off = OFF(dst), .arg = "ADDR", .key = "dst",
-	  .only = "send", .help = "send: destination, a numeric IPv4 or IPv6 address" },
-	{ .name = "port", .kind = TOPT_UINT, .off = OFF(port), .arg = "PORT", .key = "port",
-	  .min = 1, .max = 65535, .help = "UDP port (default 5201)" },
-	{ .name = "bind", .kind = TOPT_STR, .off = OFF(bind), .arg = "ADDR", .key = "bind",
-	  .help = "send: source address; recv: local address (default: any, IPv6 and IPv4)" },
-	{ .name = "rate", .kind = TOPT_RATE, .off = OFF(rate), .arg = "RATE", .key = "rate",
-	  .only = "send",
-	  .help = "send: packets/s (20000, 20kpps) or bits/s (100M, 1G); default: flat out" },
-	{ .name = "bitrate", .kind = TOPT_BITRATE, .off = OFF(rate), .arg = "BITS",
-	  .only = "send", .help = "send: bits/s of UDP payload (100M, 1G, 1500k)" },
-	{ .name = "size", .kind = TOPT_BYTES, .off = OFF(size), .arg = "BYTES",
-	  .key = "size_bytes", .min = WIRE_HDR_LEN, .max = UDPS_MAX_SIZE, .only = "send",
-	  .help = "send: UDP payload bytes per datagram (default 1400, minimum 32)" },
-	{ .name = "size-max", .kind = TOPT_BYTES, .off = OFF(size_max), .arg = "BYTES",
-	  .key = "size_max_bytes", .zero_unset = true, .min = WIRE_HDR_LEN, .max = UDPS_MAX_SIZE,
-	  .only = "send", .help = "send: vary the size, uniform from --size to BYTES (inclusive)" },
-	{ .name = "seed", .kind = TOPT_UINT, .off = OFF(seed), .arg = "N", .key = "seed",
-	  .only = "send",
-	  .help = "send: seed of the --size-max sizes (default 1; same seed, same sizes)" },
-	{ .name = "burst", .kind = TOPT_UINT, .off = OFF(burst), .arg = "N", .key = "burst",
-	  .min = 1, .max = 1000000, .only = "send",
-	  .help = "send: datagrams sent back-to-back per burst (default 1)" },
-	{ .name = "burst-gap", .kind = TOPT_USEC, .off = OFF(burst_gap_ns), .arg = "USEC",
-	  .key = "burst_gap_us", .zero_unset = true, .min = 1000, .max = 60 * TCLOCK_S,
-	  .only = "send", .help = "send: time from one burst's start to the next (sets the rate)" },
-	{ .name = "duration", .kind = TOPT_SECONDS, .off = OFF(duration_ns), .arg = "SEC",
-	  .key = "duration_s", .zero_unset = true, .min = TCLOCK_MS,
-	  .help = "send: how long (default 10 unless --count); recv: end after SEC" },
-	{ .name = "count", .kind = TOPT_UINT, .off = OFF(count), .arg = "N", .key = "count",
-	  .zero_unset = true, .min = 1, .only = "send", .help = "send: end after N datagrams" },
-	{ .name = "flow-id", .kind = TOPT_UINT, .off = OFF(flow_id), .arg = "ID",
-	  .key = "flow_id", .zero_unset = true, .min = 1, .max = UINT32_MAX,
-	  .help = "send: flow id (default random); recv: count only it (default: first seen)" },
-	{ .name = "rcvbuf", .kind = TOPT_BYTES, .off = OFF(rcvbuf), .arg = "BYTES",
-	  .key = "rcvbuf_bytes", .zero_unset = true, .min = 1, .max = INT_MAX / 2,
-	  .only = "recv", .help = "recv: socket receive buffer (the kernel doubles it)" },
-	{ .name = "read-delay", .kind = TOPT_USEC, .off = OFF(read_delay_ns), .arg = "USEC",
-	  .key = "read_delay_us", .max = 10 * TCLOCK_S, .only = "recv",
-	  .help = "recv: sleep USEC between reads, to overflow the socket buffer" },
-	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
-	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS, .only = "recv",
-	  .help = "recv: end when nothing arrived for SEC (default 5)" },
-	TTOOL_COMMON_OPTS(struct udps_opts),
-	{ .name = NULL },
-};
-/* clang-format on */
 
 static void udps_init(void *p)
 {
 	struct udps_opts *o = p;
 
-	o->port = 5201;
+	o->port = UDPS_DEFAULT_PORT;
 	o->size = 1400;
 	o->seed = 1;
 	o->burst = 1;

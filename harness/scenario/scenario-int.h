@@ -74,7 +74,7 @@ int scn_gdb_script(struct parse_ctx *c, const char *value);
 int scn_gdb_match(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_gdb(struct parse_ctx *c, const char *key, const char *value);
 int scn_scenario_key_find(const char *key, bool *by_prefix);
-/* scenario.c */
+/* The generator's own copy of its name (static storage), NULL when there is none. */
 const char *scn_generator_name(const char *name);
 
 #endif

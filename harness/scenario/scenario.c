@@ -24,6 +24,7 @@
 
 #include <ini.h>
 
+#include "generators.h"
 #include "scenario/matrix.h"
 #include "scenario/metrics.h"
 #include "trace/traceset.h"
@@ -111,85 +112,49 @@ int scn_need_safe_value(struct parse_ctx *c, const char *section, const char *ke
 
 /* ---- traffic generators ------------------------------------------------- */
 
-enum opt_kind {
-	OPT_VALUE,	/* passed on as --key value */
-	OPT_BOOL,	/* --key when true */
-	OPT_CHOICE,	/* --key value, value one of choices */
-};
-
-struct gen_opt {
-	const char *name;
-	enum opt_kind kind;
-	const char *const *choices;
-};
-
-static const char *const rr_protos[] = { "tcp", "udp", NULL };
-
-#define VAL(n) { .name = n, .kind = OPT_VALUE }
-#define BOOL(n) { .name = n, .kind = OPT_BOOL }
-#define CHOICE(n, c) { .name = n, .kind = OPT_CHOICE, .choices = c }
-
-static const struct gen_opt udp_stream_opts[] = {
-	VAL("rate"), VAL("bitrate"), VAL("size"), VAL("size-max"), VAL("seed"), VAL("burst"),
-	VAL("burst-gap"), VAL("count"), VAL("rcvbuf"), VAL("read-delay"), VAL("port"),
-	BOOL("dst-ipv6"), { .name = NULL },
-};
-
-static const struct gen_opt tcp_stream_opts[] = {
-	VAL("size"), VAL("port"), VAL("cc"), BOOL("bidir"), { .name = NULL },
-};
-
-static const struct gen_opt rr_opts[] = {
-	CHOICE("proto", rr_protos), VAL("req-size"), VAL("resp-size"), VAL("count"), VAL("port"),
-	{ .name = NULL },
-};
-
-static const struct scn_generator {
-	const char *name;
-	const struct gen_opt *opts;
-} generators[] = {
-	{ "udp-stream", udp_stream_opts },
-	{ "tcp-stream", tcp_stream_opts },
-	{ "rr", rr_opts },
-};
+/*
+ * The generators and their options are traffic/'s (generators.h): [traffic]
+ * keys are checked against each tool's own option table. A flag option is a
+ * boolean key (--key when true), a choice a key with its choices, any other
+ * option one word passed on as --key value; the v6_key is a boolean too.
+ */
 
 const char *scn_generator_list(void)
 {
-	return "udp-stream, tcp-stream, rr";
+	static char list[128];
+
+	if (!list[0]) {
+		for (const struct tgen *g = tgen_all; g->name; g++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? ", " : "", g->name);
+	}
+	return list;
 }
 
-static const struct scn_generator *generator_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(generators); i++)
-		if (!strcmp(generators[i].name, name))
-			return &generators[i];
-	return NULL;
-}
-
-/* The generator's own copy of its name (static storage), NULL when there is none. */
 const char *scn_generator_name(const char *name)
 {
-	const struct scn_generator *g = generator_find(name);
+	const struct tgen *g = tgen_find(name);
 
 	return g ? g->name : NULL;
 }
 
-static const struct gen_opt *gen_opt_find(const struct scn_generator *g, const char *name)
+static bool key_is_bool(const struct tgen *g, const char *key)
 {
-	for (const struct gen_opt *o = g->opts; o->name; o++)
-		if (!strcmp(o->name, name))
-			return o;
-	return NULL;
+	const struct topt *o = tgen_key_opt(g, key);
+
+	return o ? o->kind == TOPT_FLAG : tgen_key_ok(g, key);
 }
 
-static char *gen_opt_list(const struct scn_generator *g)
+static char *gen_opt_list(const struct tgen *g)
 {
 	struct sbuf b;
 
 	sbuf_init(&b);
 	sbuf_adds(&b, "generator");
-	for (const struct gen_opt *o = g->opts; o->name; o++)
-		sbuf_addf(&b, ", %s", o->name);
+	for (const char *const *k = g->keys; *k; k++)
+		sbuf_addf(&b, ", %s", *k);
+	if (g->v6_key)
+		sbuf_addf(&b, ", %s", g->v6_key);
 	return sbuf_detach(&b);
 }
 
@@ -205,14 +170,13 @@ static char *choice_list(const char *const *choices)
 
 void scn_traffic_args(const struct scenario *s, struct argv *a)
 {
-	const struct scn_generator *g = generator_find(s->generator);
+	const struct tgen *g = tgen_find(s->generator);
 
 	for (size_t i = 0; i < s->n_traffic; i++) {
 		const struct scn_kv *kv = &s->traffic[i];
-		const struct gen_opt *o = gen_opt_find(g, kv->key);
 		bool on = false;
 
-		if (o->kind == OPT_BOOL) {
+		if (key_is_bool(g, kv->key)) {
 			scn_parse_bool(kv->value, &on);
 			if (on)
 				argv_addf(a, "--%s", kv->key);
@@ -489,28 +453,28 @@ static void validate_timeout(struct parse_ctx *c)
 }
 
 
-static void validate_option(struct parse_ctx *c, const struct scn_generator *g,
-			    const struct scn_kv *kv)
+static void validate_option(struct parse_ctx *c, const struct tgen *g, const struct scn_kv *kv)
 {
-	const struct gen_opt *o = gen_opt_find(g, kv->key);
+	const struct topt *o = tgen_key_opt(g, kv->key);
 	const char *const *ch;
 	char *list;
 	bool b;
 
-	if (!o) {
+	if (!tgen_key_ok(g, kv->key)) {
 		list = gen_opt_list(g);
 		scn_err(c, kv->line, "unknown option '%s' for generator '%s' (allowed: %s)",
 			kv->key, g->name, list);
 		free(list);
 		return;
 	}
-	switch (o->kind) {
-	case OPT_BOOL:
+	if (key_is_bool(g, kv->key)) {
 		if (scn_parse_bool(kv->value, &b))
 			scn_err(c, kv->line, "bad %s '%s': expected yes/no/true/false/1/0", kv->key,
 				kv->value);
 		return;
-	case OPT_CHOICE:
+	}
+	switch (o->kind) {
+	case TOPT_CHOICE:
 		for (ch = o->choices; *ch; ch++)
 			if (!strcmp(*ch, kv->value))
 				return;
@@ -536,7 +500,7 @@ static void validate_option(struct parse_ctx *c, const struct scn_generator *g,
 
 static void validate_traffic(struct parse_ctx *c)
 {
-	const struct scn_generator *g;
+	const struct tgen *g;
 
 	if (!c->sec_line[SEC_TRAFFIC]) {
 		scn_err(c, 0, "no [traffic] section: a scenario needs a generator (%s)",
@@ -548,7 +512,7 @@ static void validate_traffic(struct parse_ctx *c)
 			scn_generator_list());
 		return;
 	}
-	g = generator_find(c->s->generator);
+	g = tgen_find(c->s->generator);
 	for (size_t i = 0; i < c->s->n_traffic; i++)
 		validate_option(c, g, &c->s->traffic[i]);
 }

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "generators.h"
 #include "run/counters.h"
 #include "run/pcapstat.h"
 #include "run/run.h"
@@ -22,52 +23,10 @@
 #include "trace/tracedrops.h"
 #include "trace/traceset.h"
 
-/* Which end of a generator takes a scenario's [traffic] key. */
-enum role {
-	TX = 1,		/* sender / client */
-	RX = 2,		/* receiver / server */
-	BOTH = TX | RX,
-	ADDR = 4,	/* chooses the address family, not an option */
-};
-
-struct gen {
-	const char *name;
-	const char *tx_role, *rx_role;	/* --send/--recv, --client/--server */
-	const char *tx_out, *rx_out;	/* result files in /netlab/out */
-	const char *proto_key;		/* key that switches tcp/udp, or NULL */
-	const char *default_proto;
-	unsigned int default_port;
-	struct { const char *key; enum role role; } keys[16];
-};
-
-static const struct gen gens[] = {
-	{ "udp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "udp", 5201,
-	  { { "rate", TX }, { "bitrate", TX }, { "size", TX }, { "size-max", TX }, { "seed", TX },
-	    { "burst", TX },
-	    { "burst-gap", TX }, { "count", TX }, { "rcvbuf", RX }, { "read-delay", RX },
-	    { "port", BOTH }, { "dst-ipv6", ADDR } } },
-	{ "tcp-stream", "--send", "--recv", "send.json", "recv.json", NULL, "tcp", 5201,
-	  { { "size", BOTH }, { "port", BOTH }, { "cc", BOTH }, { "bidir", TX } } },
-	{ "rr", "--client", "--server", "client.json", "server.json", "proto", "tcp", 5202,
-	  { { "proto", BOTH }, { "req-size", TX }, { "resp-size", TX }, { "count", TX },
-	    { "port", BOTH } } },
-};
-
-static const struct gen *gen_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(gens); i++)
-		if (!strcmp(gens[i].name, name))
-			return &gens[i];
-	return NULL;
-}
-
-static enum role key_role(const struct gen *g, const char *key)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(g->keys) && g->keys[i].key; i++)
-		if (!strcmp(g->keys[i].key, key))
-			return g->keys[i].role;
-	return 0;
-}
+/*
+ * The generators, their options and which end takes each [traffic] key are
+ * traffic/'s (generators.h): the tools' own option tables.
+ */
 
 static bool is_true(const char *v)
 {
@@ -179,17 +138,19 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 }
 
 /* Options of one end: the scenario's keys for that role. */
-static void end_args(const struct scenario *s, const struct gen *g, enum role r, struct sbuf *o)
+static void end_args(const struct scenario *s, const struct tgen *g, enum tgen_role r,
+		     struct sbuf *o)
 {
 	for (size_t i = 0; i < s->n_traffic; i++) {
 		const struct scn_kv *kv = &s->traffic[i];
-		enum role kr = key_role(g, kv->key);
+		enum tgen_role kr = tgen_key_role(g, kv->key);
+		const struct topt *opt = tgen_key_opt(g, kv->key);
 
-		if (!(kr & r) || (kr & ADDR))
+		if (!(kr & r) || (kr & TGEN_ADDR))
 			continue;
-		if (!strcmp(kv->key, "bidir")) {
+		if (opt->kind == TOPT_FLAG) {
 			if (is_true(kv->value))
-				sbuf_adds(o, " --bidir");
+				sbuf_addf(o, " --%s", kv->key);
 			continue;
 		}
 		/* size = MIN..MAX: udp-stream's sizes drawn from the range. */
@@ -211,19 +172,19 @@ static void end_args(const struct scenario *s, const struct gen *g, enum role r,
 
 /* The receiving end, in the background, and the wait until it listens. */
 static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
-			    const struct gen *g, struct sbuf *o)
+			    const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = scn_traffic_true(s, "dst-ipv6");
-	const char *proto = scn_traffic_value(s, g->proto_key ? g->proto_key : "") ?: g->default_proto;
+	const char *proto = scn_traffic_value(s, g->proto_opt ? g->proto_opt : "") ?: g->default_proto;
 	const char *pv = scn_traffic_value(s, "port");
 	char dst[64], nsb[64], port[16];
 
 	snprintf(port, sizeof(port), "%u", g->default_port);
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
-	sbuf_addf(o, "%s%s %s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_role,
+	sbuf_addf(o, "%s%s --%s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
 		  dst);
-	end_args(s, g, RX, o);
+	end_args(s, g, TGEN_RX, o);
 	if (strcmp(g->name, "tcp-stream"))
 		sbuf_adds(o, " --idle-timeout 20");
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);
@@ -234,16 +195,16 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 }
 
 static void script_sender(const struct scenario *s, const struct vm_config *cfg,
-			  const struct gen *g, struct sbuf *o)
+			  const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = scn_traffic_true(s, "dst-ipv6");
 	char dst[64], nsb[64];
 
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
-	sbuf_addf(o, "%s%s %s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_role,
+	sbuf_addf(o, "%s%s --%s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_flag,
 		  dst);
-	end_args(s, g, TX, o);
+	end_args(s, g, TGEN_TX, o);
 	if (!scn_traffic_value(s, "count"))
 		sbuf_addf(o, " --duration %u", s->duration_s);
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\n", g->tx_out, g->tx_out);
@@ -251,7 +212,7 @@ static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 	sbuf_addf(o, "[ $S = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->tx_out);
 }
 
-static void script_wait_receiver(const struct gen *g, struct sbuf *o)
+static void script_wait_receiver(const struct tgen *g, struct sbuf *o)
 {
 	sbuf_addf(o, "wait $R\nRC=$?\n[ $RC = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n",
 		  g->rx_out);
@@ -259,7 +220,7 @@ static void script_wait_receiver(const struct gen *g, struct sbuf *o)
 
 /* Both ends in one VM, or this VM's end of a two-VM pair. */
 static void script_traffic(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
-			   const struct gen *g, struct sbuf *o)
+			   const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
 	bool has_tx = tx->vm == vm, has_rx = rx->vm == vm;
@@ -386,7 +347,7 @@ static void script_trace_stop(struct sbuf *o)
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
 		  struct sbuf *o, char **err)
 {
-	const struct gen *g = gen_find(s->generator);
+	const struct tgen *g = tgen_find(s->generator);
 
 	if (!g) {
 		err_set(err, "%s: no runner for generator '%s'", s->path, s->generator);
