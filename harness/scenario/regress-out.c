@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
+#include "lib/xml.h"
 #include "scenario/regress.h"
 
 static void fmt_num(char *buf, size_t n, double v)
@@ -306,29 +307,6 @@ void regress_print_ktap(const struct regress *r, FILE *f)
 	}
 }
 
-/* Text for an XML attribute: markup escaped, line breaks as character
- * references, other control characters (which XML 1.0 forbids) as \xNN. */
-static void xml_escape(struct sbuf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '<': sbuf_adds(b, "&lt;"); break;
-		case '>': sbuf_adds(b, "&gt;"); break;
-		case '&': sbuf_adds(b, "&amp;"); break;
-		case '"': sbuf_adds(b, "&quot;"); break;
-		case '\n': sbuf_adds(b, "&#10;"); break;
-		case '\t': sbuf_adds(b, "&#9;"); break;
-		default:
-			if (ch < 0x20 || ch == 0x7f)
-				sbuf_addf(b, "\\x%02x", ch);
-			else
-				sbuf_add(b, s, 1);
-		}
-	}
-}
-
 int regress_write_junit(const struct regress *r, const char *path, char **err)
 {
 	struct sbuf b;
@@ -340,7 +318,7 @@ int regress_write_junit(const struct regress *r, const char *path, char **err)
 		const struct regress_scn *rs = &r->s[i];
 
 		sbuf_adds(&b, "  <testsuite name=\"");
-		xml_escape(&b, rs->scn->name);
+		xml_escape(&b, rs->scn->name, 0);
 		sbuf_addf(&b, "\" tests=\"%zu\">\n", rs->scn->n_checks);
 		for (size_t c = 0; c < rs->scn->n_checks; c++) {
 			const struct regress_check *rc = &rs->checks[c];
@@ -349,19 +327,19 @@ int regress_write_junit(const struct regress *r, const char *path, char **err)
 			fmt_num(v, sizeof(v), rc->res.value);
 			fmt_num(bd, sizeof(bd), rc->res.bound);
 			sbuf_adds(&b, "    <testcase classname=\"");
-			xml_escape(&b, rs->scn->name);
+			xml_escape(&b, rs->scn->name, 0);
 			sbuf_adds(&b, "\" name=\"");
-			xml_escape(&b, rc->check->name);
+			xml_escape(&b, rc->check->name, 0);
 			sbuf_adds(&b, "\">");
 			if (!rs->median || (rc->res.status != CHECK_PASS && rc->res.status != CHECK_FAIL)) {
 				sbuf_addf(&b, "<error message=\"%s: ", regress_outcome_name(rs->outcome));
-				xml_escape(&b, rc->res.err ? rc->res.err : rs->reason);
+				xml_escape(&b, rc->res.err ? rc->res.err : rs->reason, 0);
 				sbuf_adds(&b, "\"/>");
 			} else if (rc->res.status == CHECK_FAIL) {
 				sbuf_adds(&b, "<failure message=\"");
-				xml_escape(&b, check_text(rc->check->expr));
+				xml_escape(&b, check_text(rc->check->expr), 0);
 				sbuf_addf(&b, ": value %s, bound ", v);
-				xml_escape(&b, check_op_str(rc->res.op));
+				xml_escape(&b, check_op_str(rc->res.op), 0);
 				sbuf_addf(&b, " %s\"/>", bd);
 			}
 			sbuf_adds(&b, "</testcase>\n");

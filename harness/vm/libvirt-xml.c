@@ -16,26 +16,12 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
+#include "lib/xml.h"
 #include "vm/libvirt.h"
 
 #define LV_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 /* First PCI slot of the NICs; the virtio-serial controller is in slot 2. */
 #define LV_NIC_SLOT0 3
-
-/* `s` as XML character data or attribute value. */
-static void xml_esc(struct sbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': sbuf_adds(b, "&amp;"); break;
-		case '<': sbuf_adds(b, "&lt;"); break;
-		case '>': sbuf_adds(b, "&gt;"); break;
-		case '\'': sbuf_adds(b, "&apos;"); break;
-		case '"': sbuf_adds(b, "&quot;"); break;
-		default: sbuf_add(b, s, 1);
-		}
-	}
-}
 
 char *lv_stage_path(const struct lv_stage *st, const char *what)
 {
@@ -165,7 +151,7 @@ static void add_channels(struct sbuf *b, const struct lv_stage *st)
 		char *path = lv_stage_path(st, what);
 
 		sbuf_adds(b, "    <channel type='unix'>\n      <source mode='bind' path='");
-		xml_esc(b, path);
+		xml_escape(b, path, XML_ESC_APOS);
 		sbuf_addf(b, "'/>\n      <target type='virtio' name='%s'/>\n    </channel>\n",
 			  qemu_guest_ports[i]);
 		free(path);
@@ -219,25 +205,25 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	sbuf_addf(b, "<domain type='%s' xmlns:qemu='%s'>\n", cfg->accel == VM_ACCEL_KVM ? "kvm" : "qemu",
 		  LV_QEMU_NS);
 	sbuf_adds(b, "  <name>");
-	xml_esc(b, st->name);
+	xml_escape(b, st->name, XML_ESC_APOS);
 	sbuf_adds(b, "</name>\n  <description>netlab run ");
-	xml_esc(b, cfg->rundir);
+	xml_escape(b, cfg->rundir, XML_ESC_APOS);
 	sbuf_addf(b, ", VM %c</description>\n", 'a' + vm);
 	sbuf_addf(b, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n", cfg->mem_mb, cfg->smp);
 	sbuf_adds(b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
-	xml_esc(b, st->kernel);
+	xml_escape(b, st->kernel, XML_ESC_APOS);
 	sbuf_adds(b, "</kernel>\n    <initrd>");
-	xml_esc(b, st->initrd);
+	xml_escape(b, st->initrd, XML_ESC_APOS);
 	sbuf_adds(b, "</initrd>\n    <cmdline>");
 	qemu_kernel_append(cfg, vm, &cmd);
-	xml_esc(b, cmd.s);
+	xml_escape(b, cmd.s, XML_ESC_APOS);
 	sbuf_adds(b, "</cmdline>\n  </os>\n  <features>\n    <acpi/>\n  </features>\n");
 	sbuf_adds(b, "  <clock offset='utc'/>\n  <on_poweroff>destroy</on_poweroff>\n"
 		     "  <on_reboot>destroy</on_reboot>\n  <on_crash>destroy</on_crash>\n");
 	sbuf_adds(b, "  <devices>\n");
 	if (strchr(cfg->qemu, '/')) {
 		sbuf_adds(b, "    <emulator>");
-		xml_esc(b, cfg->qemu);
+		xml_escape(b, cfg->qemu, XML_ESC_APOS);
 		sbuf_adds(b, "</emulator>\n");
 	}
 	sbuf_adds(b, "    <controller type='usb' model='none'/>\n");
@@ -271,7 +257,7 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 		sbuf_adds(b, "  <qemu:commandline>\n");
 		for (size_t i = 0; i < q.n; i++) {
 			sbuf_adds(b, "    <qemu:arg value='");
-			xml_esc(b, q.v[i]);
+			xml_escape(b, q.v[i], XML_ESC_APOS);
 			sbuf_adds(b, "'/>\n");
 		}
 		sbuf_adds(b, "  </qemu:commandline>\n");
