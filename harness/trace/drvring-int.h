@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two parts of the ring reader share: drvring.c (lines, levels,
- * queues, results, reading a trace.dat) and drvring-feed.c (episodes and
- * what each line or probe event does to its queue). Internal to them;
- * drvring.h is the interface.
+ * What the ring reader's two parts share: drvring.c (lines, levels, queues,
+ * episodes and feeding them) and drvring-read.c (results, and reading a
+ * trace.dat), which calls into it. Internal to them; drvring.h is the
+ * interface.
  */
 #ifndef NETLAB_DRVRING_INT_H
 #define NETLAB_DRVRING_INT_H
@@ -20,7 +20,6 @@
 #include "trace/tracefile.h"
 
 #define FMT_CACHE 256
-#define K(k) (1u << DRVRING_K_##k)
 
 /* A level's accumulators: time per level, the series, the current level. */
 struct lev {
@@ -114,11 +113,12 @@ struct state {
 	struct trace_seq seq;
 };
 
-void drvring_lev_set(struct lev *l, uint64_t ts, unsigned int v);
-void drvring_lev_forget(struct lev *l, uint64_t ts);
+/* drvring.c, for drvring-read.c */
+int drvring_acc_init(struct acc *a);
+void drvring_acc_release(struct acc *a);
+void drvring_acc_add(struct acc *to, const struct acc *from);
 void drvring_range_add(struct drvring_range *to, const struct drvring_range *from);
-void drvring_vtab_add(struct vtab *t, uint64_t v, uint64_t count);
-struct queue *drvring_queue_get(struct drvring *d, const struct drvring_line *l);
+void drvring_lev_close(struct lev *l, uint64_t ts);
 bool drvring_worse(const struct drvring_episode *a, const struct drvring_episode *b, uint64_t end);
 void drvring_episode_keep(struct drvring *d, struct queue *x, uint64_t end);
 void drvring_desc_unhanded(struct queue *x);

@@ -25,9 +25,6 @@
 #include "trace/tracefile.h"
 #include "lib/util.h"
 
-#define NO_DRV_LINES                                                                               \
-	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer; without patches, add netlab:drvprobe to the set ([trace] add)"
-#define RECORD_AGAIN "record it again with trace-cmd record (the top-level buffer)"
 
 /* ---- lines ------------------------------------------------------------------------ */
 
@@ -41,6 +38,7 @@ static const char *const key_names[DRVRING_KEYS] = {
 	"want", "budget", "work", "repoll", "status", "free", "cleaned", "pkts", "dir",
 };
 
+#define K(k) (1u << DRVRING_K_##k)
 /* Keys each event needs. */
 static const uint32_t needs[DRVRING_EVENTS] = {
 	[DRVRING_IRQ] = 0,
@@ -219,7 +217,7 @@ static void bucket_level(struct drvring_bucket *b, unsigned int v, uint64_t ns)
 }
 
 /* Account [l->since, ts) at the current level. */
-static void lev_close(struct lev *l, uint64_t ts)
+void drvring_lev_close(struct lev *l, uint64_t ts)
 {
 	uint64_t from = l->since;
 
@@ -242,11 +240,11 @@ static void lev_close(struct lev *l, uint64_t ts)
 	l->since = ts;
 }
 
-void drvring_lev_set(struct lev *l, uint64_t ts, unsigned int v)
+static void lev_set(struct lev *l, uint64_t ts, unsigned int v)
 {
 	struct drvring_bucket *b;
 
-	lev_close(l, ts);
+	drvring_lev_close(l, ts);
 	if (!l->known || v < l->min)
 		l->min = v;
 	if (!l->known || v > l->max)
@@ -261,9 +259,9 @@ void drvring_lev_set(struct lev *l, uint64_t ts, unsigned int v)
 		bucket_level(b, v, 0);
 }
 
-void drvring_lev_forget(struct lev *l, uint64_t ts)
+static void lev_forget(struct lev *l, uint64_t ts)
 {
-	lev_close(l, ts);
+	drvring_lev_close(l, ts);
 	l->known = false;
 }
 
@@ -272,13 +270,9 @@ void drvring_lev_forget(struct lev *l, uint64_t ts)
 
 /* ---- the kprobe fallback --------------------------------------------------------- */
 
-/* The field each role's value comes from (NULL: none). */
-static const char *const role_field[P_ROLES] = {
-	"budget", "work", NULL, NULL, "len", "want", "len"
-};
+static const char *const probe_drivers[PROBE_DRIVERS] = { "e1000e", "e1000", "virtio_net" };
 
-
-static int acc_init(struct acc *a)
+int drvring_acc_init(struct acc *a)
 {
 	for (int h = 0; h < H_N; h++)
 		if (!(a->h[h] = hist_new()))
@@ -288,7 +282,7 @@ static int acc_init(struct acc *a)
 	return a->fill_ns && a->infl_ns ? 0 : -ENOMEM;
 }
 
-static void acc_release(struct acc *a)
+void drvring_acc_release(struct acc *a)
 {
 	for (int h = 0; h < H_N; h++)
 		hist_free(a->h[h]);
@@ -332,7 +326,7 @@ static void span_add(uint64_t *mn, uint64_t *mx, bool seen, uint64_t lo, uint64_
 		*mx = hi;
 }
 
-void drvring_vtab_add(struct vtab *t, uint64_t v, uint64_t count)
+static void vtab_add(struct vtab *t, uint64_t v, uint64_t count)
 {
 	size_t i;
 
@@ -354,7 +348,7 @@ static void vtab_merge(struct vtab *to, const struct vtab *from)
 	if (!from->count)
 		return;
 	for (size_t i = 0; i < from->n; i++)
-		drvring_vtab_add(to, from->e[i].v, from->e[i].count);
+		vtab_add(to, from->e[i].v, from->e[i].count);
 	to->other += from->other;
 	to->count += from->other;
 	span_add(&to->min, &to->max, true, from->min, from->max);
@@ -368,7 +362,7 @@ void drvring_range_add(struct drvring_range *to, const struct drvring_range *fro
 	to->count += from->count;
 }
 
-static void acc_add(struct acc *to, const struct acc *from)
+void drvring_acc_add(struct acc *to, const struct acc *from)
 {
 	for (int h = 0; h < H_N; h++)
 		hist_add(to->h[h], from->h[h]);
@@ -386,7 +380,7 @@ static void acc_add(struct acc *to, const struct acc *from)
 	to->infl_changes += from->infl_changes;
 }
 
-struct queue *drvring_queue_get(struct drvring *d, const struct drvring_line *l)
+static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
 {
 	struct state *st = d->priv;
 	int q = (int)l->v[DRVRING_K_Q]; /* 0 when absent (irq of a one-queue NIC) */
@@ -408,10 +402,10 @@ struct queue *drvring_queue_get(struct drvring *d, const struct drvring_line *l)
 	p->q = q;
 	p->first = calloc(d->episodes, sizeof(*p->first));
 	p->worst = calloc(d->episodes, sizeof(*p->worst));
-	if (!p->first || !p->worst || acc_init(&x->a)) {
+	if (!p->first || !p->worst || drvring_acc_init(&x->a)) {
 		free(p->first);
 		free(p->worst);
-		acc_release(&x->a);
+		drvring_acc_release(&x->a);
 		return NULL;
 	}
 	for (struct drvring_series *s = &p->fill; s <= &p->inflight; s++) {
@@ -427,452 +421,450 @@ struct queue *drvring_queue_get(struct drvring *d, const struct drvring_line *l)
 	return x;
 }
 
-/* ---- results ----------------------------------------------------------------------- */
+/* ---- episodes -------------------------------------------------------------------- */
 
-/* The lowest level at or below which the ring spent @p percent of the time. */
-static unsigned int level_pct(const uint64_t *ns, uint64_t total, double p)
+static unsigned int low_mark(const struct drvring *d, unsigned int ring)
 {
-	uint64_t want = (uint64_t)((double)total * p / 100.0), sum = 0;
+	unsigned int m = ring / d->low_div;
 
-	for (unsigned int i = 0; i <= DRVRING_LEVELS; i++) {
-		sum += ns[i];
-		if (sum > want || (sum == total && sum))
-			return i;
-	}
-	return DRVRING_LEVELS;
+	return m ? m : 1;
 }
 
-static void level_of(struct drvring_level *o, const uint64_t *ns, bool seen, unsigned int mn,
-		     unsigned int mx, uint64_t changes, unsigned int ring)
+/* Is @a worse than @b: lower fill, then longer (open ones run to @end). */
+bool drvring_worse(const struct drvring_episode *a, const struct drvring_episode *b, uint64_t end)
 {
-	double sum = 0;
+	uint64_t da = (a->end_ts ? a->end_ts : end) - a->ts,
+		 db = (b->end_ts ? b->end_ts : end) - b->ts;
 
-	memset(o, 0, sizeof(*o));
-	if (!seen)
-		return;
-	o->min = mn;
-	o->max = mx;
-	o->changes = changes;
-	o->ring = ring;
-	for (unsigned int i = 0; i <= DRVRING_LEVELS; i++) {
-		o->ns += ns[i];
-		sum += (double)i * (double)ns[i];
-		if (ring && ns[i]) {
-			unsigned int b = (unsigned int)((uint64_t)i * DRVRING_OCC_BINS / ring);
+	if (a->min_fill != b->min_fill)
+		return a->min_fill < b->min_fill;
+	return da > db;
+}
 
-			o->bin_ns[b < DRVRING_OCC_BINS ? b : DRVRING_OCC_BINS - 1] += ns[i];
-		}
-	}
-	if (!o->ns) {
-		o->p1 = o->p50 = mn;
-		o->mean = mn;
+void drvring_episode_keep(struct drvring *d, struct queue *x, uint64_t end)
+{
+	struct drvring_queue *p = x->pub;
+	const struct drvring_episode *e = &x->ep;
+	size_t best = 0;
+
+	x->pub->s.low_episodes++;
+	if (e->empty)
+		x->pub->s.empty_episodes++;
+	x->pub->s.low_ns += (e->end_ts ? e->end_ts : end) - e->ts;
+	if (p->n_first < d->episodes)
+		p->first[p->n_first++] = *e;
+	if (p->n_worst < d->episodes) {
+		p->worst[p->n_worst++] = *e;
 		return;
 	}
-	o->p1 = level_pct(ns, o->ns, 1);
-	o->p50 = level_pct(ns, o->ns, 50);
-	o->mean = sum / (double)o->ns;
+	for (size_t i = 1; i < p->n_worst; i++)
+		if (drvring_worse(&p->worst[best], &p->worst[i], end))
+			best = i;
+	if (d->episodes && drvring_worse(e, &p->worst[best], end))
+		p->worst[best] = *e;
 }
 
-/* Highest count first, then lowest value. */
-static int cmp_value(const void *a, const void *b)
+/* The fill changes to @v at @ts: start, extend or end a low episode. */
+static void fill_set(struct drvring *d, struct queue *x, uint64_t ts, int cpu, unsigned int v,
+		     bool by_refill)
 {
-	const struct drvring_value *x = a, *y = b;
+	unsigned int ring = x->pub->s.rx_ring, mark = low_mark(d, ring);
+	struct drvring_episode *e = &x->ep;
 
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return (x->v > y->v) - (x->v < y->v);
-}
-
-static void values_of(struct drvring_values *o, const struct vtab *t)
-{
-	struct drvring_value e[DRVRING_NOHO_TRACK];
-
-	memset(o, 0, sizeof(*o));
-	o->count = o->other = t->count;
-	o->min = t->min;
-	o->max = t->max;
-	memcpy(e, t->e, t->n * sizeof(*e));
-	if (t->n > 1)	/* qsort(NULL, 0) is undefined */
-		qsort(e, t->n, sizeof(*e), cmp_value);
-	o->n = t->n < DRVRING_NOHO_VALUES ? t->n : DRVRING_NOHO_VALUES;
-	for (size_t i = 0; i < o->n; i++) {
-		o->top[i] = e[i];
-		o->other -= e[i].count;
-	}
-}
-
-static void stats_of(struct drvring_stats *s, const struct acc *a)
-{
-	values_of(&s->noho_len, &a->noho_len);
-	values_of(&s->noho_status, &a->noho_status);
-	hist_summarize(a->h[H_WORK], &s->work);
-	hist_summarize(a->h[H_POLL], &s->poll_ns);
-	hist_summarize(a->h[H_IRQ_POLL], &s->irq_poll_ns);
-	hist_summarize(a->h[H_DESC_STACK], &s->desc_stack_ns);
-	hist_summarize(a->h[H_REFILL_AGE], &s->refill_age_low);
-	level_of(&s->fill, a->fill_ns, a->fill_seen, a->fill_min, a->fill_max, a->fill_changes,
-		 s->rx_ring);
-	level_of(&s->inflight, a->infl_ns, a->infl_seen, a->infl_min, a->infl_max, a->infl_changes,
-		 s->inflight_skbs ? 0 : s->tx_ring);
-}
-
-static void stats_add(struct drvring_stats *t, const struct drvring_stats *s)
-{
-	if (s->rx_ring > t->rx_ring)
-		t->rx_ring = s->rx_ring;
-	if (s->tx_ring > t->tx_ring)
-		t->tx_ring = s->tx_ring;
-	t->inflight_skbs |= s->inflight_skbs;
-	t->rx_desc += s->rx_desc;
-	t->rx_desc_errors += s->rx_desc_errors;
-	t->rx_desc_no_handoff += s->rx_desc_no_handoff;
-	t->rx_handoffs += s->rx_handoffs;
-	drvring_range_add(&t->handoff_len, &s->handoff_len);
-	t->refills += s->refills;
-	t->refill_alloc += s->refill_alloc;
-	t->refill_want += s->refill_want;
-	t->refill_failures += s->refill_failures;
-	t->refills_low += s->refills_low;
-	t->low_episodes += s->low_episodes;
-	t->empty_episodes += s->empty_episodes;
-	t->low_ns += s->low_ns;
-	t->irqs += s->irqs;
-	t->irqs_tx += s->irqs_tx;
-	t->polls += s->polls;
-	t->poll_ends += s->poll_ends;
-	t->budget_exhausted += s->budget_exhausted;
-	t->repolls += s->repolls;
-	t->desc_stack_copied += s->desc_stack_copied;
-	t->xmits += s->xmits;
-	t->tx_done += s->tx_done;
-	t->tx_cleans += s->tx_cleans;
-	t->tx_cleaned += s->tx_cleaned;
-}
-
-static double counter(const struct metrics *m, const char *fmt, const char *label, bool *any)
-{
-	char name[96];
-	double v;
-
-	snprintf(name, sizeof(name), fmt, label);
-	if (!m || !metrics_get(m, name, &v))
-		return -1;
-	*any = true;
-	return v;
-}
-
-static void nic_counters(struct drvring_nic *n, const struct metrics *m)
-{
-	const char *l = n->ifname + 3;
-
-	n->rx_no_buffer_count = n->rx_missed_errors = n->alloc_rx_buff_failed = -1;
-	n->ethtool_rx_ring = -1;
-	if (strncmp(n->ifname, "eth", 3) || !*l || strlen(l) >= sizeof(n->label))
-		return;
-	for (const char *c = l; *c; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-			return;
-	snprintf(n->label, sizeof(n->label), "%s", l);
-	n->rx_no_buffer_count = counter(m, "nic.%s.rx_no_buffer_count", l, &n->counters);
-	n->rx_missed_errors = counter(m, "nic.%s.rx_missed_errors", l, &n->counters);
-	n->alloc_rx_buff_failed = counter(m, "nic.%s.alloc_rx_buff_failed", l, &n->counters);
-	n->ethtool_rx_ring = counter(m, "ring.%s.rx", l, &n->counters);
-}
-
-static void queue_acc_final(struct queue *x)
-{
-	x->a.fill_seen = x->fill.changes > 0;
-	x->a.fill_min = x->fill.min;
-	x->a.fill_max = x->fill.max;
-	x->a.fill_changes = x->fill.changes;
-	x->a.infl_seen = x->infl.changes > 0;
-	x->a.infl_min = x->infl.min;
-	x->a.infl_max = x->infl.max;
-	x->a.infl_changes = x->infl.changes;
-}
-
-static int cmp_worst(const void *a, const void *b, void *end)
-{
-	const struct drvring_episode *x = a, *y = b;
-
-	if (drvring_worse(x, y, *(uint64_t *)end))
-		return -1;
-	return drvring_worse(y, x, *(uint64_t *)end);
-}
-
-/* Drop the fallback queues of drivers that have lines: the lines say more. */
-static void probe_queues_unused(struct drvring *d)
-{
-	struct state *st = d->priv;
-
-	for (size_t i = 0; i < d->n_queues;) {
-		bool lines = false;
-
-		for (size_t j = 0; j < d->n_queues && d->queues[i].from_probes; j++)
-			lines |= !d->queues[j].from_probes &&
-				 !strcmp(d->queues[j].driver, d->queues[i].driver);
-		if (!lines) {
-			i++;
-			continue;
-		}
-		d->probe_events_unused += st->q_probe_events[i];
-		free(d->queues[i].first);
-		free(d->queues[i].worst);
-		acc_release(&st->q[i].a);
-		d->n_queues--;
-		memmove(&d->queues[i], &d->queues[i + 1], (d->n_queues - i) * sizeof(*d->queues));
-		memmove(&st->q[i], &st->q[i + 1], (d->n_queues - i) * sizeof(*st->q));
-		memmove(&st->q_probe_events[i], &st->q_probe_events[i + 1],
-			(d->n_queues - i) * sizeof(*st->q_probe_events));
-		memset(&st->q[d->n_queues], 0, sizeof(*st->q));
-		for (size_t j = 0; j < d->n_queues; j++) {
-			st->q[j].pub = &d->queues[j];
-			st->q[j].fill.series = &d->queues[j].fill;
-			st->q[j].infl.series = &d->queues[j].inflight;
-		}
-	}
-}
-
-int drvring_finish(struct drvring *d)
-{
-	struct state *st = d->priv;
-	struct acc nacc;
-	int ret = 0;
-
-	probe_queues_unused(d);
-	d->nics = calloc(d->n_queues + 1, sizeof(*d->nics));
-	if (!d->nics)
-		return -ENOMEM;
-	for (size_t i = 0; i < d->n_queues; i++) {
-		struct queue *x = &st->q[i];
-
-		if (x->low)
-			drvring_episode_keep(d, x, d->last_ts);
+	if (!x->low && ring && v < mark) {
+		*e = (struct drvring_episode){
+			.ts = ts,
+			.cpu = cpu,
+			.ring = ring,
+			.low_mark = mark,
+			.min_fill = v,
+			.by_refill = by_refill,
+			.fill_before = x->fill.known ? x->fill.cur : v,
+			.refill_seen = x->refill_seen,
+			.refill_failed = x->refill_failed,
+			.since_refill_ns = x->refill_seen ? ts - x->refill_ts : 0,
+			.descs_since_refill = x->descs_since_refill,
+			.in_poll = x->in_poll,
+			.irq_seen = x->irq_seen,
+			.since_irq_ns = x->irq_seen ? ts - x->irq_ts : 0,
+		};
+		if (x->refill_seen)
+			hist_record(x->a.h[H_REFILL_AGE], ts - x->refill_ts);
+		x->low = true;
+	} else if (x->low && v >= mark) {
+		e->end_ts = ts;
+		drvring_episode_keep(d, x, ts);
 		x->low = false;
-		lev_close(&x->fill, d->last_ts);
-		lev_close(&x->infl, d->last_ts);
+	}
+	if (x->low && v < e->min_fill)
+		e->min_fill = v;
+	if (x->low && v <= d->empty_fill)
+		e->empty = true;
+	lev_set(&x->fill, ts, v);
+}
+
+/* Descriptors from index @from up to @to on a ring of @ring. */
+static unsigned int ring_dist(uint64_t to, uint64_t from, uint64_t ring)
+{
+	return (unsigned int)((to % ring + ring - from % ring) % ring);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void on_irq(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
+{
+	if ((l->has & K(DIR)) && l->v[DRVRING_K_DIR] == 1) {
+		x->pub->s.irqs_tx++;
+		return;
+	}
+	x->pub->s.irqs++;
+	x->irq_seen = true;
+	x->irq_ts = ts;
+	if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && !x->irq_pending[cpu])
+		x->irq_pending[cpu] = ts;
+}
+
+void drvring_desc_unhanded(struct queue *x)
+{
+	if (x->desc_pending) {
+		x->pub->s.rx_desc_no_handoff++;
+		if (x->desc_has & K(LEN))
+			vtab_add(&x->a.noho_len, x->desc_len, 1);
+		if (x->desc_has & K(STATUS))
+			vtab_add(&x->a.noho_status, x->desc_status, 1);
+	}
+	x->desc_pending = false;
+}
+
+/* The pending descriptor was handed off. */
+static void desc_handed(struct queue *x, const struct drvring_line *l, uint64_t ts)
+{
+	struct drvring_stats *s = &x->pub->s;
+
+	hist_record(x->a.h[H_DESC_STACK], ts - x->desc_ts);
+	if (x->desc_skb != l->v[DRVRING_K_SKB])
+		s->desc_stack_copied++;
+	if (x->desc_has & K(LEN))
+		drvring_range_add(&s->handoff_len,
+				  &(struct drvring_range){ 1, x->desc_len, x->desc_len });
+	x->desc_pending = false;
+}
+
+static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
+{
+	struct drvring_stats *s = &x->pub->s;
+
+	if (l->event == DRVRING_POLL_START) {
+		s->polls++;
+		if (cpu >= 0 && cpu < DRVRING_MAX_CPUS && x->irq_pending[cpu])
+			hist_record(x->a.h[H_IRQ_POLL], ts - x->irq_pending[cpu]);
+		/* One NAPI instance: this poll serves the interrupts of other CPUs too. */
+		memset(x->irq_pending, 0, sizeof(x->irq_pending));
+		x->in_poll = true;
+		x->poll_cpu = cpu;
+		x->poll_ts = ts;
+		return;
+	}
+	s->poll_ends++;
+	hist_record(x->a.h[H_WORK], l->v[DRVRING_K_WORK]);
+	if (l->v[DRVRING_K_WORK] == l->v[DRVRING_K_BUDGET])
+		s->budget_exhausted++;
+	if (l->v[DRVRING_K_REPOLL])
+		s->repolls++;
+	if (x->in_poll && x->poll_cpu == cpu)
+		hist_record(x->a.h[H_POLL], ts - x->poll_ts);
+	x->in_poll = false;
+	drvring_desc_unhanded(x);
+}
+
+static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
+		  int cpu)
+{
+	struct drvring_stats *s = &x->pub->s;
+	unsigned int ring = s->rx_ring;
+
+	if (l->event == DRVRING_RX_DESC) {
+		s->rx_desc++;
+		if (l->v[DRVRING_K_STATUS] >> 24)
+			s->rx_desc_errors++;
 		drvring_desc_unhanded(x);
-		queue_acc_final(x);
-		stats_of(&x->pub->s, &x->a);
-		qsort_r(x->pub->worst, x->pub->n_worst, sizeof(*x->pub->worst), cmp_worst,
-			&d->last_ts);
+		x->desc_pending = true;
+		x->desc_ts = ts;
+		x->desc_skb = l->v[DRVRING_K_SKB];
+		x->desc_len = l->v[DRVRING_K_LEN];
+		x->desc_status = l->v[DRVRING_K_STATUS];
+		x->desc_has = l->has & (K(LEN) | K(STATUS));
+		x->has_rx_desc = true;
+		x->descs_since_refill++;
+		if (x->ntu_known && ring && (l->has & K(IDX)))
+			fill_set(d, x, ts, cpu, ring_dist(x->ntu, l->v[DRVRING_K_IDX] + 1, ring),
+				 false);
+		else if (x->fill.known && x->fill.cur)
+			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
+		return;
 	}
-	for (size_t i = 0; i < d->n_queues && !ret; i++) {
-		const struct drvring_queue *q = &d->queues[i];
-		struct drvring_nic *n;
-		bool seen = false;
-
-		for (size_t j = 0; j < i; j++)
-			seen |= !strcmp(d->queues[j].ifname, q->ifname) &&
-				!strcmp(d->queues[j].driver, q->driver);
-		if (seen)
-			continue;
-		n = &d->nics[d->n_nics++];
-		memcpy(n->driver, q->driver, sizeof(n->driver));
-		memcpy(n->ifname, q->ifname, sizeof(n->ifname));
-		n->from_probes = q->from_probes;
-		memset(&nacc, 0, sizeof(nacc));
-		ret = acc_init(&nacc);
-		for (size_t j = i; j < d->n_queues && !ret; j++) {
-			if (strcmp(d->queues[j].ifname, q->ifname) ||
-			    strcmp(d->queues[j].driver, q->driver))
-				continue;
-			n->queues++;
-			stats_add(&n->s, &d->queues[j].s);
-			acc_add(&nacc, &st->q[j].a);
-		}
-		if (!ret)
-			stats_of(&n->s, &nacc);
-		acc_release(&nacc);
-		nic_counters(n, st->o.counters);
+	/* rx_handoff */
+	s->rx_handoffs++;
+	if (x->pub->from_probes)
+		return;
+	if (x->desc_pending)
+		desc_handed(x, l, ts);
+	if (!x->has_rx_desc) {
+		x->pub->fill_estimated = true;
+		x->descs_since_refill++;
+		if (x->fill.known && x->fill.cur)
+			fill_set(d, x, ts, cpu, x->fill.cur - 1, false);
 	}
-	return ret;
 }
 
-/* ---- reading a trace.dat ------------------------------------------------------------ */
-
-static void state_release(struct state *st)
+static void on_refill(struct drvring *d, struct queue *x, const struct drvring_line *l, uint64_t ts,
+		      int cpu)
 {
-	for (size_t i = 0; i < DRVRING_MAX_QUEUES; i++)
-		acc_release(&st->q[i].a);
-	trace_seq_destroy(&st->seq);
+	struct drvring_stats *s = &x->pub->s;
+	unsigned int fill = (unsigned int)l->v[DRVRING_K_FILL];
+
+	s->refills++;
+	s->refill_alloc += l->v[DRVRING_K_ALLOC];
+	s->refill_want += l->v[DRVRING_K_WANT];
+	if (l->v[DRVRING_K_FAIL])
+		s->refill_failures++;
+	s->rx_ring = (unsigned int)l->v[DRVRING_K_RING];
+	x->ntu_known = (l->has & K(NTU)) && s->rx_ring;
+	x->ntu = x->ntu_known ? (unsigned int)(l->v[DRVRING_K_NTU] % s->rx_ring) : 0;
+	if (fill < low_mark(d, s->rx_ring))
+		s->refills_low++;
+	fill_set(d, x, ts, cpu, fill, true);
+	x->refill_seen = true;
+	x->refill_failed = l->v[DRVRING_K_FAIL] != 0;
+	x->refill_ts = ts;
+	x->descs_since_refill = 0;
 }
 
-struct drvring *drvring_new(const struct drvring_opts *o)
+static void on_tx(struct queue *x, const struct drvring_line *l, uint64_t ts)
 {
-	struct drvring *d = calloc(1, sizeof(*d));
-	struct state *st = calloc(1, sizeof(*st));
+	struct drvring_stats *s = &x->pub->s;
+	uint64_t ring = l->v[DRVRING_K_RING];
+	bool idx = (l->has & (K(NTU) | K(NTC) | K(RING))) == (K(NTU) | K(NTC) | K(RING)) && ring;
+	bool fr = (l->has & (K(FREE) | K(RING))) == (K(FREE) | K(RING));
 
-	if (!d || !st)
-		goto fail;
-	d->queues = calloc(DRVRING_MAX_QUEUES, sizeof(*d->queues));
-	if (!d->queues)
-		goto fail;
-	if (o)
-		st->o = *o;
-	if (!st->o.bucket_ns)
-		st->o.bucket_ns = DRVRING_BUCKET_NS;
-	d->low_div = st->o.low_div ? st->o.low_div : 8;
-	d->empty_fill = st->o.empty_fill ? st->o.empty_fill : 4;
-	d->episodes = st->o.episodes ? st->o.episodes : 5;
-	trace_seq_init(&st->seq);
-	d->priv = st;
-	return d;
-fail:
-	free(st);
-	if (d)
-		free(d->queues);
-	free(d);
-	return NULL;
+	if (x->pub->from_probes) {
+		s->xmits++; /* no completions: nothing in flight to follow */
+		return;
+	}
+	if (l->event == DRVRING_XMIT) {
+		s->xmits++;
+		if (!idx && !fr)
+			s->inflight_skbs = true;
+		x->skbs++;
+	} else if (l->event == DRVRING_TX_DONE) {
+		s->tx_done++;
+		if (x->skbs > 0)
+			x->skbs--;
+	} else {
+		s->tx_cleans++;
+		s->tx_cleaned += l->v[DRVRING_K_CLEANED];
+	}
+	if (ring)
+		s->tx_ring = (unsigned int)ring;
+	if (s->inflight_skbs)
+		lev_set(&x->infl, ts, (unsigned int)x->skbs);
+	else if (idx)
+		lev_set(&x->infl, ts, ring_dist(l->v[DRVRING_K_NTU], l->v[DRVRING_K_NTC], ring));
+	else if (fr)
+		lev_set(&x->infl, ts,
+			ring > l->v[DRVRING_K_FREE] ? (unsigned int)(ring - l->v[DRVRING_K_FREE])
+						    : 0);
 }
 
-/* Is this bprint format a netlab_drv line? Formatted once per pointer. */
-static int cached_fmt(struct state *st, uint64_t fmt, size_t *slot)
+void drvring_clock_at(struct drvring *d, uint64_t ts)
 {
-	for (size_t i = 0; i < st->n_fmts; i++)
-		if (st->fmts[i].fmt == fmt)
-			return st->fmts[i].ours;
-	*slot = st->n_fmts;
-	return -1;
-}
-
-static int on_record(struct tep_record *rec, int cpu, void *data)
-{
-	struct drvring *d = data;
 	struct state *st = d->priv;
-	size_t slot = FMT_CACHE;
-	uint64_t fmt = 0;
-	int type, ours = -1, ret;
 
-	drvring_clock_at(d, rec->ts);
-	d->events++;
-	if (rec->missed_events) {
-		d->lost_gaps++;
-		if (rec->missed_events > 0)
-			d->lost += rec->missed_events;
-		drvring_lost(d, rec->ts);
+	if (!st->started) {
+		d->t0 = ts;
+		st->started = true;
 	}
-	if (rec->size < 2)
+	if (ts > d->last_ts)
+		d->last_ts = ts;
+}
+
+static int feed_line(struct drvring *d, uint64_t ts, int cpu, const struct drvring_line *l)
+{
+	struct queue *x;
+
+	if (l->event == DRVRING_UNKNOWN) {
+		d->unknown_events++;
 		return 0;
-	type = tep_data_type(st->tep, rec);
-	for (size_t i = 0; i < st->n_pev && type >= 0; i++)
-		if (st->pev[i].id == type)
-			return drvring_probe_feed(
-				       d, rec->ts, rec->cpu, st->pev[i].drv, st->pev[i].role,
-				       st->pev[i].f ? tracefile_u64(&st->tf, rec, st->pev[i].f)
-						    : 0) == -ENOMEM
-				       ? -ENOMEM
-				       : 0;
-	if (type < 0 || (type != st->bprint_id && type != st->print_id))
-		return 0;
-	if (type == st->bprint_id && st->fmt) {
-		fmt = tracefile_u64(&st->tf, rec, st->fmt);
-		ours = cached_fmt(st, fmt, &slot);
-		if (!ours)
-			return 0;
 	}
-	trace_seq_reset(&st->seq);
-	tep_print_event(st->tep, &st->seq, rec, "%s", TEP_PRINT_INFO);
-	trace_seq_terminate(&st->seq);
-	if (!st->seq.buffer)
-		return -ENOMEM;
-	ret = drvring_feed(d, rec->ts, rec->cpu, st->seq.buffer);
-	if (slot < FMT_CACHE) {
-		st->fmts[slot].fmt = fmt;
-		st->fmts[slot].ours = ret != -ENOENT;
-		st->n_fmts++;
+	x = queue_get(d, l);
+	if (!x) {
+		d->untracked_lines++;
+		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
 	}
-	return ret == -ENOMEM ? ret : 0;
-}
-
-static int event_id(struct tracefile *tf, const char *name)
-{
-	struct tep_event *ev = tracefile_event(tf, "ftrace", name);
-
-	return ev ? ev->id : -1;
-}
-
-/* The fallback probe events the trace defines (netlab:drv_DRIVER_ROLE). */
-static void probe_events_find(struct state *st)
-{
-	struct tep_event **evs = tep_list_events(st->tep, TEP_EVENT_SORT_ID);
-
-	for (size_t i = 0; evs && evs[i] && st->n_pev < PROBE_EVENTS; i++) {
-		struct pev *p = &st->pev[st->n_pev];
-
-		if (!evs[i]->system || strcmp(evs[i]->system, "netlab") ||
-		    drvring_probe_parse(evs[i]->name, &p->drv, &p->role))
-			continue;
-		p->id = evs[i]->id;
-		p->f = role_field[p->role] ? tep_find_field(evs[i], role_field[p->role]) : NULL;
-		st->n_pev++;
+	switch (l->event) {
+	case DRVRING_IRQ:
+		on_irq(x, l, ts, cpu);
+		break;
+	case DRVRING_POLL_START:
+	case DRVRING_POLL_END:
+		on_poll(x, l, ts, cpu);
+		break;
+	case DRVRING_RX_DESC:
+	case DRVRING_RX_HANDOFF:
+		on_rx(d, x, l, ts, cpu);
+		break;
+	case DRVRING_RX_REFILL:
+		on_refill(d, x, l, ts, cpu);
+		break;
+	default:
+		on_tx(x, l, ts);
+		break;
 	}
-}
-
-int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
-{
-	struct drvring *d;
-	struct state *st;
-	int ret;
-
-	*out = NULL;
-	d = drvring_new(o);
-	if (!d) {
-		err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	st = d->priv;
-	ret = tracefile_open(&st->tf, path, RECORD_AGAIN, err);
-	if (ret) {
-		drvring_free(d);
-		return ret;
-	}
-	d->path = xstrdup(path);
-	d->cpus = st->tf.cpus;
-	d->buffers = st->tf.n;
-	st->tep = st->tf.tep;
-	st->bprint_id = event_id(&st->tf, "bprint");
-	st->print_id = event_id(&st->tf, "print");
-	if (st->bprint_id >= 0)
-		st->fmt = tep_find_field(tracefile_event(&st->tf, "ftrace", "bprint"), "fmt");
-	probe_events_find(st);
-	ret = tracefile_iterate(&st->tf, on_record, d, err);
-	if (!ret)
-		ret = drvring_finish(d);
-	if (!ret && !d->lines && !d->probe_events) {
-		err_set(err,
-			"cannot read trace '%s': it holds no netlab_drv lines and no fallback probe events (netlab:drv_*)\nhint: " NO_DRV_LINES,
-			path);
-		ret = -ENODATA;
-	}
-	tracefile_close(&st->tf);
-	if (ret) {
-		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
-		drvring_free(d);
-		return ret;
-	}
-	state_release(st);
-	free(st);
-	d->priv = NULL;
-	*out = d;
 	return 0;
 }
 
-void drvring_free(struct drvring *d)
+int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text)
 {
-	if (!d)
-		return;
-	if (d->priv) {
-		state_release(d->priv);
-		free(d->priv);
+	struct drvring_line l;
+	int ret = drvring_line_parse(text, &l);
+
+	drvring_clock_at(d, ts);
+	if (ret == -ENOENT)
+		return ret;
+	d->lines++;
+	if (ret) {
+		if (!d->bad_lines++)
+			snprintf(d->bad_example, sizeof(d->bad_example), "%.*s",
+				 (int)strcspn(text, "\n"), text);
+		return ret;
 	}
-	for (size_t i = 0; i < d->n_queues; i++) {
-		free(d->queues[i].first);
-		free(d->queues[i].worst);
-	}
-	free(d->queues);
-	free(d->nics);
-	free(d->path);
-	free(d);
+	return feed_line(d, ts, cpu, &l);
 }
+
+/* "drv_e1000e_poll_ret" -> driver 0, P_POLL_RET; -1 when not a fallback probe. */
+int drvring_probe_parse(const char *event, int *drv, enum prole *role)
+{
+	static const char *const roles[] = { "poll", "poll_ret", "irq", "irq_tx",
+					     "xmit", "refill",	 "rx" };
+	const char *r;
+
+	if (strncmp(event, "drv_", 4))
+		return -1;
+	for (*drv = 0; *drv < PROBE_DRIVERS; (*drv)++) {
+		size_t n = strlen(probe_drivers[*drv]);
+
+		if (!strncmp(event + 4, probe_drivers[*drv], n) && event[4 + n] == '_')
+			break;
+	}
+	if (*drv == PROBE_DRIVERS)
+		return -1;
+	r = event + 5 + strlen(probe_drivers[*drv]);
+	/* irq, irq_msi, irq_msix: receive interrupts; irq_tx, irq_tx_msix: transmit */
+	if (!strncmp(r, "irq_tx", 6) && (!r[6] || r[6] == '_'))
+		*role = P_IRQ_TX;
+	else if (!strncmp(r, "irq", 3) && (!r[3] || r[3] == '_'))
+		*role = P_IRQ;
+	else {
+		for (size_t i = 0; i < ARRAY_SIZE(roles); i++)
+			if (!strcmp(r, roles[i])) {
+				*role = (enum prole)i;
+				return 0;
+			}
+		return -1;
+	}
+	return 0;
+}
+
+int drvring_probe_feed(struct drvring *d, uint64_t ts, int cpu, int drv, enum prole role,
+		       uint64_t v)
+{
+	struct state *st = d->priv;
+	struct drvring_line l = { .event = DRVRING_UNKNOWN };
+	struct ppoll *pp = cpu >= 0 && cpu < DRVRING_MAX_CPUS ? &st->ppoll[drv][cpu] : NULL;
+	struct queue *x;
+
+	drvring_clock_at(d, ts);
+	d->probe_events++;
+	snprintf(l.driver, sizeof(l.driver), "%s", probe_drivers[drv]);
+	snprintf(l.ifname, sizeof(l.ifname), "%s", probe_drivers[drv]);
+	x = queue_get(d, &l);
+	if (!x) {
+		d->untracked_lines++;
+		return d->n_queues < DRVRING_MAX_QUEUES ? -ENOMEM : 0;
+	}
+	x->pub->from_probes = true;
+	st->q_probe_events[x - st->q]++;
+	switch (role) {
+	case P_POLL:
+		l.event = DRVRING_POLL_START;
+		l.v[DRVRING_K_BUDGET] = v;
+		if (pp)
+			*pp = (struct ppoll){ .open = true, .budget = v };
+		break;
+	case P_POLL_RET:
+		/* A return without its entry (the trace began inside the poll): skipped. */
+		if (!pp || !pp->open)
+			return 0;
+		l.event = DRVRING_POLL_END;
+		l.v[DRVRING_K_WORK] = v;
+		l.v[DRVRING_K_BUDGET] = pp->budget;
+		l.v[DRVRING_K_REPOLL] = v >= pp->budget;
+		if (v > pp->budget)
+			l.v[DRVRING_K_WORK] = pp->budget;
+		pp->open = false;
+		break;
+	case P_IRQ:
+	case P_IRQ_TX:
+		l.event = DRVRING_IRQ;
+		l.has = K(DIR);
+		l.v[DRVRING_K_DIR] = role == P_IRQ_TX;
+		break;
+	case P_XMIT:
+		l.event = DRVRING_XMIT;
+		l.v[DRVRING_K_LEN] = v;
+		break;
+	case P_RX:
+		l.event = DRVRING_RX_HANDOFF;
+		l.v[DRVRING_K_LEN] = v;
+		break;
+	default: /* P_REFILL: how many buffers it was asked for; not what it did */
+		x->pub->s.refills++;
+		x->pub->s.refill_want += v;
+		return 0;
+	}
+	return feed_line(d, ts, cpu, &l);
+}
+
+int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *event, uint64_t value)
+{
+	enum prole role;
+	int drv;
+
+	if (drvring_probe_parse(event, &drv, &role))
+		return -ENOENT;
+	return drvring_probe_feed(d, ts, cpu, drv, role, value);
+}
+
+void drvring_lost(struct drvring *d, uint64_t ts)
+{
+	struct state *st = d->priv;
+
+	drvring_clock_at(d, ts);
+	for (size_t i = 0; i < d->n_queues; i++) {
+		struct queue *x = &st->q[i];
+
+		if (x->low) {
+			x->ep.end_ts = ts;
+			drvring_episode_keep(d, x, ts);
+			x->low = false;
+		}
+		lev_forget(&x->fill, ts);
+		lev_forget(&x->infl, ts);
+		x->ntu_known = x->in_poll = x->desc_pending = false;
+		x->refill_seen = x->irq_seen = false;
+		x->skbs = 0;
+		memset(x->irq_pending, 0, sizeof(x->irq_pending));
+	}
+	memset(st->ppoll, 0, sizeof(st->ppoll));
+}
+
