@@ -2,7 +2,9 @@
 /*
  * What the scenario parser's two parts share: scenario.c (the reader, the
  * checks across keys, the entry points) and scenario-keys.c (each section's
- * keys, one at a time). Internal to them; scenario.h is the interface.
+ * keys, one at a time, and the errors they report), which scenario.c calls
+ * and which calls nothing of scenario.c. Internal to them; scenario.h is
+ * the interface.
  */
 #ifndef NETLAB_SCENARIO_INT_H
 #define NETLAB_SCENARIO_INT_H

@@ -1,20 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Scenario files, key by key: the syntax of each section's values as inih
- * reads them (see scenario.c for the reader and the checks across keys).
+ * reads them, and the errors they report (see scenario.c for the reader and
+ * the checks across keys).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "generators.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario-int.h"
 #include "scenario/matrix.h"
 #include "scenario/metrics.h"
 #include "trace/traceset.h"
 #include "lib/util.h"
+
+/* ---- errors and values every section checks ------------------------------ */
+
+/* Keep the error on the earliest line; "PATH:LINE: msg" or "PATH: msg". */
+int scn_err(struct parse_ctx *c, unsigned int line, const char *fmt, ...)
+{
+	struct sbuf b;
+	va_list ap;
+
+	if (c->err && !(line && (!c->err_line || line < c->err_line)))
+		return -EINVAL;
+	sbuf_init(&b);
+	if (line)
+		sbuf_addf(&b, "%s:%u: ", c->path, line);
+	else
+		sbuf_addf(&b, "%s: ", c->path);
+	va_start(ap, fmt);
+	sbuf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	free(c->err);
+	c->err = sbuf_detach(&b);
+	c->err_line = line;
+	return -EINVAL;
+}
+
+int scn_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "1" };
+	static const char *const no[] = { "no", "false", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
+			*out = !strcmp(s, yes[i]);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* Every character of s in `set`, or alphanumeric; s non-empty. */
+bool scn_chars_ok(const char *s, const char *set)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(set, *s))
+			return false;
+	return true;
+}
+
+/*
+ * Values that end up on a guest shell command line (sysctl values, tc
+ * arguments) are limited to characters that need no quoting.
+ */
+#define SAFE_VALUE_CHARS " ._-%:/,+=@"
+
+int scn_need_safe_value(struct parse_ctx *c, const char *section, const char *key,
+			const char *value)
+{
+	if (scn_chars_ok(value, SAFE_VALUE_CHARS))
+		return 0;
+	return scn_err(c, c->line,
+		       "value of '%s' in [%s] may only contain letters, digits, spaces and \"%s\"",
+		       key, section, SAFE_VALUE_CHARS + 1);
+}
+
+const char *scn_generator_list(void)
+{
+	static char list[128];
+
+	if (!list[0]) {
+		for (const struct tgen *g = tgen_all; g->name; g++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 list[0] ? ", " : "", g->name);
+	}
+	return list;
+}
+
+const char *scn_generator_name(const char *name)
+{
+	const struct tgen *g = tgen_find(name);
+
+	return g ? g->name : NULL;
+}
 
 /* ---- [scenario] ----------------------------------------------------------- */
 

@@ -30,43 +30,6 @@
 #include "trace/traceset.h"
 #include "lib/util.h"
 
-
-/* Keep the error on the earliest line; "PATH:LINE: msg" or "PATH: msg". */
-int scn_err(struct parse_ctx *c, unsigned int line, const char *fmt, ...)
-{
-	struct sbuf b;
-	va_list ap;
-
-	if (c->err && !(line && (!c->err_line || line < c->err_line)))
-		return -EINVAL;
-	sbuf_init(&b);
-	if (line)
-		sbuf_addf(&b, "%s:%u: ", c->path, line);
-	else
-		sbuf_addf(&b, "%s: ", c->path);
-	va_start(ap, fmt);
-	sbuf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	free(c->err);
-	c->err = sbuf_detach(&b);
-	c->err_line = line;
-	return -EINVAL;
-}
-
-int scn_parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "yes", "true", "1" };
-	static const char *const no[] = { "no", "false", "0" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (!strcmp(s, yes[i]) || !strcmp(s, no[i])) {
-			*out = !strcmp(s, yes[i]);
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 const char *scn_traffic_value(const struct scenario *s, const char *key)
 {
 	for (size_t i = 0; i < s->n_traffic; i++)
@@ -83,33 +46,6 @@ bool scn_traffic_true(const struct scenario *s, const char *key)
 	return v && scn_parse_bool(v, &b) == 0 && b;
 }
 
-/* Every character of s in `set`, or alphanumeric; s non-empty. */
-bool scn_chars_ok(const char *s, const char *set)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr(set, *s))
-			return false;
-	return true;
-}
-
-/*
- * Values that end up on a guest shell command line (sysctl values, tc
- * arguments) are limited to characters that need no quoting.
- */
-#define SAFE_VALUE_CHARS " ._-%:/,+=@"
-
-int scn_need_safe_value(struct parse_ctx *c, const char *section, const char *key,
-			const char *value)
-{
-	if (scn_chars_ok(value, SAFE_VALUE_CHARS))
-		return 0;
-	return scn_err(c, c->line,
-		       "value of '%s' in [%s] may only contain letters, digits, spaces and \"%s\"",
-		       key, section, SAFE_VALUE_CHARS + 1);
-}
-
 /* ---- traffic generators ------------------------------------------------- */
 
 /*
@@ -118,25 +54,6 @@ int scn_need_safe_value(struct parse_ctx *c, const char *section, const char *ke
  * boolean key (--key when true), a choice a key with its choices, any other
  * option one word passed on as --key value; the v6_key is a boolean too.
  */
-
-const char *scn_generator_list(void)
-{
-	static char list[128];
-
-	if (!list[0]) {
-		for (const struct tgen *g = tgen_all; g->name; g++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 list[0] ? ", " : "", g->name);
-	}
-	return list;
-}
-
-const char *scn_generator_name(const char *name)
-{
-	const struct tgen *g = tgen_find(name);
-
-	return g ? g->name : NULL;
-}
 
 static bool key_is_bool(const struct tgen *g, const char *key)
 {
