@@ -35,9 +35,11 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml \
 	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi \
 	       run/run run/result run/runview run/counters run/pcapstat \
-	       trace/tracefile trace/tracedrops trace/traceset trace/pktpath trace/pktpath-ev trace/pktpath-out \
+	       trace/tracefile trace/tracedrops trace/traceset \
+	       trace/pktpath trace/pktpath-ev trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out \
-	       scenario/scenario scenario/scenario-keys scenario/check scenario/metrics scenario/baseline scenario/scnrun scenario/scnrun-collect \
+	       scenario/scenario scenario/scenario-keys scenario/check scenario/metrics \
+	       scenario/baseline scenario/scnrun scenario/scnrun-collect \
 	       scenario/regress scenario/regress-out scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
