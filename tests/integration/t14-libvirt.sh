@@ -12,7 +12,7 @@ URI2=${URI/qemu:\/\//qemu+unix://}	# the same daemon by another URI
 if ! virsh -c "$URI" version >/dev/null 2>&1; then
 	[ "${NETLAB_REQUIRE_LIBVIRT:-0}" = 1 ] &&
 		{ echo "libvirt at $URI does not answer and NETLAB_REQUIRE_LIBVIRT=1"; exit 1; }
-	skip_all "libvirt at $URI does not answer (as root: ci/libvirtd.sh)"
+	skip_all "libvirt at $URI does not answer (as root: ci/libvirtd.sh; as another user: be in group libvirt, or set NETLAB_LIBVIRT_URI)"
 fi
 export NETLAB_LIBVIRT_URI=$URI
 

@@ -15,7 +15,7 @@ need() {
 	[ "${NETLAB_REQUIRE_LIBVIRT:-0}" = 1 ] && { echo "$1 and NETLAB_REQUIRE_LIBVIRT=1"; exit 1; }
 	skip_all "$1"
 }
-virsh -c "$URI" version >/dev/null 2>&1 || need "libvirt at $URI does not answer (as root: ci/libvirtd.sh)"
+virsh -c "$URI" version >/dev/null 2>&1 || need "libvirt at $URI does not answer (as root: ci/libvirtd.sh; as another user: be in group libvirt)"
 [ -x "$SSHD" ] && command -v ssh >/dev/null && command -v ssh-keygen >/dev/null ||
 	need "sshd or ssh missing (make deps: openssh-server openssh-client)"
 [ "$(id -u)" = 0 ] || need "the ssh URI logs in as root: run as root"
