@@ -58,7 +58,7 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
-static int parse_one(struct bisect_cmd *bc, int c, const char *arg, char **err)
+static int parse_one(struct bisect_cmd *bc, int c, const char *opt, const char *arg, char **err)
 {
 	unsigned long v;
 	bool b;
@@ -96,13 +96,13 @@ static int parse_one(struct bisect_cmd *bc, int c, const char *arg, char **err)
 		return -EINVAL;
 	}
 bad:
-	err_set(err, "bad value '%s' for an option (see 'netlab bisect --help')", arg);
+	err_set(err, "%s: bad value '%s'\nhint: 'netlab bisect --help' says what %s takes", opt, arg, opt);
 	return -EINVAL;
 }
 
 int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 {
-	int c;
+	int c, li = -1;
 
 	memset(bc, 0, sizeof(*bc));
 	bc->runs = 1;
@@ -110,13 +110,16 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 	bc->deterministic = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:o:h", longopts, &li)) != -1) {
+		char name[64];
+
 		if (c == '?' || c == ':') {
 			err_set(err, "bad option '%s' (see 'netlab bisect --help')", argv[optind - 1]);
 			return -EINVAL;
 		}
-		if (parse_one(bc, c, optarg, err))
+		if (parse_one(bc, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
 			return -EINVAL;
+		li = -1;
 	}
 	if (bc->help)
 		return 0;

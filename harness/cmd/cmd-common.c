@@ -4,6 +4,7 @@
  * kernel, the initramfs and the run directory.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,4 +77,13 @@ int cmd_parse_domain_name(const char *arg, const char **out, char **err)
 	}
 	*out = arg;
 	return 0;
+}
+
+const char *cmd_opt_name(const struct option *longopts, int li, int c, char *buf, size_t n)
+{
+	if (li >= 0 && longopts[li].name)
+		snprintf(buf, n, "--%s", longopts[li].name);
+	else
+		snprintf(buf, n, "-%c", c);
+	return buf;
 }

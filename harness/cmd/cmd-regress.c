@@ -146,7 +146,7 @@ static int resolve(struct regress_cmd *rc, const char *arg, char **err)
 	return -EINVAL;
 }
 
-static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
+static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char *arg, char **err)
 {
 	unsigned long v;
 	bool b;
@@ -205,7 +205,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *arg, char **err)
 		return -EINVAL;
 	}
 bad:
-	err_set(err, "bad value '%s' for an option (see 'netlab regress --help')", arg);
+	err_set(err, "%s: bad value '%s'\nhint: 'netlab regress --help' says what %s takes", opt, arg, opt);
 	return -EINVAL;
 }
 
@@ -226,7 +226,7 @@ static void fill_defaults(struct regress_cmd *rc)
 
 static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 {
-	int c;
+	int c, li = -1;
 
 	memset(rc, 0, sizeof(*rc));
 	run_opts_init(&rc->o.base);
@@ -234,13 +234,16 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 	rc->o.deterministic = -1;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "j:o:h", longopts, &li)) != -1) {
+		char name[64];
+
 		if (c == '?' || c == ':') {
 			err_set(err, "bad option '%s' (see 'netlab regress --help')", argv[optind - 1]);
 			return -EINVAL;
 		}
-		if (parse_one(rc, c, optarg, err))
+		if (parse_one(rc, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
 			return -EINVAL;
+		li = -1;
 	}
 	if (rc->o.n_connect && rc->o.base.backend != RUN_BACKEND_LIBVIRT) {
 		err_set(err, "--connect needs --backend libvirt, not qemu");

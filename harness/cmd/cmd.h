@@ -34,6 +34,13 @@ int cmd_parse_domain_name(const char *arg, const char **out, char **err);
 /* --snaplen BYTES: 0 (whole frames) or 64..65535 (QEMU filter-dump maxlen). */
 int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err);
 
+struct option;
+/*
+ * cmd_opt_name() - how the user wrote the option getopt_long() just returned:
+ * "--NAME" when @li (its longindex) is set, else "-C". Into @buf.
+ */
+const char *cmd_opt_name(const struct option *longopts, int li, int c, char *buf, size_t n);
+
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);
 void run_cmd_release(struct run_cmd *rc);
