@@ -39,6 +39,14 @@ int cmd_pcap(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts("usage: netlab pcap [--json] FILE [FILTER]");
 			return NL_EXIT_OK;
+		} else if (!file && argv[i][0] == '-' && argv[i][1]) {
+			/* A filter may start with '-' only after the file. */
+			char *e = xasprintf("bad option '%s' (see 'netlab pcap --help')\nhint: "
+					    "netlab pcap [--json] FILE [FILTER]", argv[i]);
+
+			cmd_error("pcap", e);
+			free(e);
+			return NL_EXIT_USAGE;
 		} else if (!file) {
 			file = argv[i];
 		} else if (!filter) {
