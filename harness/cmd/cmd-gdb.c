@@ -511,22 +511,16 @@ static void restart_done(const char *dir, int ret, unsigned int n)
 #define REPLAY_STALL_S 120
 
 struct replay_watch {
-	char *qmp, *qlog;
-	unsigned int limit;
+	const char *qmp;		/* the session's QMP socket */
+	unsigned int limit;		/* REPLAY_STALL_S, or NETLAB_REPLAY_STALL */
 	double looked, moved;
 	unsigned long long icount;
 	bool stalled;
 };
 
-static void watch_init(struct replay_watch *w, const char *dir, double t0)
+/* From `t0` on: a new pass of the replay starts from instruction 0. */
+static void watch_start(struct replay_watch *w, double t0)
 {
-	if (!w->qmp) {
-		const char *e = getenv("NETLAB_REPLAY_STALL");
-
-		w->qmp = xasprintf("%s/qmp.sock", dir);
-		w->qlog = xasprintf("%s/qemu.log", dir);
-		w->limit = e && atoi(e) > 0 ? (unsigned int)atoi(e) : REPLAY_STALL_S;
-	}
 	w->looked = w->moved = t0;
 	w->icount = 0;
 	w->stalled = false;
@@ -540,9 +534,9 @@ static bool watch_stalled(struct replay_watch *w)
 	if (now - w->looked < (w->limit < 4 * REPLAY_LOOK_S ? 1 : REPLAY_LOOK_S))
 		return false;
 	w->looked = now;
-	/* No answer counts as no progress: a main loop that hangs is a stall too. */
-	/* "debug": stopped by gdb; "prelaunch": waiting for gdb (-S). A replay
-	 * QEMU paused itself ("replay file is over") is not going on either. */
+	/* "debug": stopped by gdb; "prelaunch": waiting for gdb (-S). No answer
+	 * counts as no progress (a main loop that hangs is a stall too), and so
+	 * does a replay QEMU paused itself ("replay file is over"). */
 	if (!gdb_qmp_replay_state(w->qmp, &st, NULL) &&
 	    (!strcmp(st.status, "debug") || !strcmp(st.status, "prelaunch") || st.icount != w->icount)) {
 		w->moved = now;
@@ -575,13 +569,16 @@ static char *qemu_said(const char *log)
 static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 {
 	char *vmdir = replay_vm_dir(gc), *out = gc->out ? xstrdup(gc->out) : replay_out(vmdir);
-	char sockdir[] = "/tmp/netlab-replay-XXXXXX", *sock = NULL, *path;
+	char sockdir[] = "/tmp/netlab-replay-XXXXXX", *sock = NULL, *path, *qlog = NULL;
 	unsigned int timeout = gc->timeout_s ? gc->timeout_s : 600;
 	struct vm_proc p;
 	struct argv a;
 	bool cut = false;
 	unsigned int qv = 0, restarts = 0;
-	struct replay_watch w = { 0 };
+	const char *stall = getenv("NETLAB_REPLAY_STALL");
+	struct replay_watch w = {
+		.limit = stall && atoi(stall) > 0 ? (unsigned int)atoi(stall) : REPLAY_STALL_S,
+	};
 	double t0;
 	int ret;
 
@@ -615,7 +612,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		free(line);
 	}
 	free(path);
-	path = xasprintf("%s/qemu.log", s->dir);
+	qlog = xasprintf("%s/qemu.log", s->dir);
 	if (gc->until)
 		first_drop_env(vmdir);
 	/* replay.py's nl-goto/nl-back restart the replay through these. */
@@ -623,11 +620,12 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	setenv("NETLAB_REPLAY_SOCKET", sock, 1);
 	qv = vm_qemu_version(a.v[0], NULL);
 	t0 = now_s();
-	ret = vm_spawn(&p, &a, path, err);
+	ret = vm_spawn(&p, &a, qlog, err);
 	if (ret)
 		goto rm;
 	spawn_gdb(s);
-	watch_init(&w, s->dir, t0);
+	w.qmp = s->qmp;		/* set by session_dir() */
+	watch_start(&w, t0);
 	while (!vm_wait(&p, 100) && now_s() - t0 < timeout) {
 		tick(s);
 		if (watch_stalled(&w))
@@ -640,15 +638,14 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		if (restart_asked(s->dir)) {
 			vm_kill(&p, 2000);
 			vm_release(&p);
-			ret = vm_spawn(&p, &a, path, err);
+			ret = vm_spawn(&p, &a, qlog, err);
 			restart_done(s->dir, ret, ++restarts);
 			if (ret)
 				break;
 			t0 = now_s();	/* --timeout is per pass of the replay */
-			watch_init(&w, s->dir, t0);
+			watch_start(&w, t0);
 		}
 	}
-	free(path);
 	argv_release(&a);
 	if (ret)
 		goto rm;
@@ -660,7 +657,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 		char *said;
 
 		vm_kill(&p, 2000);
-		said = qemu_said(w.qlog);
+		said = qemu_said(qlog);
 		err_set(err, "the replay of '%s' stalled at instruction %llu: QEMU ran it %u s without one more "
 			"instruction%s%s (console: %s/console.log)\nhint: QEMU's replay no longer follows the recording "
 			"(a limit of QEMU's record/replay, not of the guest); record the run again and replay the new recording",
@@ -676,13 +673,13 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 				: "a replay runs 2-4 times slower than the recording: raise --timeout");
 		ret = -ETIMEDOUT;
 	} else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
-		char *said = qemu_said(w.qlog);
+		char *said = qemu_said(qlog);
 
 		err_set(err, "QEMU ended the replay of '%s' early (%s %d)%s%s (log: %s)\nhint: the recording is "
 			"cut or damaged, or was made by another QEMU: record the run again",
 			vmdir, WIFEXITED(p.status) ? "exit status" : "signal",
 			WIFEXITED(p.status) ? WEXITSTATUS(p.status) : WTERMSIG(p.status),
-			said ? ": " : "", said ? said : "", w.qlog);
+			said ? ": " : "", said ? said : "", qlog);
 		free(said);
 		ret = -EIO;
 	}
@@ -706,8 +703,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 rm:
 	rmdir(sockdir);
 out:
-	free(w.qmp);
-	free(w.qlog);
+	free(qlog);
 	free(sock);
 	free(vmdir);
 	free(out);

@@ -82,7 +82,6 @@ int gdb_qmp_cont(const char *qmp_socket, char **err);
 /* What a replaying QEMU says of itself over QMP. */
 struct gdb_replay_state {
 	char status[32];		/* query-status: running, debug, paused ... */
-	bool running;
 	unsigned long long icount;	/* query-replay: instructions replayed */
 };
 

@@ -28,57 +28,6 @@ static int qmp_expect(FILE *f, const char *want)
 	return -EIO;
 }
 
-/* Connected and past the greeting and qmp_capabilities, or NULL. */
-static FILE *qmp_open(const char *qmp_socket, char **err)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = 5 };
-	int fd;
-	FILE *f;
-
-	if (strlen(qmp_socket) >= sizeof(sa.sun_path)) {
-		err_set(err, "QMP socket path '%s' is too long", qmp_socket);
-		return NULL;
-	}
-	strcpy(sa.sun_path, qmp_socket);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		err_set(err, "cannot connect to QMP '%s': %s", qmp_socket, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	f = fdopen(fd, "r+");
-	if (!f) {
-		close(fd);
-		err_set(err, "out of memory");
-		return NULL;
-	}
-	if (qmp_expect(f, "\"QMP\"") ||
-	    (fputs("{\"execute\":\"qmp_capabilities\"}\n", f), fflush(f), qmp_expect(f, "\"return\""))) {
-		err_set(err, "QMP '%s' did not greet", qmp_socket);
-		fclose(f);
-		return NULL;
-	}
-	return f;
-}
-
-int gdb_qmp_cont(const char *qmp_socket, char **err)
-{
-	FILE *f = qmp_open(qmp_socket, err);
-	int ret = 0;
-
-	if (!f)
-		return -EIO;
-	if (fputs("{\"execute\":\"cont\"}\n", f), fflush(f), qmp_expect(f, "\"return\"")) {
-		err_set(err, "QMP '%s' did not answer 'cont'", qmp_socket);
-		ret = -EIO;
-	}
-	fclose(f);
-	return ret;
-}
-
 /* The "return" object of one command (events before it skipped), or NULL. */
 static struct json_object *qmp_ask(FILE *f, const char *cmd)
 {
@@ -101,6 +50,61 @@ static struct json_object *qmp_ask(FILE *f, const char *cmd)
 	return NULL;
 }
 
+/* Connected and past the greeting and qmp_capabilities, or NULL. */
+static FILE *qmp_open(const char *qmp_socket, char **err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 5 };
+	struct json_object *r;
+	int fd;
+	FILE *f;
+
+	if (strlen(qmp_socket) >= sizeof(sa.sun_path)) {
+		err_set(err, "QMP socket path '%s' is too long", qmp_socket);
+		return NULL;
+	}
+	strcpy(sa.sun_path, qmp_socket);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		err_set(err, "cannot connect to QMP '%s': %s", qmp_socket, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	f = fdopen(fd, "r+");
+	if (!f) {
+		close(fd);
+		err_set(err, "out of memory");
+		return NULL;
+	}
+	if (qmp_expect(f, "\"QMP\"") || !(r = qmp_ask(f, "qmp_capabilities"))) {
+		err_set(err, "QMP '%s' did not greet", qmp_socket);
+		fclose(f);
+		return NULL;
+	}
+	json_object_put(r);
+	return f;
+}
+
+int gdb_qmp_cont(const char *qmp_socket, char **err)
+{
+	FILE *f = qmp_open(qmp_socket, err);
+	struct json_object *r;
+	int ret = 0;
+
+	if (!f)
+		return -EIO;
+	r = qmp_ask(f, "cont");
+	if (!r) {
+		err_set(err, "QMP '%s' did not answer 'cont'", qmp_socket);
+		ret = -EIO;
+	}
+	json_object_put(r);
+	fclose(f);
+	return ret;
+}
+
 int gdb_qmp_replay_state(const char *qmp_socket, struct gdb_replay_state *st, char **err)
 {
 	struct json_object *r, *v;
@@ -113,7 +117,6 @@ int gdb_qmp_replay_state(const char *qmp_socket, struct gdb_replay_state *st, ch
 	r = qmp_ask(f, "query-status");
 	if (r && json_object_object_get_ex(r, "status", &v)) {
 		snprintf(st->status, sizeof(st->status), "%s", json_object_get_string(v));
-		st->running = !strcmp(st->status, "running");
 		json_object_put(r);
 		r = qmp_ask(f, "query-replay");
 		if (r && json_object_object_get_ex(r, "icount", &v)) {
