@@ -51,7 +51,7 @@ static bool man_finds(const char *section, const char *page)
 
 	proc_init(&p, argv);
 	p.stdin_mode = p.stdout_mode = p.stderr_mode = PROC_NULL;
-	found = !proc_run(&p, 0, NULL) && proc_exit_code(&p) == 0;
+	found = proc_run(&p, 0, NULL) == 0;	/* its exit code, or -errno */
 	proc_release(&p);
 	return found;
 }

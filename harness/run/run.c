@@ -259,8 +259,8 @@ int run_unpack_files(const char *dir)
 
 		proc_init(&p, args);
 		p.stdin_mode = PROC_NULL;
-		ret = proc_run(&p, 0, NULL);
-		if (!ret && proc_exit_code(&p) != 0)
+		ret = proc_run(&p, 0, NULL);	/* tar's exit code, or -errno */
+		if (ret > 0)
 			ret = -EIO;
 		proc_release(&p);
 	}

@@ -93,8 +93,8 @@ static int offsets_from_gdb(const char *vmlinux, struct kernel_offsets *k)
 	p.stdin_mode = p.stderr_mode = PROC_NULL;
 	p.stdout_mode = PROC_CAPTURE;
 	p.own_group = true;
-	ret = proc_run(&p, 120 * 1000, NULL);
-	if (!ret && proc_exit_code(&p) == 0) {
+	ret = proc_run(&p, 120 * 1000, NULL);	/* gdb's exit code, or -errno */
+	if (ret == 0) {
 		char *text = proc_take_output(&p);
 		char *first = text ? strstr(text, "$1 =") : NULL;
 
