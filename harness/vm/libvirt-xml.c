@@ -248,6 +248,8 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 		snprintf(pcap, sizeof(pcap), "nic-%c.pcap", n->label);
 		path = lv_stage_path(st, pcap);
 		qemu_nic_dump_args(n, id, path, cfg->snaplen, &q);
+		if (hub)
+			qemu_hub_order_args(n, id, &q);
 		free(path);
 	}
 	if (vm == cfg->debug.gdb_vm)

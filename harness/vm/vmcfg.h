@@ -139,6 +139,9 @@ void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned i
  * `snaplen` bytes of each frame (0: whole frames). */
 void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
 			unsigned int snaplen, struct argv *a);
+/* The filter that keeps frames to NIC n in order on a hub (topo.c). */
+#define HUB_RELEASE_US 100
+void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a);
 
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);

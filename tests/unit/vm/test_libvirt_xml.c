@@ -392,6 +392,8 @@ static void test_lv_domain_xml__loop_hub_nics_on_qemu_commandline_with_pcaps(voi
 	assert_opt(&a, "-object", "filter-dump,id=dumpB",
 		   "filter-dump,id=dumpB,netdev=netB,file=/var/tmp/netlab-stage/"
 		   "dom.nic-B.pcap");
+	assert_opt(&a, "-object", "filter-buffer,id=orderB",
+		   "filter-buffer,id=orderB,netdev=netB,queue=tx,interval=100");
 	assert_xq(&d, "0x02",
 		  "string(/domain/devices/controller[@type='virtio-serial']/address/"
 		  "@slot)");
@@ -452,6 +454,7 @@ static void check_pair_vm(struct vm_config *c, unsigned int vm, const struct lv_
 		label, label, st->name, label);
 	assert_non_null(opt_value(&a, "-object", "filter-dump"));
 	assert_opt(&a, "-object", "filter-dump", want);
+	assert_null(opt_value(&a, "-object", "filter-buffer"));
 	argv_release(&a);
 	doc_free(&d);
 }

@@ -146,6 +146,26 @@ static void test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps(void **state)
 	argv_release(&a);
 }
 
+/*
+ * Each NIC on a hub gets the filter that keeps its frames in order
+ * (topo.c): on the frames the link hands to the NIC, after the capture,
+ * so the pcap still shows a frame as it leaves the hub.
+ */
+static void test_qemu__hub_nics_get_frames_in_order(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct argv a;
+
+	build(&c, &a);
+	assert_string_equal(opt_value(&a, "-object", "filter-buffer,id=orderA"),
+			    "filter-buffer,id=orderA,netdev=netA,queue=tx,interval=100");
+	assert_string_equal(opt_value(&a, "-object", "filter-buffer,id=orderB"),
+			    "filter-buffer,id=orderB,netdev=netB,queue=tx,interval=100");
+	assert_true(arg_index(&a, "filter-buffer,id=orderA,netdev=netA,queue=tx,interval=100") >
+		    arg_index(&a, "filter-dump,id=dumpA,netdev=netA,file=/r/nic-A.pcap"));
+	argv_release(&a);
+}
+
 /* The run's snaplen becomes filter-dump's maxlen; 0 keeps whole frames. */
 static void test_qemu__captures_keep_snaplen_bytes(void **state)
 {
@@ -276,6 +296,9 @@ static void test_qemu__pair_puts_one_nic_in_each_vm_over_unix_dgram(void **state
 			    "dgram,id=netB,local.type=unix,local.path=/s/B.sock,remote.type=unix,remote.path=/s/A.sock");
 	assert_null(opt_value(&a0, "-device", "virtio-net-pci"));
 	assert_null(opt_value(&a1, "-device", "e1000e"));
+	/* No hub between two QEMUs: a datagram socket keeps the order. */
+	assert_null(opt_value(&a0, "-object", "filter-buffer"));
+	assert_null(opt_value(&a1, "-object", "filter-buffer"));
 	assert_non_null(opt_value(&a1, "-kernel", "/good/bzImage"));
 	assert_non_null(opt_value(&a0, "-kernel", "/k/bzImage"));
 	assert_non_null(opt_value(&a1, "-initrd", "/r/vm-b/initrd.img"));
@@ -391,6 +414,9 @@ static void test_qemu__record_icount_log_snapshot_disk_and_netdev_filters(void *
 	assert_non_null(opt_value(&a, "-object", "filter-buffer,id=rrtxB,netdev=netB,queue=rx,interval="));
 	assert_true(arg_index(&a, "filter-buffer,id=rrtxA,netdev=netA,queue=rx,interval=100") >
 		    arg_index(&a, "filter-replay,id=replayA,netdev=netA"));
+	/* filter-replay records a frame as the order filter releases it to the NIC. */
+	assert_true(arg_index(&a, "filter-replay,id=replayA,netdev=netA") >
+		    arg_index(&a, "filter-buffer,id=orderA,netdev=netA,queue=tx,interval=100"));
 	assert_non_null(strstr(opt_value(&a, "-append", "console="), " nokaslr"));
 	argv_release(&a);
 }
@@ -492,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_qemu__rejects_unresolved_accel),
 		cmocka_unit_test(test_qemu__icount_only_when_asked_and_only_with_tcg),
 		cmocka_unit_test(test_qemu__loop_wires_two_nics_on_one_hub_with_pcaps),
+		cmocka_unit_test(test_qemu__hub_nics_get_frames_in_order),
 		cmocka_unit_test(test_qemu__captures_keep_snaplen_bytes),
 		cmocka_unit_test(test_qemu__nic_models_are_selectable),
 		cmocka_unit_test(test_qemu__model_for_missing_nic_is_rejected),
