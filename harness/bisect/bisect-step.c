@@ -77,22 +77,6 @@ static void forward(void *ctx, const char *line)
 	say(x, "%s", line);
 }
 
-/* The last line of `path` that starts with `prefix`, or NULL. */
-static char *last_line_with(const char *path, const char *prefix)
-{
-	char *text = NULL, *found = NULL, *line, *save = NULL;
-
-	if (file_read(path, &text, NULL))
-		return NULL;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strncmp(line, prefix, strlen(prefix))) {
-			free(found);
-			found = xstrdup(line);
-		}
-	free(text);
-	return found;
-}
-
 /*
  * --module: build the driver tree checked out in the worktree as a module
  * against the kernel kbuild.sh built (its own default tree, or $KSRC), in
@@ -293,7 +277,7 @@ static int build(struct step_ctx *x)
 		s->verdict = BV_INTERRUPTED;
 		s->why = xstrdup("interrupted while building");
 	} else if (!s->kernel_dir) {
-		char *what = last_line_with(log, "netlab kbuild:");
+		char *what = file_last_line(log, "netlab kbuild:");
 
 		s->verdict = BV_SKIP;
 		s->why = xasprintf("the %s does not build (exit %d): %s; log %s",

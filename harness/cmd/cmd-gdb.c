@@ -549,18 +549,12 @@ static bool watch_stalled(struct replay_watch *w)
 /* QEMU's last line in its log (an error it gave), or NULL. */
 static char *qemu_said(const char *log)
 {
-	char *text = NULL, *line = NULL, *end, *p;
+	char *line = file_last_line(log, "");
 
-	if (file_read(log, &text, NULL) < 0 || !text)
+	if (line && strstr(line, "terminating on signal")) {
+		free(line);
 		return NULL;
-	for (end = text + strlen(text); end > text && (end[-1] == '\n' || end[-1] == ' '); end--)
-		;
-	*end = 0;
-	p = strrchr(text, '\n');
-	p = p ? p + 1 : text;
-	if (*p && !strstr(p, "terminating on signal"))
-		line = utf8_sanitize(p);
-	free(text);
+	}
 	return line;
 }
 
@@ -664,7 +658,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 			vmdir, w.icount, w.limit, said ? "; QEMU said: " : "", said ? said : "", s->dir);
 		free(said);
 		ret = -ETIMEDOUT;
-	} else if (!p.exited) {
+	} else if (!p.proc.exited) {
 		vm_kill(&p, 2000);
 		err_set(err, "the replay of '%s' did not finish in %u s (console: %s/console.log)\nhint: %s",
 			vmdir, timeout, s->dir,
@@ -672,13 +666,13 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 				? "QEMU before 10 stops for good in the replay of some recordings (README 'Record/replay'): install QEMU 10 ('make deps')"
 				: "a replay runs 2-4 times slower than the recording: raise --timeout");
 		ret = -ETIMEDOUT;
-	} else if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
+	} else if (!WIFEXITED(p.proc.status) || WEXITSTATUS(p.proc.status)) {
 		char *said = qemu_said(qlog);
 
 		err_set(err, "QEMU ended the replay of '%s' early (%s %d)%s%s (log: %s)\nhint: the recording is "
 			"cut or damaged, or was made by another QEMU: record the run again",
-			vmdir, WIFEXITED(p.status) ? "exit status" : "signal",
-			WIFEXITED(p.status) ? WEXITSTATUS(p.status) : WTERMSIG(p.status),
+			vmdir, WIFEXITED(p.proc.status) ? "exit status" : "signal",
+			WIFEXITED(p.proc.status) ? WEXITSTATUS(p.proc.status) : WTERMSIG(p.proc.status),
 			said ? ": " : "", said ? said : "", qlog);
 		free(said);
 		ret = -EIO;

@@ -304,6 +304,31 @@ int file_read(const char *path, char **data, size_t *len)
 	return 0;
 }
 
+static bool blank(const char *s)
+{
+	return !s[strspn(s, " \t\r")];
+}
+
+char *file_last_line(const char *path, const char *prefix)
+{
+	char *text = NULL, *found = NULL, *line, *save = NULL;
+
+	if (file_read(path, &text, NULL))
+		return NULL;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, prefix, strlen(prefix)) && !blank(line))
+			found = line;
+	if (found) {
+		char *end = found + strlen(found);
+
+		while (end > found && strchr(" \t\r", end[-1]))
+			*--end = 0;
+		found = utf8_sanitize(found);
+	}
+	free(text);
+	return found;
+}
+
 /*
  * Written to a temporary file beside path (fsynced if asked), then renamed
  * over it: a reader (or a crash, or a full disk) sees the old file or the

@@ -74,6 +74,12 @@ int grow_array(void *pp, size_t *cap, size_t need, size_t size);
 
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);
+/*
+ * The last line of the file at @path that starts with @prefix ("" for the
+ * last line that is not blank), without its newline, as valid UTF-8 (what a
+ * tool said last in its log). NULL when none or the file cannot be read.
+ */
+char *file_last_line(const char *path, const char *prefix);
 /* file_write(): whole or not at all (a temporary file renamed over path);
  * file_write_sync() also fsyncs it before the rename. */
 int file_write(const char *path, const void *data, size_t len);

@@ -92,7 +92,7 @@ static bool qemu_wait(struct vm_inst *v, int ms)
 
 static bool qemu_ended(const struct vm_inst *v)
 {
-	return QI(v)->p.exited;
+	return QI(v)->p.proc.exited;
 }
 
 static void qemu_kill(struct vm_inst *v, int grace_ms)
@@ -104,7 +104,7 @@ static int qemu_status(const struct vm_inst *v)
 {
 	const struct vm_proc *p = &QI(v)->p;
 
-	return p->exited ? p->status : -1;
+	return p->proc.exited ? p->proc.status : -1;
 }
 
 static void qemu_release(struct vm_inst *v)

@@ -30,23 +30,15 @@ int vm_spawn(struct vm_proc *p, const struct argv *argv, const char *log, char *
 	return ret;
 }
 
-static bool vm_sync(struct vm_proc *p)
-{
-	p->exited = p->proc.exited;
-	p->status = p->proc.status;
-	return p->exited;
-}
-
 bool vm_wait(struct vm_proc *p, int ms)
 {
 	proc_wait(&p->proc, ms);
-	return vm_sync(p);
+	return p->proc.exited;
 }
 
 void vm_kill(struct vm_proc *p, int grace_ms)
 {
 	proc_kill(&p->proc, grace_ms);
-	vm_sync(p);
 }
 
 void vm_release(struct vm_proc *p)

@@ -15,9 +15,7 @@
 /* A QEMU process (lib/proc underneath); `exited` and `status` are proc's,
  * copied for the callers that read them. */
 struct vm_proc {
-	struct proc proc;
-	bool exited;
-	int status;		/* waitpid() status once exited */
+	struct proc proc;	/* proc.exited, proc.status: waitpid()'s, once exited */
 };
 
 /* Start argv with stdin from /dev/null and stdout+stderr to `log`. */

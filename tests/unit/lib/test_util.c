@@ -75,6 +75,28 @@ static void test_util__file_write_failing_midway_keeps_the_old_file(void **state
  * larger than the free space gives the "no space left" text with both
  * figures, a small one nothing.
  */
+/* What a tool said last: the last non-blank line, or the last with a prefix. */
+static void test_util__file_last_line(void **state)
+{
+	char *path = xasprintf("%s/log", dir), *line;
+	const char *log = "a: one\nb: two\na: three \r\n\n  \n", *bad = "bad \xff byte\n";
+
+	assert_int_equal(file_write(path, log, strlen(log)), 0);
+	line = file_last_line(path, "");
+	assert_string_equal(line, "a: three");
+	free(line);
+	line = file_last_line(path, "b:");
+	assert_string_equal(line, "b: two");
+	free(line);
+	assert_null(file_last_line(path, "c:"));
+	assert_int_equal(file_write(path, bad, strlen(bad)), 0);
+	line = file_last_line(path, "");
+	assert_string_equal(line, "bad \xef\xbf\xbd byte");
+	free(line);
+	assert_null(file_last_line("/nonexistent/log", ""));
+	free(path);
+}
+
 static void test_util__disk_space_and_shortage(void **state)
 {
 	char *future = xasprintf("%s/suite/run-1/vm", dir), *text;
@@ -104,6 +126,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_util__file_write_failing_midway_keeps_the_old_file),
+		cmocka_unit_test(test_util__file_last_line),
 		cmocka_unit_test(test_util__disk_space_and_shortage),
 	};
 
