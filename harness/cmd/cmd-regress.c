@@ -29,6 +29,7 @@ static const char regress_usage[] =
 	"      --update-baselines  write the measured medians to NAME.baseline.json\n"
 	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
 	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
+	"      --generators        the traffic generators and their [traffic] keys, and exit\n"
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
 	"                          scenarios that would run cover, and exit (1 if one is not)\n"
 	"      --kernel, --initrd, --accel, --qemu, --snaplen   as for netlab run\n"
@@ -40,7 +41,7 @@ static const char regress_usage[] =
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -55,13 +56,14 @@ static const struct option longopts[] = {
 	{ "connect", required_argument, NULL, O_CONNECT },
 	{ "coverage", no_argument, NULL, O_COVERAGE },
 	{ "snaplen", required_argument, NULL, O_SNAPLEN },
+	{ "generators", no_argument, NULL, O_GENERATORS },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct regress_cmd {
 	struct regress_opts o;
 	const char *dir;
-	bool ktap, list, help, coverage;
+	bool ktap, list, help, coverage, generators;
 	const char **filters;		/* parallel to o.scenarios */
 	char **own;
 	size_t n_own;
@@ -177,6 +179,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char 
 	case O_RECORD: rc->o.record = true; return 0;
 	case O_KTAP: rc->ktap = true; return 0;
 	case O_LIST: rc->list = true; return 0;
+	case O_GENERATORS: rc->generators = true; return 0;
 	case O_COVERAGE: rc->coverage = true; return 0;
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
@@ -356,6 +359,18 @@ int cmd_regress(int argc, char **argv)
 	}
 	if (rc.help) {
 		fputs(regress_usage, stdout);
+		ret = NL_EXIT_OK;
+		goto out;
+	}
+	if (rc.generators) {
+		struct sbuf t;
+
+		sbuf_init(&t);
+		scn_generator_table(&t);
+		fputs("| generator | options |\n|---------------|---------------------------------|\n",
+		      stdout);
+		fputs(t.s, stdout);
+		sbuf_release(&t);
 		ret = NL_EXIT_OK;
 		goto out;
 	}

@@ -96,6 +96,36 @@ const char *scn_generator_list(void)
 	return list;
 }
 
+/* One key: a flag is "(boolean)", a choice lists its values. */
+static void generator_key(struct sbuf *out, const char *key, const struct topt *o)
+{
+	sbuf_addf(out, "`%s`", key);
+	if (!o || o->kind == TOPT_FLAG) {
+		sbuf_adds(out, " (boolean)");
+	} else if (o->choices) {
+		sbuf_adds(out, " (");
+		for (const char *const *c = o->choices; *c; c++)
+			sbuf_addf(out, "%s`%s`", c == o->choices ? "" : c[1] ? ", " : " or ", *c);
+		sbuf_adds(out, ")");
+	}
+}
+
+void scn_generator_table(struct sbuf *out)
+{
+	for (const struct tgen *g = tgen_all; g->name; g++) {
+		sbuf_addf(out, "| `%s` | ", g->name);
+		for (const char *const *k = g->keys; *k; k++) {
+			sbuf_adds(out, k == g->keys ? "" : ", ");
+			generator_key(out, *k, tgen_key_opt(g, *k));
+		}
+		if (g->v6_key) {
+			sbuf_adds(out, ", ");
+			generator_key(out, g->v6_key, NULL);
+		}
+		sbuf_adds(out, " |\n");
+	}
+}
+
 const char *scn_generator_name(const char *name)
 {
 	const struct tgen *g = tgen_find(name);

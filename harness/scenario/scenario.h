@@ -185,6 +185,13 @@ void scn_traffic_args(const struct scenario *s, struct argv *a);
 
 /* The generators scenarios may use: "udp-stream, tcp-stream, rr". */
 const char *scn_generator_list(void);
+/*
+ * The [traffic] keys of every generator as Markdown table rows, one per
+ * generator ("| `rr` | `proto` (`tcp` or `udp`), ... |"), from the
+ * descriptors in traffic/generators.c: netlab regress --generators, and the
+ * table in netlab-scenario(5), which a test keeps equal to it.
+ */
+void scn_generator_table(struct sbuf *out);
 
 /* Parse yes/no/true/false/1/0. Returns 0 or -EINVAL. */
 int scn_parse_bool(const char *s, bool *out);

@@ -72,6 +72,15 @@ test_expect_success 'netlab help scenario prints the file format' '
 	grep -q "baseline" "$T_TMP/help"
 '
 
+test_expect_success 'the generator table of netlab-scenario(5) is what netlab regress --generators prints' '
+	"$NETLAB" regress --generators >"$T_TMP/gen"
+	test "$(wc -l <"$T_TMP/gen")" -ge 5
+	grep -q "^| .rr. | .proto. (.tcp. or .udp.)" "$T_TMP/gen"
+	grep -vxF -f "$TOP/Documentation/netlab-scenario.txt" "$T_TMP/gen" >"$T_TMP/gen.missing" || true
+	cat "$T_TMP/gen.missing"
+	test ! -s "$T_TMP/gen.missing"
+'
+
 test_expect_success 'netlab help nosuch: exit 2 with a hint; netlab help: the commands' '
 	rc=0; "$NETLAB" help nosuch >"$T_TMP/out" 2>"$T_TMP/err" || rc=$?
 	cat "$T_TMP/err"

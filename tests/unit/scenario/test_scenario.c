@@ -518,6 +518,21 @@ static void test_scenario__rejects_unreadable_acpi_file_with_line(void **state)
 	free(dir);
 }
 
+/* One row per generator, every [traffic] key, flags and choices marked. */
+static void test_scenario__generator_table_from_the_descriptors(void **state)
+{
+	struct sbuf t;
+
+	sbuf_init(&t);
+	scn_generator_table(&t);
+	assert_non_null(strstr(t.s, "| `udp-stream` | `rate`, "));
+	assert_non_null(strstr(t.s, "`read-delay`, `port`, `dst-ipv6` (boolean) |\n"));
+	assert_non_null(strstr(t.s, "| `tcp-stream` | `size`, `port`, `cc`, `bidir` (boolean) |\n"));
+	assert_non_null(strstr(t.s, "| `rr` | `proto` (`tcp` or `udp`), `req-size`"));
+	assert_null(strstr(t.s, "`size` (boolean)"));
+	sbuf_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_scenario__parse_bool_forms),
 		cmocka_unit_test(test_scenario__acpi_files_resolve_against_the_scenario),
 		cmocka_unit_test(test_scenario__rejects_unreadable_acpi_file_with_line),
+		cmocka_unit_test(test_scenario__generator_table_from_the_descriptors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
