@@ -164,7 +164,8 @@ void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *
  * a frame within HUB_RELEASE_US rather than at its next timer, so
  * request/response latency below the tick shows (tcp-rr p90 2.4 ms ->
  * 1.25 ms). Costs: up to HUB_RELEASE_US more latency per frame, and host
- * time to step an idle guest through the ticks (README "The loop link").
+ * time to step an idle guest through the ticks (netlab-run(1), "Topology
+ * loop").
  */
 void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a)
 {
