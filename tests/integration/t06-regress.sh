@@ -31,6 +31,15 @@ test_expect_success 'netem loss on A: no_loss fails, exit 1, the loss is placed 
 	test "$(json_get "$T_TMP/netem/summary.json" scenarios.0.outcome)" = fail
 '
 
+test_expect_success 'netem reordering on A: in_order fails, exit 1; no NIC or driver lost a frame' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/reorder" "$S/tcp-netem-reorder.scn" \
+		>"$T_TMP/reorder.out" 2>&1 || rc=$?
+	cat "$T_TMP/reorder.out"
+	test $rc = 1
+	grep -q "in_order .* fail" "$T_TMP/reorder.out"
+	grep -q "no_driver_loss .* pass" "$T_TMP/reorder.out"
+'
+
 test_expect_success 'a ring size the driver refuses: bad-scenario, exit 2, naming the key' '
 	rc=0; "$NETLAB" regress --out "$T_TMP/ring" "$S/ring-refused.scn" >"$T_TMP/ring.out" 2>&1 || rc=$?
 	cat "$T_TMP/ring.out"
