@@ -101,7 +101,7 @@ struct state {
 	size_t n_pev;
 	bool started;
 	/* drvring_read */
-	struct tracefile tf;
+	struct tracefile *tf;
 	struct tep_handle *tep;
 	int bprint_id, print_id;
 	struct tep_format_field *fmt;

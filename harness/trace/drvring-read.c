@@ -18,6 +18,7 @@
 #include "hist.h"
 #include "scenario/metrics.h"
 #include "trace/tracefile.h"
+#include "trace/tracepass.h"
 #include "lib/util.h"
 
 #define NO_DRV_LINES                                                                               \
@@ -359,14 +360,14 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 		if (st->pev[i].id == type)
 			return drvring_probe_feed(
 				       d, rec->ts, rec->cpu, st->pev[i].drv, st->pev[i].role,
-				       st->pev[i].f ? tracefile_u64(&st->tf, rec, st->pev[i].f)
+				       st->pev[i].f ? tracefile_u64(st->tf, rec, st->pev[i].f)
 						    : 0) == -ENOMEM
 				       ? -ENOMEM
 				       : 0;
 	if (type < 0 || (type != st->bprint_id && type != st->print_id))
 		return 0;
 	if (type == st->bprint_id && st->fmt) {
-		fmt = tracefile_u64(&st->tf, rec, st->fmt);
+		fmt = tracefile_u64(st->tf, rec, st->fmt);
 		ours = cached_fmt(st, fmt, &slot);
 		if (!ours)
 			return 0;
@@ -409,8 +410,16 @@ static void probe_events_find(struct state *st)
 	}
 }
 
-int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
+struct drvring_pass {
+	struct tracepass_slot slot;
+	struct drvring *d;
+	const char *path;
+};
+
+int drvring_attach(struct tracepass *tp, const struct drvring_opts *o, struct drvring_pass **out,
+		   char **err)
 {
+	struct drvring_pass *s;
 	struct drvring *d;
 	struct state *st;
 	int ret;
@@ -418,45 +427,80 @@ int drvring_read(const char *path, const struct drvring_opts *o, struct drvring 
 	*out = NULL;
 	d = drvring_new(o);
 	if (!d) {
-		err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
+		err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	st = d->priv;
-	ret = tracefile_open(&st->tf, path, RECORD_AGAIN, err);
+	ret = tracepass_open(tp, RECORD_AGAIN, err);
 	if (ret) {
 		drvring_free(d);
 		return ret;
 	}
-	d->path = xstrdup(path);
-	d->cpus = st->tf.cpus;
-	d->buffers = st->tf.n;
-	st->tep = st->tf.tep;
-	st->bprint_id = event_id(&st->tf, "bprint");
-	st->print_id = event_id(&st->tf, "print");
+	st = d->priv;
+	st->tf = &tp->tf;
+	d->path = xstrdup(tp->path);
+	d->cpus = tp->tf.cpus;
+	d->buffers = tp->tf.n;
+	st->tep = tp->tf.tep;
+	st->bprint_id = event_id(st->tf, "bprint");
+	st->print_id = event_id(st->tf, "print");
 	if (st->bprint_id >= 0)
-		st->fmt = tep_find_field(tracefile_event(&st->tf, "ftrace", "bprint"), "fmt");
+		st->fmt = tep_find_field(tracefile_event(st->tf, "ftrace", "bprint"), "fmt");
 	probe_events_find(st);
-	ret = tracefile_iterate(&st->tf, on_record, d, err);
+	s = xzalloc(sizeof(*s));
+	s->d = d;
+	s->path = tp->path;
+	s->slot.cb = on_record;
+	s->slot.ctx = d;
+	tracepass_add(tp, &s->slot);
+	*out = s;
+	return 0;
+}
+
+int drvring_collect(struct drvring_pass *s, struct drvring **out, char **err)
+{
+	struct drvring *d = s->d;
+	struct state *st = d->priv;
+	int ret = tracepass_result(&s->slot, err);
+
+	*out = NULL;
 	if (!ret)
 		ret = drvring_finish(d);
 	if (!ret && !d->lines && !d->probe_events) {
 		err_set(err,
 			"cannot read trace '%s': it holds no netlab_drv lines and no fallback probe events (netlab:drv_*)\nhint: " NO_DRV_LINES,
-			path);
+			s->path);
 		ret = -ENODATA;
 	}
-	tracefile_close(&st->tf);
 	if (ret) {
 		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
+			err_set(err, "cannot read trace '%s': %s", s->path, strerror(ENOMEM));
 		drvring_free(d);
+		free(s);
 		return ret;
 	}
 	state_release(st);
 	free(st);
 	d->priv = NULL;
+	free(s);
 	*out = d;
 	return 0;
+}
+
+int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
+{
+	struct drvring_pass *s;
+	struct tracepass tp;
+	int ret;
+
+	*out = NULL;
+	tracepass_init(&tp, path);
+	ret = drvring_attach(&tp, o, &s, err);
+	if (!ret) {
+		tracepass_run(&tp);
+		ret = drvring_collect(s, out, err);
+	}
+	tracepass_close(&tp);
+	return ret;
 }
 
 void drvring_free(struct drvring *d)

@@ -340,6 +340,19 @@ void drvring_lost(struct drvring *d, uint64_t ts);
 int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *event, uint64_t value);
 int drvring_finish(struct drvring *d);
 
+/*
+ * The same in a shared pass (trace/tracepass.h): drvring_attach() opens the
+ * file if no analysis did yet and finds the events (@o is copied; its
+ * counters must stay until drvring_collect()); after tracepass_run(),
+ * drvring_collect() gives the result or error drvring_read() would have,
+ * and frees @s.
+ */
+struct tracepass;
+struct drvring_pass;
+int drvring_attach(struct tracepass *tp, const struct drvring_opts *o, struct drvring_pass **s,
+		   char **err);
+int drvring_collect(struct drvring_pass *s, struct drvring **out, char **err);
+
 void drvring_free(struct drvring *d);
 
 /*

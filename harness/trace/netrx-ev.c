@@ -17,6 +17,7 @@
 #include "trace/netrx.h"
 #include "trace/netrx-int.h"
 #include "trace/tracefile.h"
+#include "trace/tracepass.h"
 #include "lib/util.h"
 
 /* The events read and, per event, the fields used (all required). */
@@ -614,42 +615,93 @@ static void reader_release(struct reader *r)
 	free(r->kind);
 }
 
-int netrx_read(const char *path, const struct netrx_opts *o, struct netrx **out, char **err)
+struct netrx_pass {
+	struct tracepass_slot slot;
+	struct reader r;
+	struct netrx_opts o;
+	const char *path;
+};
+
+/* Free @s; its result too unless @keep. */
+static void pass_free(struct netrx_pass *s, bool keep)
 {
-	static const struct netrx_opts defaults;
-	struct reader r = { .o = o ? o : &defaults };
-	struct tracefile tf;
+	reader_release(&s->r);
+	if (!keep)
+		netrx_free(s->r.nr);
+	free(s);
+}
+
+int netrx_attach(struct tracepass *tp, const struct netrx_opts *o, struct netrx_pass **out,
+		 char **err)
+{
+	struct netrx_pass *s;
 	struct netrx *nr;
 	int ret;
 
 	*out = NULL;
-	ret = tracefile_open(&tf, path, RECORD_AGAIN, err);
+	ret = tracepass_open(tp, RECORD_AGAIN, err);
 	if (ret)
 		return ret;
+	s = xzalloc(sizeof(*s));
+	if (o)
+		s->o = *o;
+	s->path = tp->path;
+	s->r.o = &s->o;
 	nr = xzalloc(sizeof(*nr));
-	nr->path = xstrdup(path);
-	nr->cpus = tf.cpus;
-	nr->buffers = tf.n;
-	r.nr = nr;
-	r.tf = &tf;
-	r.tep = tf.tep;
-	ret = find_events(&r, path, err);
+	nr->path = xstrdup(tp->path);
+	nr->cpus = tp->tf.cpus;
+	nr->buffers = tp->tf.n;
+	s->r.nr = nr;
+	s->r.tf = &tp->tf;
+	s->r.tep = tp->tf.tep;
+	ret = find_events(&s->r, tp->path, err);
 	if (!ret)
-		ret = reader_init(&r);
-	if (!ret)
-		ret = tracefile_iterate(&tf, on_record, &r, err);
-	if (!ret)
-		finish(&r);
-	reader_release(&r);
-	tracefile_close(&tf);
+		ret = reader_init(&s->r);
 	if (ret) {
 		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
-		netrx_free(nr);
+			err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
+		pass_free(s, false);
 		return ret;
 	}
-	*out = nr;
+	s->slot.cb = on_record;
+	s->slot.ctx = &s->r;
+	tracepass_add(tp, &s->slot);
+	*out = s;
 	return 0;
+}
+
+int netrx_collect(struct netrx_pass *s, struct netrx **out, char **err)
+{
+	int ret = tracepass_result(&s->slot, err);
+
+	*out = NULL;
+	if (ret) {
+		if (ret == -ENOMEM)
+			err_set(err, "cannot read trace '%s': %s", s->path, strerror(ENOMEM));
+		pass_free(s, false);
+		return ret;
+	}
+	finish(&s->r);
+	*out = s->r.nr;
+	pass_free(s, true);
+	return 0;
+}
+
+int netrx_read(const char *path, const struct netrx_opts *o, struct netrx **out, char **err)
+{
+	struct netrx_pass *s;
+	struct tracepass tp;
+	int ret;
+
+	*out = NULL;
+	tracepass_init(&tp, path);
+	ret = netrx_attach(&tp, o, &s, err);
+	if (!ret) {
+		tracepass_run(&tp);
+		ret = netrx_collect(s, out, err);
+	}
+	tracepass_close(&tp);
+	return ret;
 }
 
 void netrx_free(struct netrx *nr)

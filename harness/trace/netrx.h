@@ -198,6 +198,19 @@ struct netrx {
  */
 int netrx_read(const char *path, const struct netrx_opts *o, struct netrx **out, char **err);
 
+/*
+ * The same in a shared pass (trace/tracepass.h): netrx_attach() opens the
+ * file if no analysis did yet and resolves the events (errors as
+ * netrx_read(), nothing attached; @o is copied); after tracepass_run(),
+ * netrx_collect() gives the result or error netrx_read() would have, and
+ * frees @s.
+ */
+struct tracepass;
+struct netrx_pass;
+int netrx_attach(struct tracepass *tp, const struct netrx_opts *o, struct netrx_pass **s,
+		 char **err);
+int netrx_collect(struct netrx_pass *s, struct netrx **out, char **err);
+
 void netrx_free(struct netrx *nr);
 
 /* The trees (perf netdev-times style, +msec from the first interrupt), then the tables. */

@@ -20,6 +20,7 @@
 #include "trace/pktpath.h"
 #include "trace/pktpath-int.h"
 #include "trace/tracefile.h"
+#include "trace/tracepass.h"
 #include "lib/util.h"
 
 static const struct {
@@ -50,7 +51,7 @@ static const struct {
 };
 /* ---- per event ------------------------------------------------------------------ */
 
-#define U(e, fld) tracefile_u64(&r->tf, rec, r->f[e].fld)
+#define U(e, fld) tracefile_u64(r->tf, rec, r->f[e].fld)
 
 static bool in_irq(struct reader *r, struct tep_record *rec)
 {
@@ -581,7 +582,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 
 	r->max_id = 0;
 	for (int e = 1; e < EV_N; e++) {
-		struct tep_event *ev = tracefile_event(&r->tf, events[e].sys, events[e].name);
+		struct tep_event *ev = tracefile_event(r->tf, events[e].sys, events[e].name);
 		struct evf *f = &r->f[e];
 		char *name = xasprintf("%s:%s", events[e].sys, events[e].name);
 
@@ -763,45 +764,97 @@ static void reader_release(struct reader *r)
 	trace_seq_destroy(&r->seq);
 }
 
-int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err)
+struct pktpath_pass {
+	struct tracepass_slot slot;
+	struct reader r;
+	struct pktpath_opts o;
+	const char *path;
+};
+
+static void pass_free(struct pktpath_pass *s)
 {
-	static const struct pktpath_opts defaults;
-	struct reader r = { .o = o ? o : &defaults };
+	reader_release(&s->r);
+	pktpath_free(s->r.p);
+	free(s);
+}
+
+int pktpath_attach(struct tracepass *tp, const struct pktpath_opts *o, struct pktpath_pass **out,
+		   char **err)
+{
+	struct pktpath_pass *s;
+	struct reader *r;
 	struct pktpath *p;
 	int ret;
 
 	*out = NULL;
-	ret = tracefile_open(&r.tf, path, RECORD_AGAIN, err);
+	ret = tracepass_open(tp, RECORD_AGAIN, err);
 	if (ret)
 		return ret;
-	trace_seq_init(&r.seq);
+	s = xzalloc(sizeof(*s));
+	if (o)
+		s->o = *o;
+	s->path = tp->path;
+	r = &s->r;
+	r->o = &s->o;
+	r->tf = &tp->tf;
+	trace_seq_init(&r->seq);
 	p = xzalloc(sizeof(*p));
-	p->path = xstrdup(path);
-	p->cpus = r.tf.cpus;
-	p->buffers = r.tf.n;
-	r.p = p;
-	r.tep = r.tf.tep;
-	r.tab_cap = 1024;
-	r.tab = calloc(r.tab_cap, sizeof(*r.tab));
-	ret = r.tab ? find_events(&r, path, err) : -ENOMEM;
-	if (ret)
-		goto out;
-	ret = tracefile_iterate(&r.tf, on_record, &r, err);
-	if (!ret)
-		ret = close_open(&r);
-	if (!ret)
-		finish(p);
-out:
-	tracefile_close(&r.tf);
-	reader_release(&r);
+	p->path = xstrdup(tp->path);
+	p->cpus = tp->tf.cpus;
+	p->buffers = tp->tf.n;
+	r->p = p;
+	r->tep = tp->tf.tep;
+	r->tab_cap = 1024;
+	r->tab = calloc(r->tab_cap, sizeof(*r->tab));
+	ret = r->tab ? find_events(r, tp->path, err) : -ENOMEM;
 	if (ret) {
 		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
-		pktpath_free(p);
+			err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
+		pass_free(s);
 		return ret;
 	}
-	*out = p;
+	s->slot.cb = on_record;
+	s->slot.ctx = r;
+	tracepass_add(tp, &s->slot);
+	*out = s;
 	return 0;
+}
+
+int pktpath_collect(struct pktpath_pass *s, struct pktpath **out, char **err)
+{
+	int ret = tracepass_result(&s->slot, err);
+
+	*out = NULL;
+	if (!ret)
+		ret = close_open(&s->r);
+	if (ret) {
+		if (ret == -ENOMEM)
+			err_set(err, "cannot read trace '%s': %s", s->path, strerror(ENOMEM));
+		pass_free(s);
+		return ret;
+	}
+	finish(s->r.p);
+	*out = s->r.p;
+	s->r.p = NULL;
+	pass_free(s);
+	return 0;
+}
+
+int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err)
+{
+	struct pktpath_pass *s;
+	struct tracepass tp;
+	int ret;
+
+	*out = NULL;
+	tracepass_init(&tp, path);
+	ret = pktpath_attach(&tp, o, &s, err);
+	if (!ret) {
+		tracepass_run(&tp);
+		ret = pktpath_collect(s, out, err);
+	}
+	tracepass_close(&tp);
+	return ret;
 }
 
 void pktpath_free(struct pktpath *p)

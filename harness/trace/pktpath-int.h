@@ -135,7 +135,7 @@ struct ihash {
 struct reader {
 	struct pktpath *p;
 	const struct pktpath_opts *o;
-	struct tracefile tf;
+	struct tracefile *tf;
 	struct tep_handle *tep;
 	struct evf f[EV_N];
 	uint8_t *kind; /* event id -> enum ev */

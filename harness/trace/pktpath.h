@@ -293,6 +293,19 @@ struct pktpath_opts {
  */
 int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err);
 
+/*
+ * The same in a shared pass (trace/tracepass.h): pktpath_attach() opens the
+ * file if no analysis did yet and resolves the events (errors as
+ * pktpath_read(), nothing attached; @o is copied); after tracepass_run(),
+ * pktpath_collect() gives the result or error pktpath_read() would have, and
+ * frees @s.
+ */
+struct tracepass;
+struct pktpath_pass;
+int pktpath_attach(struct tracepass *tp, const struct pktpath_opts *o, struct pktpath_pass **s,
+		   char **err);
+int pktpath_collect(struct pktpath_pass *s, struct pktpath **out, char **err);
+
 void pktpath_free(struct pktpath *p);
 
 /*

@@ -38,6 +38,7 @@
 
 #include "trace/tracedrops.h"
 #include "trace/tracefile.h"
+#include "trace/tracepass.h"
 #include "lib/util.h"
 
 #define NS_PER_S 1000000000ull
@@ -444,50 +445,100 @@ static void reader_release(struct reader *r)
 	free(r->err);
 }
 
-int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tracedrops **out,
-		    char **err)
+struct tracedrops_pass {
+	struct tracepass_slot slot;
+	struct reader r;
+	struct tracedrops_opts o;
+	const char *path;
+};
+
+static void pass_free(struct tracedrops_pass *s)
 {
-	static const struct tracedrops_opts defaults;
-	struct reader r = { .o = o ? o : &defaults };
-	struct tracefile tf;
+	reader_release(&s->r);
+	tracedrops_free(s->r.td);
+	free(s);
+}
+
+int tracedrops_attach(struct tracepass *tp, const struct tracedrops_opts *o,
+		      struct tracedrops_pass **out, char **err)
+{
+	struct tracedrops_pass *s;
 	struct tracedrops *td;
 	int ret;
 
 	*out = NULL;
-	ret = tracefile_open(&tf, path, RECORD_AGAIN, err);
+	ret = tracepass_open(tp, RECORD_AGAIN, err);
 	if (ret)
 		return ret;
+	s = xzalloc(sizeof(*s));
+	if (o)
+		s->o = *o;
+	s->path = tp->path;
+	s->r.o = &s->o;
 	td = xzalloc(sizeof(*td));
-	td->path = xstrdup(path);
-	td->interval_ns = r.o->interval_ns ? r.o->interval_ns : NS_PER_S;
-	r.td = td;
-	r.tep = tf.tep;
-	td->cpus = tf.cpus;
-	td->buffers = tf.n;
-	ret = find_event(&r, path, err);
-	if (ret)
-		goto out;
-	ret = tracefile_iterate(&tf, on_record, &r, err);
-	if (ret) {
-		if (ret == -1)
-			ret = r.rc;
-		if (ret == -EINVAL && r.err)
-			err_set(err, "cannot read trace '%s': %s\nhint: check it with trace-cmd report; if that fails too, record it again",
-				path, r.err);
-		goto out;
-	}
-	ret = finish(td);
-out:
-	tracefile_close(&tf);
-	reader_release(&r);
+	td->path = xstrdup(tp->path);
+	td->interval_ns = s->o.interval_ns ? s->o.interval_ns : NS_PER_S;
+	s->r.td = td;
+	s->r.tep = tp->tf.tep;
+	td->cpus = tp->tf.cpus;
+	td->buffers = tp->tf.n;
+	ret = find_event(&s->r, tp->path, err);
 	if (ret) {
 		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", path, strerror(ENOMEM));
-		tracedrops_free(td);
+			err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
+		pass_free(s);
 		return ret;
 	}
-	*out = td;
+	s->slot.cb = on_record;
+	s->slot.ctx = &s->r;
+	tracepass_add(tp, &s->slot);
+	*out = s;
 	return 0;
+}
+
+int tracedrops_collect(struct tracedrops_pass *s, struct tracedrops **out, char **err)
+{
+	struct reader *r = &s->r;
+	int ret = tracepass_result(&s->slot, err);
+
+	*out = NULL;
+	if (ret) {
+		if (ret == -1)
+			ret = r->rc;
+		if (ret == -EINVAL && r->err)
+			err_set(err, "cannot read trace '%s': %s\nhint: check it with trace-cmd report; if that fails too, record it again",
+				s->path, r->err);
+	} else {
+		ret = finish(r->td);
+	}
+	if (ret) {
+		if (ret == -ENOMEM)
+			err_set(err, "cannot read trace '%s': %s", s->path, strerror(ENOMEM));
+		pass_free(s);
+		return ret;
+	}
+	*out = r->td;
+	r->td = NULL;
+	pass_free(s);
+	return 0;
+}
+
+int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tracedrops **out,
+		    char **err)
+{
+	struct tracedrops_pass *s;
+	struct tracepass tp;
+	int ret;
+
+	*out = NULL;
+	tracepass_init(&tp, path);
+	ret = tracedrops_attach(&tp, o, &s, err);
+	if (!ret) {
+		tracepass_run(&tp);
+		ret = tracedrops_collect(s, out, err);
+	}
+	tracepass_close(&tp);
+	return ret;
 }
 
 void tracedrops_free(struct tracedrops *td)

@@ -115,6 +115,19 @@ struct tracedrops {
 int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tracedrops **out,
 		    char **err);
 
+/*
+ * The same in a shared pass (trace/tracepass.h): tracedrops_attach() opens
+ * the file if no analysis did yet and resolves the event (errors as
+ * tracedrops_read(), nothing attached; @o is copied); after tracepass_run(),
+ * tracedrops_collect() gives the result or error tracedrops_read() would
+ * have, and frees @s.
+ */
+struct tracepass;
+struct tracedrops_pass;
+int tracedrops_attach(struct tracepass *tp, const struct tracedrops_opts *o,
+		      struct tracedrops_pass **s, char **err);
+int tracedrops_collect(struct tracedrops_pass *s, struct tracedrops **out, char **err);
+
 void tracedrops_free(struct tracedrops *td);
 
 /* Start of an interval in seconds after tracedrops.t0. */
