@@ -30,6 +30,7 @@
 #include "trace/pktpath.h"
 #include "run/runview.h"
 #include "trace/tracedrops.h"
+#include "trace/tracepass.h"
 #include "lib/util.h"
 
 #define USAGE                                                                      \
@@ -408,26 +409,62 @@ static int optional(struct report *r, unsigned int section, int ret, char **err)
 	return ret;
 }
 
-static int compute(struct report *r, char **err)
+/*
+ * The trace's analyses, in the order separate passes ran them: the packet
+ * path first (the drop list takes its flows), then drops, timeline, ring.
+ * They share one pass over the file (trace/tracepass.h).
+ */
+enum { A_PATH, A_DROPS, A_TIMELINE, A_RING, A_N };
+
+struct analyses {
+	struct tracepass tp;
+	void *pass[A_N];		/* attached */
+	int fatal;			/* an attach error that ends the report, or 0 */
+	char *fatal_err;
+	/* The NIC counters of the run beside the ring: until it collects. */
+	char *mpath;
+	struct json_object *mj;
+	struct metrics *m;
+};
+
+static unsigned int wanted(const struct report *r)
 {
 	const struct report_opts *ro = r->ro;
-	unsigned int want = ro->sections ? ro->sections
-					 : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
-	int ret;
 
-	if (!r->trace && (want & ~S_WIRE) && ro->sections & ~S_WIRE) {
-		err_set(err, "cannot read trace '%s/files/trace.dat': %s\nhint: the run recorded no trace; run a scenario with [trace] on, or record with trace-cmd record -o /netlab/out/trace.dat",
-			ro->target, strerror(ENOENT));
-		return -ENOENT;
+	return ro->sections ? ro->sections
+			    : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
+}
+
+static bool analysis_wanted(const struct report *r, int a)
+{
+	unsigned int want = wanted(r);
+
+	if (!r->trace)
+		return false;
+	switch (a) {
+	case A_PATH:
+		/* The path also tells the drops that are not (fragments freed after reassembly). */
+		return want & (S_DROPS | S_LATENCY | S_FLOWS) || r->ro->packets || r->ro->snoop;
+	case A_DROPS:
+		return want & S_DROPS;
+	case A_TIMELINE:
+		return want & S_TIMELINE;
+	default:
+		return want & S_RING;
 	}
-	/* The path also tells the drops that are not (fragments freed after reassembly). */
-	if (r->trace && (want & (S_DROPS | S_LATENCY | S_FLOWS) || ro->packets || ro->snoop)) {
-		struct pktpath_opts po = { .ctx = r };
+}
 
-		po.on_packet = ro->packets ? on_packet : NULL;
-		po.on_snoop = ro->snoop ? on_snoop : NULL;
-		po.on_drop = ro->list ? list_drop_path : NULL;
-		ret = pktpath_read(r->trace, &po, &r->pp, err);
+/*
+ * What an analysis gave (@ret, its error in *@err): 0 to go on (a result, or
+ * a section left out with why), or the error that ends the report.
+ */
+static int take(struct report *r, int a, int ret, char **err)
+{
+	static const unsigned int section[A_N] = { 0, S_DROPS, S_TIMELINE, S_RING };
+	const struct report_opts *ro = r->ro;
+	unsigned int want = wanted(r);
+
+	if (a == A_PATH) {
 		if (ret == -ENODATA && !(ro->sections & (S_LATENCY | S_FLOWS)) && !ro->packets &&
 		    !ro->snoop) {
 			/* Left out; say why only when the section was wanted by default. */
@@ -436,58 +473,151 @@ static int compute(struct report *r, char **err)
 			else
 				free(*err);
 			*err = NULL;
-		} else if (ret) {
-			return ret;
-		} else {
-			r->have |= want & (S_LATENCY | S_FLOWS);
+			return 0;
 		}
+		if (!ret)
+			r->have |= want & (S_LATENCY | S_FLOWS);
+		return ret;
 	}
-	if (r->trace && want & S_DROPS) {
+	ret = optional(r, section[a], ret, err);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		r->have |= section[a];
+	return 0;
+}
+
+static int attach_ring(struct report *r, struct analyses *an, char **err)
+{
+	struct drvring_opts o = { 0 };
+
+	an->mpath = is_dir(r->ro->target) ? xasprintf("%s/metrics.json", r->ro->target) : NULL;
+	an->mj = an->mpath && !access(an->mpath, R_OK) ? json_object_from_file(an->mpath) : NULL;
+	if (an->mj) {
+		an->m = metrics_new();
+		metrics_add_json(an->m, NULL, an->mj);
+		o.counters = an->m;
+	}
+	return drvring_attach(&an->tp, &o, (struct drvring_pass **)&an->pass[A_RING], err);
+}
+
+static int attach(struct report *r, struct analyses *an, int a, char **err)
+{
+	const struct report_opts *ro = r->ro;
+
+	switch (a) {
+	case A_PATH: {
+		struct pktpath_opts o = { .ctx = r };
+
+		o.on_packet = ro->packets ? on_packet : NULL;
+		o.on_snoop = ro->snoop ? on_snoop : NULL;
+		o.on_drop = ro->list ? list_drop_path : NULL;
+		return pktpath_attach(&an->tp, &o, (struct pktpath_pass **)&an->pass[a], err);
+	}
+	case A_DROPS: {
 		struct tracedrops_opts o = { .interval_ns = ro->interval_ns };
 
 		/* Without the packet path, the list comes from the drops alone (no flows). */
-		if (ro->list && !r->pp) {
+		if (ro->list && !an->pass[A_PATH]) {
 			o.on_drop = list_drop;
 			o.ctx = &r->list;
 		}
-		ret = optional(r, S_DROPS, tracedrops_read(r->trace, &o, &r->td, err), err);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			r->have |= S_DROPS;
+		return tracedrops_attach(&an->tp, &o, (struct tracedrops_pass **)&an->pass[a], err);
 	}
-	if (r->trace && want & S_TIMELINE) {
+	case A_TIMELINE: {
 		struct netrx_opts o = { .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
 					.n = ro->worst ? ro->worst : ro->first,
 					.dev = ro->dev };
 
-		ret = optional(r, S_TIMELINE, netrx_read(r->trace, &o, &r->nr, err), err);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			r->have |= S_TIMELINE;
+		return netrx_attach(&an->tp, &o, (struct netrx_pass **)&an->pass[a], err);
 	}
-	if (r->trace && want & S_RING) {
-		/* The NIC counters of the run, when it has them, beside the ring. */
-		char *mpath = is_dir(ro->target) ? xasprintf("%s/metrics.json", ro->target) : NULL;
-		struct json_object *mj = mpath && !access(mpath, R_OK) ? json_object_from_file(mpath) : NULL;
-		struct metrics *m = NULL;
-		struct drvring_opts o = { 0 };
+	default:
+		return attach_ring(r, an, err);
+	}
+}
 
-		if (mj) {
-			m = metrics_new();
-			metrics_add_json(m, NULL, mj);
-			o.counters = m;
-		}
-		ret = optional(r, S_RING, drvring_read(r->trace, &o, &r->dr, err), err);
-		json_object_put(mj);
-		metrics_free(m);
-		free(mpath);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			r->have |= S_RING;
+static int collect(struct report *r, struct analyses *an, int a, char **err)
+{
+	switch (a) {
+	case A_PATH:
+		return pktpath_collect(an->pass[a], &r->pp, err);
+	case A_DROPS:
+		return tracedrops_collect(an->pass[a], &r->td, err);
+	case A_TIMELINE:
+		return netrx_collect(an->pass[a], &r->nr, err);
+	default:
+		return drvring_collect(an->pass[a], &r->dr, err);
 	}
+}
+
+/* Attach in order until one fails for good (it ends the report after those before it). */
+static void attach_all(struct report *r, struct analyses *an, char **err)
+{
+	for (int a = 0; a < A_N; a++) {
+		int ret;
+
+		if (!analysis_wanted(r, a))
+			continue;
+		ret = attach(r, an, a, err);
+		if (ret)
+			ret = take(r, a, ret, err);
+		if (ret) {
+			an->fatal = ret;
+			an->fatal_err = *err;
+			*err = NULL;
+			return;
+		}
+	}
+}
+
+/* One pass over the trace for every analysis wanted; then their results in order. */
+static int analyse(struct report *r, char **err)
+{
+	struct analyses an = { 0 };
+	int ret = 0;
+
+	tracepass_init(&an.tp, r->trace);
+	attach_all(r, &an, err);
+	tracepass_run(&an.tp);
+	for (int a = 0; a < A_N; a++) {
+		char *lost = NULL;
+
+		if (!an.pass[a])
+			continue;
+		if (ret) {	/* the report ends at an earlier error: free this one */
+			collect(r, &an, a, &lost);
+			free(lost);
+			continue;
+		}
+		ret = take(r, a, collect(r, &an, a, err), err);
+	}
+	if (!ret && an.fatal) {
+		ret = an.fatal;
+		*err = an.fatal_err;
+	} else {
+		free(an.fatal_err);
+	}
+	tracepass_close(&an.tp);
+	json_object_put(an.mj);
+	metrics_free(an.m);
+	free(an.mpath);
+	return ret;
+}
+
+static int compute(struct report *r, char **err)
+{
+	const struct report_opts *ro = r->ro;
+	unsigned int want = wanted(r);
+	int ret;
+
+	if (!r->trace && (want & ~S_WIRE) && ro->sections & ~S_WIRE) {
+		err_set(err, "cannot read trace '%s/files/trace.dat': %s\nhint: the run recorded no trace; run a scenario with [trace] on, or record with trace-cmd record -o /netlab/out/trace.dat",
+			ro->target, strerror(ENOENT));
+		return -ENOENT;
+	}
+	ret = analyse(r, err);
+	if (ret)
+		return ret;
 	if (want & S_WIRE && is_dir(ro->target)) {
 		ret = runview_read(ro->target, &r->rv, err);
 		if (ret == -ENOENT && !(ro->sections & S_WIRE)) {
