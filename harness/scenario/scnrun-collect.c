@@ -21,6 +21,7 @@
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
 #include "trace/tracedrops.h"
+#include "trace/tracepass.h"
 #include "trace/traceset.h"
 
 /* ---- collection ------------------------------------------------------- */
@@ -615,40 +616,102 @@ static void merge_vm_metrics(struct metrics *into, const struct metrics *vm)
 	}
 }
 
+/*
+ * An analysis's result into @m, or with @m NULL (an earlier one failed, so
+ * a pass of its own would not have run) only freed.
+ */
+static int path_metrics(struct pktpath_pass *s, struct metrics *m, char **err)
+{
+	struct pktpath *pp = NULL;
+	int ret = pktpath_collect(s, &pp, err);
+
+	if (!ret && m)
+		pktpath_metrics(pp, m);
+	pktpath_free(pp);
+	return ret;
+}
+
+static int timeline_metrics(struct netrx_pass *s, struct metrics *m, char **err)
+{
+	struct netrx *nr = NULL;
+	int ret = netrx_collect(s, &nr, err);
+
+	if (!ret && m)
+		netrx_metrics(nr, m);
+	netrx_free(nr);
+	return ret;
+}
+
+/* The driver patches' lines, when the kernel and the set have them. */
+static int ring_metrics(struct drvring_pass *s, struct metrics *m, char **err)
+{
+	struct drvring *dr = NULL;
+	int ret = drvring_collect(s, &dr, err);
+
+	if (!ret && m)
+		drvring_metrics(dr, m);
+	drvring_free(dr);
+	if (ret == -ENODATA) {
+		free(*err);
+		*err = NULL;
+		ret = 0;
+	}
+	return ret;
+}
+
+/*
+ * One VM's trace in one pass: the packet path, then the timeline, then the
+ * rings, each only when those before it gave a result (as their own passes
+ * one after the other did).
+ */
+static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
+{
+	struct drvring_opts o = { .counters = c->m };
+	struct pktpath_pass *ps = NULL;
+	struct netrx_pass *ns = NULL;
+	struct drvring_pass *rs = NULL;
+	char *late_err = NULL, *lost = NULL;
+	int ret, late = 0;	/* an attach error, after the results before it */
+	struct tracepass tp;
+
+	tracepass_init(&tp, path);
+	ret = pktpath_attach(&tp, NULL, &ps, c->err);
+	if (!ret)
+		late = netrx_attach(&tp, NULL, &ns, &late_err);
+	if (ns)
+		late = drvring_attach(&tp, &o, &rs, &late_err);
+	tracepass_run(&tp);
+	if (ps)
+		ret = path_metrics(ps, m, c->err);
+	if (ns) {
+		int r = timeline_metrics(ns, ret ? NULL : m, ret ? &lost : c->err);
+
+		ret = ret ? ret : r;
+	}
+	if (rs) {
+		int r = ring_metrics(rs, ret ? NULL : m, ret ? &lost : c->err);
+
+		ret = ret ? ret : r;
+	}
+	if (!ret && late) {
+		ret = late;
+		*c->err = late_err;
+		late_err = NULL;
+	}
+	free(late_err);
+	free(lost);
+	tracepass_close(&tp);
+	return ret;
+}
+
 /* latency.*, flows.* (pktpath) and netrx.*, tx.* (netrx) from each VM's trace. */
 static int collect_trace_path(struct collect *c)
 {
 	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
 		char *path = xasprintf("%s/trace.dat", c->files[vm]);
 		struct metrics *m = metrics_new();
-		struct pktpath *pp = NULL;
-		struct netrx *nr = NULL;
-		int ret = pktpath_read(path, NULL, &pp, c->err);
+		int ret = trace_path_vm(c, path, m);
 
-		if (!ret) {
-			pktpath_metrics(pp, m);
-			pktpath_free(pp);
-			ret = netrx_read(path, NULL, &nr, c->err);
-		}
-		if (!ret) {
-			struct drvring_opts o = { .counters = c->m };
-			struct drvring *dr = NULL;
-			int r2;
-
-			netrx_metrics(nr, m);
-			netrx_free(nr);
-			/* The driver patches' lines, when the kernel and the set have them. */
-			r2 = drvring_read(path, &o, &dr, c->err);
-			if (!r2) {
-				drvring_metrics(dr, m);
-				drvring_free(dr);
-			} else if (r2 == -ENODATA) {
-				free(*c->err);
-				*c->err = NULL;
-			} else {
-				ret = r2;
-			}
-		}
 		free(path);
 		if (ret == -ENODATA) {
 			/* The scenario's set does not follow packets: no such metrics. */
