@@ -141,7 +141,8 @@ static void test_tracepass__absent_events_give_their_note(void **state)
 	char *err = NULL;
 
 	tracepass_init(&tp, path);
-	expect_note(err, pktpath_attach(&tp, NULL, &ps, &err), path, "none of the packet-path events");
+	expect_note(err, pktpath_attach(&tp, NULL, &ps, &err), path,
+		    "none of the packet-path events");
 	assert_null(ps);
 	err = NULL;
 	assert_int_equal(tracedrops_attach(&tp, NULL, &ds, &err), 0);
