@@ -6,7 +6,8 @@
  * streaming analysis: drops (tracedrops: dropwatch), stage latency and
  * flows (pktpath: the drv->ip->tcp->app script, tcptop, tcpsnoop), the
  * NET_RX timeline (netrx: perf netdev-times), and for a run directory the
- * wire against the stack (runview: pcaps beside the counter deltas). Text
+ * wire against the stack (runview: pcaps beside the counter deltas). The
+ * trace's analyses share one pass over the file (trace/tracepass.h). Text
  * and --json print the same structures; nothing is computed twice.
  */
 #include <errno.h>
