@@ -57,6 +57,7 @@ struct report_opts {
 	const char *dev;
 	bool json;
 	bool help;
+	char *oops;		/* the run's oops decoded to file:line, for --json; or NULL */
 };
 
 /* What the per-drop callback writes to: stdout (text) or a JSON array. */
@@ -701,9 +702,6 @@ static void print_report(const struct report *r)
 	}
 }
 
-/* The run's oops decoded to file:line (faddr2line lines), for --json; or NULL. */
-static char *oops_text;
-
 static int print_report_json(const struct report *r)
 {
 	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *drops;
@@ -739,9 +737,9 @@ static int print_report_json(const struct report *r)
 	}
 	if (r->rv)
 		json_object_object_add(o, "wire", runview_to_json(r->rv));
-	if (oops_text) {
+	if (r->ro->oops) {
 		struct json_object *lines = json_object_new_array();
-		char *copy = xstrdup(oops_text), *save = NULL;
+		char *copy = xstrdup(r->ro->oops), *save = NULL;
 
 		for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 			json_object_array_add(lines, json_object_new_string(l));
@@ -870,15 +868,15 @@ static int report_isolated(const struct report_opts *ro, char *path)
  * A run that ended in an oops or panic: its trace decoded to file:line
  * (gdb.h), printed first, or kept for the JSON object.
  */
-static void report_oops(const char *rundir, bool json)
+static void report_oops(struct report_opts *ro)
 {
 	char *err = NULL;
 	struct sbuf out;
 
 	sbuf_init(&out);
-	if (oops_report(rundir, &out, &err) > 0) {
-		if (json)
-			oops_text = xstrdup(out.s);
+	if (oops_report(ro->target, &out, &err) > 0) {
+		if (ro->json)
+			ro->oops = xstrdup(out.s);
 		else
 			printf("%s\n", out.s);
 	} else if (err)
@@ -922,10 +920,10 @@ int cmd_report(int argc, char **argv)
 		return NL_EXIT_OK;
 	}
 	if (is_dir(ro.target))
-		report_oops(ro.target, ro.json);
+		report_oops(&ro);
 	path = find_trace(ro.target);
 	ret = report_isolated(&ro, path);
 	free(path);
-	free(oops_text);
+	free(ro.oops);
 	return ret;
 }
