@@ -437,25 +437,6 @@ static unsigned int wanted(const struct report *r)
 			    : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
 }
 
-static bool analysis_wanted(const struct report *r, int a)
-{
-	unsigned int want = wanted(r);
-
-	if (!r->trace)
-		return false;
-	switch (a) {
-	case A_PATH:
-		/* The path also tells the drops that are not (fragments freed after reassembly). */
-		return want & (S_DROPS | S_LATENCY | S_FLOWS) || r->ro->packets || r->ro->snoop;
-	case A_DROPS:
-		return want & S_DROPS;
-	case A_TIMELINE:
-		return want & S_TIMELINE;
-	default:
-		return want & S_RING;
-	}
-}
-
 /*
  * What an analysis gave (@ret, its error in *@err): 0 to go on (a result, or
  * a section left out with why), or the error that ends the report.
@@ -503,53 +484,83 @@ static int attach_ring(struct report *r, struct analyses *an, char **err)
 	return drvring_attach(&an->tp, &o, (struct drvring_pass **)&an->pass[A_RING], err);
 }
 
-static int attach(struct report *r, struct analyses *an, int a, char **err)
+static int attach_path(struct report *r, struct analyses *an, char **err)
 {
 	const struct report_opts *ro = r->ro;
+	struct pktpath_opts o = { .ctx = r };
 
-	switch (a) {
-	case A_PATH: {
-		struct pktpath_opts o = { .ctx = r };
-
-		o.on_packet = ro->packets ? on_packet : NULL;
-		o.on_snoop = ro->snoop ? on_snoop : NULL;
-		o.on_drop = ro->list ? list_drop_path : NULL;
-		return pktpath_attach(&an->tp, &o, (struct pktpath_pass **)&an->pass[a], err);
-	}
-	case A_DROPS: {
-		struct tracedrops_opts o = { .interval_ns = ro->interval_ns };
-
-		/* Without the packet path, the list comes from the drops alone (no flows). */
-		if (ro->list && !an->pass[A_PATH]) {
-			o.on_drop = list_drop;
-			o.ctx = &r->list;
-		}
-		return tracedrops_attach(&an->tp, &o, (struct tracedrops_pass **)&an->pass[a], err);
-	}
-	case A_TIMELINE: {
-		struct netrx_opts o = { .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
-					.n = ro->worst ? ro->worst : ro->first,
-					.dev = ro->dev };
-
-		return netrx_attach(&an->tp, &o, (struct netrx_pass **)&an->pass[a], err);
-	}
-	default:
-		return attach_ring(r, an, err);
-	}
+	o.on_packet = ro->packets ? on_packet : NULL;
+	o.on_snoop = ro->snoop ? on_snoop : NULL;
+	o.on_drop = ro->list ? list_drop_path : NULL;
+	return pktpath_attach(&an->tp, &o, (struct pktpath_pass **)&an->pass[A_PATH], err);
 }
 
-static int collect(struct report *r, struct analyses *an, int a, char **err)
+static int attach_drops(struct report *r, struct analyses *an, char **err)
 {
-	switch (a) {
-	case A_PATH:
-		return pktpath_collect(an->pass[a], &r->pp, err);
-	case A_DROPS:
-		return tracedrops_collect(an->pass[a], &r->td, err);
-	case A_TIMELINE:
-		return netrx_collect(an->pass[a], &r->nr, err);
-	default:
-		return drvring_collect(an->pass[a], &r->dr, err);
+	struct tracedrops_opts o = { .interval_ns = r->ro->interval_ns };
+
+	/* Without the packet path, the list comes from the drops alone (no flows). */
+	if (r->ro->list && !an->pass[A_PATH]) {
+		o.on_drop = list_drop;
+		o.ctx = &r->list;
 	}
+	return tracedrops_attach(&an->tp, &o, (struct tracedrops_pass **)&an->pass[A_DROPS], err);
+}
+
+static int attach_timeline(struct report *r, struct analyses *an, char **err)
+{
+	const struct report_opts *ro = r->ro;
+	struct netrx_opts o = { .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
+				.n = ro->worst ? ro->worst : ro->first,
+				.dev = ro->dev };
+
+	return netrx_attach(&an->tp, &o, (struct netrx_pass **)&an->pass[A_TIMELINE], err);
+}
+
+static int collect_path(struct report *r, void *pass, char **err)
+{
+	return pktpath_collect(pass, &r->pp, err);
+}
+
+static int collect_drops(struct report *r, void *pass, char **err)
+{
+	return tracedrops_collect(pass, &r->td, err);
+}
+
+static int collect_timeline(struct report *r, void *pass, char **err)
+{
+	return netrx_collect(pass, &r->nr, err);
+}
+
+static int collect_ring(struct report *r, void *pass, char **err)
+{
+	return drvring_collect(pass, &r->dr, err);
+}
+
+/*
+ * The analyses, by A_*: the sections that want each (the packet path also
+ * tells the drops that are not: fragments freed after reassembly), how it
+ * joins the pass (attach) and what it leaves once the pass is over
+ * (collect). Printing and JSON compose their results in the report's order.
+ */
+static const struct analysis {
+	unsigned int sections;		/* any of these wanted: it runs */
+	bool lines;			/* --packets / --snoop need it too */
+	int (*attach)(struct report *r, struct analyses *an, char **err);
+	int (*collect)(struct report *r, void *pass, char **err);
+} analyses_tab[A_N] = {
+	[A_PATH] = { S_DROPS | S_LATENCY | S_FLOWS, true, attach_path, collect_path },
+	[A_DROPS] = { S_DROPS, false, attach_drops, collect_drops },
+	[A_TIMELINE] = { S_TIMELINE, false, attach_timeline, collect_timeline },
+	[A_RING] = { S_RING, false, attach_ring, collect_ring },
+};
+
+static bool analysis_wanted(const struct report *r, int a)
+{
+	const struct analysis *an = &analyses_tab[a];
+
+	return r->trace && ((wanted(r) & an->sections) ||
+			    (an->lines && (r->ro->packets || r->ro->snoop)));
 }
 
 /* Attach in order until one fails for good (it ends the report after those before it). */
@@ -560,7 +571,7 @@ static void attach_all(struct report *r, struct analyses *an, char **err)
 
 		if (!analysis_wanted(r, a))
 			continue;
-		ret = attach(r, an, a, err);
+		ret = analyses_tab[a].attach(r, an, err);
 		if (ret)
 			ret = take(r, a, ret, err);
 		if (ret) {
@@ -587,11 +598,11 @@ static int analyse(struct report *r, char **err)
 		if (!an.pass[a])
 			continue;
 		if (ret) {	/* the report ends at an earlier error: free this one */
-			collect(r, &an, a, &lost);
+			analyses_tab[a].collect(r, an.pass[a], &lost);
 			free(lost);
 			continue;
 		}
-		ret = take(r, a, collect(r, &an, a, err), err);
+		ret = take(r, a, analyses_tab[a].collect(r, an.pass[a], err), err);
 	}
 	if (!ret && an.fatal) {
 		ret = an.fatal;
