@@ -72,6 +72,7 @@ static FILE *qmp_open(const char *qmp_socket, char **err)
 		return NULL;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	sigpipe_ignore();	/* a QEMU that ends while we ask: EPIPE */
 	f = fdopen(fd, "r+");
 	if (!f) {
 		close(fd);

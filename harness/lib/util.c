@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,6 +303,11 @@ int file_read(const char *path, char **data, size_t *len)
 		*len = b.len;
 	*data = sbuf_detach(&b);
 	return 0;
+}
+
+void sigpipe_ignore(void)
+{
+	signal(SIGPIPE, SIG_IGN);
 }
 
 static bool blank(const char *s)

@@ -72,6 +72,13 @@ void *xrealloc_array(void *p, size_t n, size_t size);
  */
 int grow_array(void *pp, size_t *cap, size_t need, size_t size);
 
+/*
+ * Ignore SIGPIPE from here on: for a process that talks to a daemon over a
+ * socket (libvirtd, QEMU's QMP), a peer that dies while netlab writes must
+ * be a write error (EPIPE) netlab reports, not netlab's death.
+ */
+void sigpipe_ignore(void);
+
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);
 /*

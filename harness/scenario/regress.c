@@ -265,7 +265,8 @@ static void progress(const struct regress_opts *o, const char *fmt, ...)
 	sbuf_release(&b);
 }
 
-static void read_run(struct regress_run *run)
+/* @status: the worker's wait status; how it ended tells a run that left nothing. */
+static void read_run(struct regress_run *run, int status)
 {
 	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL;
 	struct json_object *j = json_object_from_file(path), *v;
@@ -279,7 +280,10 @@ static void read_run(struct regress_run *run)
 		free(path);
 		/* A full disk takes result.json and harness-error with it. */
 		run->reason = herr ? herr : disk_short(run->dir, 0);
-		if (!run->reason)
+		if (!run->reason && WIFSIGNALED(status))
+			run->reason = xasprintf("the run left no result.json: its netlab process was killed by signal %d (%s)",
+						WTERMSIG(status), strsignal(WTERMSIG(status)));
+		else if (!run->reason)
 			run->reason = xstrdup("the run left no result.json");
 		if (herr)
 			herr[strcspn(herr, "\n")] = '\0';
@@ -345,15 +349,15 @@ static void run_metrics(struct regress_scn *rs, struct regress_run *run, struct 
 		sbuf_adds(say, ", checks pass");
 }
 
-static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, size_t done,
-		     size_t total)
+static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, int status,
+		     size_t done, size_t total)
 {
 	struct regress_scn *rs = &r->s[j->scn];
 	struct regress_run *run = &rs->runs[j->rep];
 	double wall = now_s() - j->start;
 	struct sbuf say;
 
-	read_run(run);
+	read_run(run, status);
 	run->connect = conn_uri(o, j->conn);
 	sbuf_init(&say);
 	if (run->verdict == RV_OK)
@@ -441,7 +445,7 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 					all[k].pid = 0;
 					running--;
 					busy[all[k].conn]--;
-					job_done(r, o, &all[k], ++done, total);
+					job_done(r, o, &all[k], status, ++done, total);
 					no_space_stop(r, &all[k]);
 				}
 			}

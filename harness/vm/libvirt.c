@@ -262,6 +262,13 @@ static int conn_open(const char *uri, bool events, struct lv_conn **out, char **
 
 	*out = NULL;
 	virSetErrorFunc(NULL, lv_quiet);
+	/*
+	 * libvirt writes to its socket with write(): a daemon killed while
+	 * netlab sends (a keepalive, a stream's data) would kill netlab by
+	 * SIGPIPE, before it can clean up or write the run's result.json.
+	 * With it ignored the write fails and the connection counts as lost.
+	 */
+	sigpipe_ignore();
 	if (virInitialize() < 0 || (events && (pthread_once(&ev_once, ev_start) || !ev_ok))) {
 		err_set(err, "cannot initialise libvirt: %s", lv_msg());
 		return -EIO;

@@ -97,6 +97,20 @@ static void test_util__file_last_line(void **state)
 	free(path);
 }
 
+/* A peer gone while we write: EPIPE, and the process lives on. */
+static void test_util__sigpipe_ignored_is_a_write_error(void **state)
+{
+	int fd[2];
+
+	assert_int_equal(pipe(fd), 0);
+	close(fd[0]);
+	sigpipe_ignore();
+	assert_int_equal(write(fd[1], "x", 1), -1);
+	assert_int_equal(errno, EPIPE);
+	close(fd[1]);
+	signal(SIGPIPE, SIG_DFL);
+}
+
 static void test_util__disk_space_and_shortage(void **state)
 {
 	char *future = xasprintf("%s/suite/run-1/vm", dir), *text;
@@ -127,6 +141,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_util__file_write_failing_midway_keeps_the_old_file),
 		cmocka_unit_test(test_util__file_last_line),
+		cmocka_unit_test(test_util__sigpipe_ignored_is_a_write_error),
 		cmocka_unit_test(test_util__disk_space_and_shortage),
 	};
 
