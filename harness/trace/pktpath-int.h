@@ -68,6 +68,9 @@ struct evf {
 enum { S_DRV, S_GRO, S_NET, S_IP, S_L4, S_COPY, S_N };
 enum { T_IP, T_QUEUE, T_START, T_XMIT, T_FREE };
 
+enum { D_IRQ, D_POLL, D_DESC };
+enum { D_XMIT, D_DONE };
+
 /* C_DONE: net_dev_xmit when the trace has no free events to end a transmission. */
 enum close_how { C_COPY, C_DONE, C_CONSUME, C_KFREE, C_REUSE, C_END };
 
@@ -88,6 +91,13 @@ struct pkt {
 	uint64_t skb; /* the key; 0 for an empty slot */
 	uint64_t ts[S_N]; /* per stage of its direction, 0 when not seen */
 	uint64_t t_app; /* tx: the matched sendmsg */
+	/*
+	 * The driver's own lines (driver-patches/), 0 when not seen: rx the
+	 * interrupt, NAPI poll start and descriptor before its hand-off
+	 * (D_IRQ, D_POLL, D_DESC); tx the driver's xmit and tx_done lines
+	 * (D_XMIT, D_DONE).
+	 */
+	uint64_t drv[3];
 	uint32_t saddr, daddr;
 	uint16_t sport, dport;
 	uint16_t ip_len, frag, headlen;
@@ -123,7 +133,20 @@ struct reason_name {
 
 struct fmt_kind {
 	uint64_t fmt;
-	int kind; /* 0 not ours, 1 rx_handoff, 2 another netlab_drv line */
+	int kind; /* 0 not ours, 1 a netlab_drv line pktpath follows, 2 one it only counts */
+};
+
+/*
+ * Per device (interface name): the driver's latest lines of its receive
+ * side, which the next hand-off takes as its interrupt, poll and descriptor.
+ */
+#define DRV_DEVS 16
+struct drvdev {
+	char ifname[16];
+	uint64_t irq; /* the latest receive (or shared) interrupt */
+	uint64_t poll; /* the latest poll_start */
+	uint64_t poll_irq; /* the interrupt that poll answered; 0 for a repoll */
+	uint64_t desc; /* the latest rx_desc in this poll, 0 once handed off */
 };
 
 /* Index hash: slots hold an array index + 1. */
@@ -164,6 +187,8 @@ struct reader {
 	size_t n_reasons, reasons_cap;
 	struct fmt_kind fmts[64];
 	size_t n_fmts;
+	struct drvdev devs[DRV_DEVS];
+	size_t n_devs;
 	struct trace_seq seq;
 
 	bool started;

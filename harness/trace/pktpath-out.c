@@ -125,12 +125,12 @@ static void print_us(FILE *f, double us)
 static void print_stages(FILE *f, const struct pktpath_stats *s, enum pktpath_dir dir,
 			 const char *indent)
 {
-	fprintf(f, "%s%-9s %8s %9s %9s %9s %9s  (us)\n", indent, "stage", "count", "p50", "p90",
+	fprintf(f, "%s%-12s %8s %9s %9s %9s %9s  (us)\n", indent, "stage", "count", "p50", "p90",
 		"p99", "max");
 	for (int i = 0; i < pktpath_stages(dir); i++) {
 		if (!s->stage[i])
 			continue;
-		fprintf(f, "%s%-9s %8llu", indent, pktpath_stage_name(dir, i),
+		fprintf(f, "%s%-12s %8llu", indent, pktpath_stage_name(dir, i),
 			(unsigned long long)s->stage[i]->count);
 		print_us(f, pktpath_stage_us(s, i, 50));
 		print_us(f, pktpath_stage_us(s, i, 90));

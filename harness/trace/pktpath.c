@@ -42,11 +42,12 @@
 
 /* ---- names ---------------------------------------------------------------- */
 
-static const char *const rx_stage_names[] = { "drv_ip", "drv_net", "net_ip",  "ip_tcp",
-					      "ip_udp", "tcp_app", "udp_app", "total" };
-static const char *const tx_stage_names[] = {
-	"app_ip", "ip_qdisc", "qdisc", "dev", "done", "total"
+static const char *const rx_stage_names[] = {
+	"irq_poll", "poll_handoff", "desc_handoff", "drv_ip",  "drv_net", "net_ip",
+	"ip_tcp",   "ip_udp",	    "tcp_app",	    "udp_app", "total"
 };
+static const char *const tx_stage_names[] = { "app_ip",	  "ip_qdisc", "qdisc", "dev",
+					      "done",	  "drv_xmit", "drv_done", "total" };
 static const char *const outcome_names[] = {
 	"followed",    "gro_merged", "reassembled", "dropped",	    "no_copy",	      "no_payload",
 	"other_proto", "no_app",     "not_sent",    "missed_probe", "address_reused", "trace_ended",
@@ -97,6 +98,7 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 
 	memset(out, 0, sizeof(*out));
 	out->q = -1;
+	out->dir = -1;
 	out->len = -1;
 	if (ret)
 		return ret;
@@ -109,6 +111,8 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 		out->skb = l.v[DRVRING_K_SKB];
 	if (l.has & (1u << DRVRING_K_LEN))
 		out->len = (long long)l.v[DRVRING_K_LEN];
+	if (l.has & (1u << DRVRING_K_DIR))
+		out->dir = (int)l.v[DRVRING_K_DIR];
 	return 0;
 }
 
@@ -461,6 +465,11 @@ static void stages_of(const struct pkt *k, bool followed, int64_t *ns)
 		uint64_t h = k->ts[S_DRV] ? k->ts[S_DRV] : k->ts[S_GRO];
 		bool tcp = k->fl & F_TCP_L4;
 
+		if (k->ts[S_DRV]) {
+			ns[PKTPATH_RX_IRQ_POLL] = span(k->drv[D_IRQ], k->drv[D_POLL]);
+			ns[PKTPATH_RX_POLL_HANDOFF] = span(k->drv[D_POLL], k->ts[S_DRV]);
+			ns[PKTPATH_RX_DESC_HANDOFF] = span(k->drv[D_DESC], k->ts[S_DRV]);
+		}
 		ns[PKTPATH_RX_DRV_IP] = span(h, k->ts[S_IP]);
 		ns[PKTPATH_RX_DRV_NET] = span(h, k->ts[S_NET]);
 		ns[PKTPATH_RX_NET_IP] = span(k->ts[S_NET], k->ts[S_IP]);
@@ -474,6 +483,8 @@ static void stages_of(const struct pkt *k, bool followed, int64_t *ns)
 		ns[PKTPATH_TX_QDISC] = span(k->ts[T_QUEUE], k->ts[T_START]);
 		ns[PKTPATH_TX_DEV] = span(k->ts[T_START], k->ts[T_XMIT]);
 		ns[PKTPATH_TX_DONE] = span(k->ts[T_XMIT], k->ts[T_FREE]);
+		ns[PKTPATH_TX_DRV_XMIT] = span(k->ts[T_START], k->drv[D_XMIT]);
+		ns[PKTPATH_TX_DRV_DONE] = span(k->drv[D_XMIT], k->drv[D_DONE]);
 		ns[PKTPATH_TX_TOTAL] = span(k->t_app, k->ts[T_FREE]);
 	}
 }

@@ -22,12 +22,16 @@
  *	line when the packet has one (driver-patches/), else
  *	net:napi_gro_receive_entry. The copy is skb:skb_copy_datagram_iovec,
  *	netlab:udp_recv_skb or netlab:skb_copy_csum, whichever comes first.
+ *	Before the hand-off, inside a patched driver: the device's latest
+ *	interrupt (when the poll was the first since it), poll_start and
+ *	rx_desc lines before the hand-off line are the packet's.
  *   transmit: netlab:tcp_sendmsg | netlab:udp_sendmsg -> netlab:ip_output
  *	-> net:net_dev_queue -> net:net_dev_start_xmit -> net:net_dev_xmit
  *	-> the free at completion. TCP's skb at ip_output is the clone that
  *	goes to the device, so transmit packets start there; the sendmsg is
  *	joined by task and 4-tuple (the task's latest sendmsg on that tuple,
  *	not older than its latest recvmsg), and only in process context.
+ *	A patched driver's xmit and tx_done lines for the skb stamp it too.
  *
  * Flows. A flow is one direction of a conversation: the IPv4 5-tuple of its
  * packets as they travel (source -> destination), so a TCP connection is two
@@ -73,6 +77,9 @@ enum pktpath_dir { PKTPATH_RX, PKTPATH_TX, PKTPATH_DIRS };
 
 /* Receive stages: indexes of pktpath_stats.stage for PKTPATH_RX. */
 enum {
+	PKTPATH_RX_IRQ_POLL, /* interrupt -> NAPI poll start (driver lines) */
+	PKTPATH_RX_POLL_HANDOFF, /* poll start -> hand-off (driver lines) */
+	PKTPATH_RX_DESC_HANDOFF, /* descriptor seen -> hand-off (driver lines) */
 	PKTPATH_RX_DRV_IP, /* hand-off -> ip_local_deliver */
 	PKTPATH_RX_DRV_NET, /* hand-off -> netif_receive_skb */
 	PKTPATH_RX_NET_IP, /* netif_receive_skb -> ip_local_deliver */
@@ -91,6 +98,8 @@ enum {
 	PKTPATH_TX_QDISC, /* net_dev_queue -> net_dev_start_xmit */
 	PKTPATH_TX_DEV, /* net_dev_start_xmit -> net_dev_xmit */
 	PKTPATH_TX_DONE, /* net_dev_xmit -> free (completion) */
+	PKTPATH_TX_DRV_XMIT, /* net_dev_start_xmit -> the driver's xmit line */
+	PKTPATH_TX_DRV_DONE, /* the driver's xmit -> its tx_done (sent, reclaimed) */
 	PKTPATH_TX_TOTAL, /* sendmsg -> free */
 	PKTPATH_TX_STAGES
 };
@@ -188,6 +197,7 @@ struct pktpath_drv_line {
 	char ifname[16]; /* "ethA" */
 	char event[24]; /* "rx_handoff" */
 	int q; /* -1 when absent */
+	int dir; /* an irq's dir=: 0 rx, 1 tx, -1 when absent (shared) */
 	uint64_t skb; /* 0 when absent */
 	long long len; /* -1 when absent */
 };
