@@ -58,6 +58,38 @@ else
 		"trace-cmd or tcpdump missing (make deps)"
 fi
 
+# drv_stages_match RUN JSON: the driver-internal stages (irq_poll,
+# poll_handoff, desc_handoff; drv_xmit, drv_done) have the count and the
+# median that drvstages.py computes from trace-cmd report's lines alone
+# (the median within the histogram's resolution).
+drv_stages_match() {
+	local run=$1 j=$2 name n p50 dir got
+	python3 "$TOP/tests/integration/drvstages.py" "$run/files/trace.dat" >"$T_TMP/drvstages.txt"
+	cat "$T_TMP/drvstages.txt"
+	while read -r name n p50; do
+		case $name in drv_*) dir=tx ;; *) dir=rx ;; esac
+		got=$(py "$j" "d[\"path\"][\"$dir\"][\"stages\"].get(\"$name\", {}).get(\"count\", 0)")
+		echo "$dir.$name: trace-cmd $n, netlab $got"
+		test "$got" = "$n"
+		test "$n" = 0 && continue
+		got=$(py "$j" "d[\"path\"][\"$dir\"][\"stages\"][\"$name\"][\"p50_us\"]")
+		python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > max(0.5, 0.01 * b))" "$got" "$p50" ||
+			{ echo "$dir.$name p50: netlab $got us, trace-cmd $p50 us"; return 1; }
+	done <"$T_TMP/drvstages.txt"
+}
+
+if command -v trace-cmd >/dev/null; then
+	test_expect_success 'fixtures: the driver-internal stages equal a count of trace-cmd report' '
+		r=$RUNS/drv-e1000e-rx-default
+		"$NETLAB" report --json "$r" >"$T_TMP/drv.json"
+		drv_stages_match "$r" "$T_TMP/drv.json"
+		# the e1000e receive path and the virtio-net transmit path both have samples
+		test "$(py "$T_TMP/drv.json" "d[\"path\"][\"rx\"][\"stages\"][\"desc_handoff\"][\"count\"]")" -gt 1000
+		test "$(py "$T_TMP/drv.json" "d[\"path\"][\"tx\"][\"stages\"][\"drv_xmit\"][\"count\"]")" -gt 1000
+		"$NETLAB" report "$r" | grep -Eq "^  desc_handoff +[0-9]+ "
+	'
+fi
+
 test_expect_success 'fixtures: per-packet lines, snoop lines and sections in the text' '
 	"$NETLAB" report --packets --latency "$RUNS/udp-path" >"$T_TMP/p.out"
 	head -n 3 "$T_TMP/p.out"
@@ -142,6 +174,15 @@ test_expect_success 'guest: the flow, its tasks and its drops agree with the gen
 	echo "kernel: read $got (generator: $(json_get "$RUN/files/recv.json" received) + END copies), followed to the copy $copied"
 	test "$copied" = "$got"
 '
+
+if command -v trace-cmd >/dev/null; then
+	test_expect_success 'guest: the driver-internal stages equal a count of trace-cmd report' '
+		"$NETLAB" report --json "$RUN" >"$T_TMP/gd.json"
+		drv_stages_match "$RUN" "$T_TMP/gd.json"
+		test "$(py "$T_TMP/gd.json" "d[\"path\"][\"rx\"][\"stages\"][\"poll_handoff\"][\"count\"]")" -gt 0
+		test "$(py "$T_TMP/gd.json" "d[\"path\"][\"tx\"][\"stages\"][\"drv_xmit\"][\"count\"]")" -gt 0
+	'
+fi
 
 if command -v tcpdump >/dev/null; then
 	test_expect_success 'guest: per-link packets on the wire equal tcpdump on the same pcap' '
