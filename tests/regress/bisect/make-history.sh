@@ -15,8 +15,12 @@
 #   silent: p1 SILENT p4                     (SILENT: e1000_clean_rx_irq recycles
 #           the buffer of every frame of 257..768 bytes in place: the frame is
 #           neither handed to the stack nor freed, and no counter moves)
+#   slowtx: p1 p2 SLOWTX p4                  (SLOWTX: e1000_xmit_frame busy-waits
+#           NETLAB_SLOWTX_US (default 150) us before queueing a frame shorter
+#           than 256 bytes: nothing is lost, every short transmit is later)
 #
-# Tags: base, culprit (plain's), broken-culprit, break, silent-culprit. Every edit replaces
+# Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
+# slowtx-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -37,7 +41,8 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=silent-culprit
+last=slowtx-culprit
+slowtx_us=${NETLAB_SLOWTX_US:-150}
 if git -C "$dir" rev-parse -q --verify "refs/tags/$last" >/dev/null 2>&1; then
 	echo "$dir"
 	exit 0
@@ -89,6 +94,12 @@ silent='/^\t\ttotal_rx_bytes += length;$/i\
 \t\t\tgoto next_desc;\
 \t\t}\
 '
+slowtx='/^\tif (skb_put_padto(skb, 17))$/{n;a\
+\
+\t/* planted regression: a short frame waits for the PHY to settle */\
+\tif (skb->len < 256)\
+\t\tudelay('"$slowtx_us"');
+}'
 p4='s/e1000_clean_tx_irq - Reclaim resources after transmit completes/e1000_clean_tx_irq - Reclaim the resources of completed transmits/'
 p5='s/e1000_intr_msi - Interrupt Handler/e1000_intr_msi - MSI interrupt handler/'
 
@@ -103,6 +114,12 @@ edit "$p5" "e1000e: name the MSI handler"
 edit "$p1" "e1000e: say what e1000_receive_skb does"
 edit "$silent" "e1000e: reuse the RX buffer of mid-size frames (planted silent loss)"
 "${g[@]}" tag silent-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b slowtx base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$slowtx" "e1000e: let the PHY settle before sending a short frame (planted sub-tick latency regression)"
+"${g[@]}" tag slowtx-culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 if [ $module = 1 ]; then
 	"${g[@]}" checkout -q plain

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Latency regressions below the timer tick. A planted e1000e change
+# (tests/regress/bisect/make-history.sh, branch slowtx: e1000_xmit_frame
+# busy-waits 150 us before queueing a frame shorter than 256 bytes; nothing
+# is lost, each request is 150 us later, the median transaction 14% slower)
+# fails the shipped latency scenarios tcp-rr and udp-rr on the stage it
+# lengthened, the regress output names that stage, netlab report shows it,
+# and netlab bisect --module names the commit. The same scenarios pass on
+# the unmodified driver, built the same way.
+. "$(dirname "$0")/../lib.sh"
+need_guest
+command -v git >/dev/null || skip_all "git missing (make deps)"
+S=$TOP/tests/regress
+
+H=$("$S/bisect/make-history.sh" --module "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e") ||
+	skip_all "cannot make the driver history (tests/regress/bisect/make-history.sh)"
+
+test_expect_success 'bisect --module names the planted latency commit' '
+	rc=0; "$NETLAB" bisect --module "$H" --good base --bad slowtx \
+		--scenario "$S/bisect/e1000e-tx-rr.scn" --out "$T_TMP/bis" \
+		>"$T_TMP/bis.out" 2>"$T_TMP/bis.err" || rc=$?
+	cat "$T_TMP/bis.out"; tail -5 "$T_TMP/bis.err"
+	test $rc = 0
+	grep -q "^first bad commit: $(git -C "$H" rev-parse slowtx-culprit) e1000e: let the PHY settle" "$T_TMP/bis.out"
+	grep -q "^before: tx_driver: latency.tx.dev.p90_us = .*: pass" "$T_TMP/bis.out"
+	grep -q "^after : tx_driver: latency.tx.dev.p90_us = .*: fail" "$T_TMP/bis.out"
+'
+
+# initrd.img of the bisection step that built a commit.
+step_initrd() {
+	local c; c=$(git -C "$H" rev-parse "$1" | cut -c1-12)
+	find "$T_TMP/bis/steps" -maxdepth 2 -path "*$c*" -name initrd.img | head -1
+}
+
+# stage_p50 RUN_DIR DIR STAGE: netlab report's median of that stage, in us.
+stage_p50() {
+	"$NETLAB" report --json "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"path\"][\"$2\"][\"stages\"][\"$3\"][\"p50_us\"])"
+}
+
+test_expect_success 'the planted driver fails tcp-rr and udp-rr on the driver transmit stage' '
+	bad=$(step_initrd slowtx-culprit)
+	test -r "$bad"
+	rc=0; "$NETLAB" regress --initrd "$bad" --out "$T_TMP/bad" tcp-rr udp-rr \
+		>"$T_TMP/bad.out" 2>"$T_TMP/bad.err" || rc=$?
+	cat "$T_TMP/bad.out"
+	test $rc = 1
+	grep -Eq "^tcp-rr +tx_driver +latency.tx.dev.p90_us .* fail" "$T_TMP/bad.out"
+	grep -Eq "^udp-rr +tx_driver +latency.tx.dev.p90_us .* fail" "$T_TMP/bad.out"
+	# the receive side did not move
+	grep -Eq "^tcp-rr +rx_driver +latency.rx.poll_handoff.p90_us .* pass" "$T_TMP/bad.out"
+'
+
+test_expect_success 'the same scenarios pass with the unmodified driver, built the same way' '
+	good=$(step_initrd base)
+	test -r "$good"
+	rc=0; "$NETLAB" regress --initrd "$good" --out "$T_TMP/good" tcp-rr udp-rr \
+		>"$T_TMP/good.out" 2>"$T_TMP/good.err" || rc=$?
+	cat "$T_TMP/good.out"
+	test $rc = 0
+'
+
+test_expect_success 'netlab report: the driver xmit stage grew by the planted delay, the rest did not' '
+	b=$(stage_p50 "$T_TMP/bad/tcp-rr/run-1" tx drv_xmit)
+	g=$(stage_p50 "$T_TMP/good/tcp-rr/run-1" tx drv_xmit)
+	bi=$(stage_p50 "$T_TMP/bad/tcp-rr/run-1" rx ip_tcp)
+	gi=$(stage_p50 "$T_TMP/good/tcp-rr/run-1" rx ip_tcp)
+	echo "tx drv_xmit p50: $g us unmodified, $b us planted; rx ip_tcp p50: $gi us, $bi us"
+	python3 -c "import sys; g, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (120 <= b - g <= 180))" "$g" "$b"
+	python3 -c "import sys; g, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(b - g) > 5)" "$gi" "$bi"
+	"$NETLAB" report "$T_TMP/bad/tcp-rr/run-1" | grep -Eq "^  drv_xmit +[0-9]+ +1[5-9][0-9]\.[0-9] "
+'
+
+test_done
