@@ -78,7 +78,7 @@ struct queue {
 };
 enum prole { P_POLL, P_POLL_RET, P_IRQ, P_IRQ_TX, P_XMIT, P_REFILL, P_RX, P_ROLES };
 
-#define PROBE_DRIVERS 3
+#define PROBE_DRIVERS DRVRING_PROBE_DRIVERS
 #define PROBE_EVENTS 48
 struct pev {
 	int id, drv;

@@ -775,6 +775,20 @@ int drvring_probe_parse(const char *event, int *drv, enum prole *role)
 	return 0;
 }
 
+enum drvring_probe_at drvring_probe_at(const char *event, int *drv)
+{
+	enum prole role;
+
+	if (drvring_probe_parse(event, drv, &role))
+		return DRVRING_AT_NONE;
+	switch (role) {
+	case P_IRQ: return DRVRING_AT_IRQ;
+	case P_POLL: return DRVRING_AT_POLL;
+	case P_POLL_RET: return DRVRING_AT_POLL_RET;
+	default: return DRVRING_AT_NONE;
+	}
+}
+
 int drvring_probe_feed(struct drvring *d, uint64_t ts, int cpu, int drv, enum prole role,
 		       uint64_t v)
 {

@@ -341,6 +341,17 @@ int drvring_feed_probe(struct drvring *d, uint64_t ts, int cpu, const char *even
 int drvring_finish(struct drvring *d);
 
 /*
+ * Where a fallback probe event (netlab:drv_DRIVER_ROLE) sits on the receive
+ * path, for readers that follow packets (pktpath): a receive (or shared)
+ * interrupt, a NAPI poll's entry or its return; DRVRING_AT_NONE for the
+ * others and for events that are no fallback probe. *@drv: the driver's
+ * index (0..DRVRING_PROBE_DRIVERS-1).
+ */
+#define DRVRING_PROBE_DRIVERS 3
+enum drvring_probe_at { DRVRING_AT_NONE, DRVRING_AT_IRQ, DRVRING_AT_POLL, DRVRING_AT_POLL_RET };
+enum drvring_probe_at drvring_probe_at(const char *event, int *drv);
+
+/*
  * The same in a shared pass (trace/tracepass.h): drvring_attach() opens the
  * file if no analysis did yet and finds the events (@o is copied; its
  * counters must stay until drvring_collect()); after tracepass_run(),

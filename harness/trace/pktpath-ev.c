@@ -498,6 +498,24 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 	return 0;
 }
 
+/* A fallback probe: the driver's receive interrupt, its poll's entry and return. */
+static void on_probe(struct reader *r, struct tep_record *rec, int e)
+{
+	int drv = r->probe_drv[tep_data_type(r->tep, rec)];
+
+	if (drv < 0 || drv >= DRVRING_PROBE_DRIVERS || rec->cpu < 0 || rec->cpu >= DRVRING_MAX_CPUS)
+		return;
+	if (e == EV_P_IRQ) {
+		r->p_irq[drv] = rec->ts;
+	} else if (e == EV_P_POLL) {
+		r->p_cpu[rec->cpu].poll = rec->ts;
+		r->p_cpu[rec->cpu].poll_irq = r->p_irq[drv] > r->p_last_poll[drv] ? r->p_irq[drv] : 0;
+		r->p_last_poll[drv] = rec->ts;
+	} else {
+		r->p_cpu[rec->cpu].poll = r->p_cpu[rec->cpu].poll_irq = 0;
+	}
+}
+
 static int on_event(struct reader *r, struct tep_record *rec, int e)
 {
 	struct pktpath_drv_line d;
@@ -510,9 +528,19 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		if (drv_line(r, rec, e, &d) != 1)
 			return 0;
 		return on_drv_line(r, &d, rec->ts);
+	case EV_P_IRQ:
+	case EV_P_POLL:
+	case EV_P_POLL_RET:
+		on_probe(r, rec, e);
+		return 0;
 	case EV_GRO:
 		if (pktpath_advance(r, U(EV_GRO, skb), PKTPATH_RX, S_GRO, rec->ts, &k))
 			return -1;
+		if (k && k->ts[S_GRO] == rec->ts && !(k->fl & F_DRV) && rec->cpu >= 0 &&
+		    rec->cpu < DRVRING_MAX_CPUS && r->p_cpu[rec->cpu].poll) {
+			k->drv[D_POLL] = r->p_cpu[rec->cpu].poll;
+			k->drv[D_IRQ] = r->p_cpu[rec->cpu].poll_irq;
+		}
 		if (k && U(EV_GRO, protocol) != ETH_P_IP_) {
 			pktpath_pkt_delete(r, k); /* ARP, IPv6: not followed */
 			return 0;
@@ -651,6 +679,8 @@ static int find_events(struct reader *r, const char *path, char **err)
 {
 	struct pktpath *p = r->p;
 	size_t path_events = 0;
+	struct tep_event **evs;
+	int drv;
 
 	r->max_id = 0;
 	for (int e = 1; e < EV_N; e++) {
@@ -697,12 +727,32 @@ static int find_events(struct reader *r, const char *path, char **err)
 			path);
 		return -ENODATA;
 	}
+	evs = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
+	for (size_t i = 0; evs && evs[i]; i++)
+		if (evs[i]->system && !strcmp(evs[i]->system, "netlab") &&
+		    drvring_probe_at(evs[i]->name, &drv) != DRVRING_AT_NONE && evs[i]->id > r->max_id)
+			r->max_id = evs[i]->id;
 	r->kind = calloc((size_t)r->max_id + 1, 1);
-	if (!r->kind)
+	r->probe_drv = calloc((size_t)r->max_id + 1, 1);
+	if (!r->kind || !r->probe_drv)
 		return -ENOMEM;
 	for (int e = 1; e < EV_N; e++)
 		if (r->f[e].ev)
 			r->kind[r->f[e].ev->id] = (uint8_t)e;
+	for (size_t i = 0; evs && evs[i]; i++) {
+		static const uint8_t kind_at[] = { [DRVRING_AT_IRQ] = EV_P_IRQ,
+						   [DRVRING_AT_POLL] = EV_P_POLL,
+						   [DRVRING_AT_POLL_RET] = EV_P_POLL_RET };
+		enum drvring_probe_at at;
+
+		if (!evs[i]->system || strcmp(evs[i]->system, "netlab"))
+			continue;
+		at = drvring_probe_at(evs[i]->name, &drv);
+		if (at == DRVRING_AT_NONE)
+			continue;
+		r->kind[evs[i]->id] = kind_at[at];
+		r->probe_drv[evs[i]->id] = (int8_t)drv;
+	}
 	r->has_free = r->f[EV_CONSUME].ev || r->f[EV_KFREE].ev;
 	/* A packet opens at its direction's earliest recorded stage (and the driver line). */
 	r->open_at[PKTPATH_RX][S_DRV] = r->open_at[PKTPATH_RX][S_GRO] = true;
@@ -821,6 +871,7 @@ static void finish(struct pktpath *p)
 static void reader_release(struct reader *r)
 {
 	free(r->kind);
+	free(r->probe_drv);
 	free(r->tab);
 	free(r->ts);
 	free(r->proc_h.slot);

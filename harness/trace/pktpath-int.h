@@ -15,6 +15,7 @@
 #include <trace-seq.h>
 #include <trace-cmd.h>
 
+#include "trace/drvring.h"
 #include "trace/pktpath.h"
 #include "trace/tracefile.h"
 
@@ -55,7 +56,12 @@ enum ev {
 	EV_TCP_RECV,
 	EV_UDP_RECV,
 	EV_RETRANS,
-	EV_N
+	EV_N,
+	/* the fallback probes of a kernel without driver lines (no events[] entry) */
+	EV_P_IRQ = EV_N,
+	EV_P_POLL,
+	EV_P_POLL_RET,
+	EV_ALL
 };
 
 struct evf {
@@ -189,6 +195,16 @@ struct reader {
 	size_t n_fmts;
 	struct drvdev devs[DRV_DEVS];
 	size_t n_devs;
+	/*
+	 * Without driver lines, the fallback probes: a packet handed to GRO
+	 * inside a poll on its CPU takes that poll (and the driver's receive
+	 * interrupt before it, when the poll was the driver's first since).
+	 */
+	int8_t *probe_drv; /* event id -> driver index, for EV_P_* */
+	uint64_t p_irq[DRVRING_PROBE_DRIVERS], p_last_poll[DRVRING_PROBE_DRIVERS];
+	struct {
+		uint64_t poll, poll_irq; /* 0: no poll open on this CPU */
+	} p_cpu[DRVRING_MAX_CPUS];
 	struct trace_seq seq;
 
 	bool started;

@@ -465,11 +465,9 @@ static void stages_of(const struct pkt *k, bool followed, int64_t *ns)
 		uint64_t h = k->ts[S_DRV] ? k->ts[S_DRV] : k->ts[S_GRO];
 		bool tcp = k->fl & F_TCP_L4;
 
-		if (k->ts[S_DRV]) {
-			ns[PKTPATH_RX_IRQ_POLL] = span(k->drv[D_IRQ], k->drv[D_POLL]);
-			ns[PKTPATH_RX_POLL_HANDOFF] = span(k->drv[D_POLL], k->ts[S_DRV]);
-			ns[PKTPATH_RX_DESC_HANDOFF] = span(k->drv[D_DESC], k->ts[S_DRV]);
-		}
+		ns[PKTPATH_RX_IRQ_POLL] = span(k->drv[D_IRQ], k->drv[D_POLL]);
+		ns[PKTPATH_RX_POLL_HANDOFF] = span(k->drv[D_POLL], h);
+		ns[PKTPATH_RX_DESC_HANDOFF] = span(k->drv[D_DESC], h);
 		ns[PKTPATH_RX_DRV_IP] = span(h, k->ts[S_IP]);
 		ns[PKTPATH_RX_DRV_NET] = span(h, k->ts[S_NET]);
 		ns[PKTPATH_RX_NET_IP] = span(k->ts[S_NET], k->ts[S_IP]);

@@ -4,12 +4,17 @@
 # IPv4 packet handed off by a patched driver, its device's latest interrupt
 # (when the poll was the first since), poll_start and rx_desc; for each
 # transmitted skb, net_dev_start_xmit -> the driver's xmit line -> its
-# tx_done. Prints one line per stage: NAME COUNT P50_US.
+# tx_done. Without driver lines, the fallback probes (netlab:drv_DRIVER_*):
+# a packet handed to GRO inside a poll on its CPU takes that poll, and the
+# driver's receive interrupt when the poll was the driver's first since.
+# Prints one line per stage: NAME COUNT P50_US.
 import re, subprocess, sys
 
 out = subprocess.run(["trace-cmd", "report", "-t", "-i", sys.argv[1]], capture_output=True,
                      text=True, check=True).stdout
-ts_re = re.compile(r"\s(\d+\.\d+):\s+(\S+):\s+(.*)$")
+ts_re = re.compile(r"\[(\d+)\]\s+(\d+\.\d+):\s+(\S+):\s+(.*)$")
+probe_re = re.compile(r"drv_(e1000e|e1000|virtio_net)_(\w+)$")
+p_irq, p_last, p_cpu = {}, {}, {}
 dev = {}
 pend = {}
 txs = {}
@@ -18,8 +23,20 @@ for line in out.splitlines():
     m = ts_re.search(line)
     if not m:
         continue
-    ts = round(float(m.group(1)) * 1e9)
-    ev, rest = m.group(2), m.group(3)
+    cpu, ts = int(m.group(1)), round(float(m.group(2)) * 1e9)
+    ev, rest = m.group(3), m.group(4)
+    pm = probe_re.match(ev)
+    if pm:
+        drv, role = pm.group(1), pm.group(2)
+        if role.startswith("irq") and not role.startswith("irq_tx"):
+            p_irq[drv] = ts
+        elif role == "poll":
+            i = p_irq.get(drv, 0)
+            p_cpu[cpu] = (ts, i if i > p_last.get(drv, 0) else 0)
+            p_last[drv] = ts
+        elif role == "poll_ret":
+            p_cpu.pop(cpu, None)
+        continue
     if ev == "net_dev_start_xmit":
         a = re.search(r"skbaddr=(0x[0-9a-f]+)", rest)
         if a and "protocol=0x0800" in rest:
@@ -28,6 +45,9 @@ for line in out.splitlines():
     if ev == "napi_gro_receive_entry":
         a = re.search(r"skbaddr=(0x[0-9a-f]+)", rest)
         p = pend.pop(int(a.group(1), 16), None)
+        if p is None and cpu in p_cpu:
+            poll, irq = p_cpu[cpu]
+            p = {"irq_poll": poll - irq if irq else None, "poll_handoff": ts - poll}
         if p and "protocol=0x0800" in rest:
             for k, v in p.items():
                 if v is not None:

@@ -87,6 +87,12 @@ if command -v trace-cmd >/dev/null; then
 		test "$(py "$T_TMP/drv.json" "d[\"path\"][\"rx\"][\"stages\"][\"desc_handoff\"][\"count\"]")" -gt 1000
 		test "$(py "$T_TMP/drv.json" "d[\"path\"][\"tx\"][\"stages\"][\"drv_xmit\"][\"count\"]")" -gt 1000
 		"$NETLAB" report "$r" | grep -Eq "^  desc_handoff +[0-9]+ "
+		# without driver lines, from the fallback probes: interrupt and poll, no descriptor
+		r=$RUNS/drvprobe-e1000e-rx
+		"$NETLAB" report --json "$r" >"$T_TMP/drvprobe.json"
+		drv_stages_match "$r" "$T_TMP/drvprobe.json"
+		test "$(py "$T_TMP/drvprobe.json" "d[\"path\"][\"rx\"][\"stages\"][\"poll_handoff\"][\"count\"]")" -gt 1000
+		test "$(py "$T_TMP/drvprobe.json" "d[\"path\"][\"rx\"][\"stages\"][\"irq_poll\"][\"count\"]")" -gt 1000
 	'
 fi
 
