@@ -204,13 +204,17 @@ void qemu_gdbstub_args(const struct vm_config *cfg, struct argv *a)
 }
 
 /* Virtual time follows the instruction count: in-guest timings repeat run
- * after run. sleep=off warps over idle time. */
+ * after run. sleep=off warps over idle time; NETLAB_ICOUNT_SLEEP=on (an
+ * experiment, netlab(1)) lets an idle guest's clock follow the host's. */
 void qemu_icount_args(const struct vm_config *cfg, struct argv *a)
 {
+	const char *sleep = getenv("NETLAB_ICOUNT_SLEEP");
+
 	if (cfg->icount_shift < 0)
 		return;
 	argv_add(a, "-icount");
-	argv_addf(a, "shift=%d,sleep=off,align=off", cfg->icount_shift);
+	argv_addf(a, "shift=%d,sleep=%s,align=off", cfg->icount_shift,
+		  sleep && !strcmp(sleep, "on") ? "on" : "off");
 }
 
 /* The gdbstub; -S: wait for gdb's continue. */

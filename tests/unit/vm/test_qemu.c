@@ -102,6 +102,15 @@ static void test_qemu__icount_only_when_asked_and_only_with_tcg(void **state)
 	build(&c, &a);
 	assert_non_null(opt_value(&a, "-icount", "shift=3,sleep=off"));
 	argv_release(&a);
+	setenv("NETLAB_ICOUNT_SLEEP", "on", 1);
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-icount", "shift=3,sleep=on"));
+	argv_release(&a);
+	setenv("NETLAB_ICOUNT_SLEEP", "yes", 1);
+	build(&c, &a);
+	assert_non_null(opt_value(&a, "-icount", "shift=3,sleep=off"));
+	argv_release(&a);
+	unsetenv("NETLAB_ICOUNT_SLEEP");
 	c.accel = VM_ACCEL_KVM;
 	argv_init(&a);
 	assert_int_not_equal(qemu_build_argv(&c, 0, &a, &err), 0);
