@@ -364,6 +364,47 @@ static void test_coverage__cells_of_directions_sizes_and_protocols(void **state)
 	free_cases(c, n);
 }
 
+/*
+ * rr's proto is a [traffic] key like size: an axis of it replaces it per
+ * case, and direction swaps client and server; a check may hold for one
+ * protocol only.
+ */
+static void test_matrix__rr_proto_axis_and_direction(void **state)
+{
+	const char *text = "[scenario]\nnic.A = virtio-net\nduration = 2\n"
+			   "[traffic]\ngenerator = rr\nproto = tcp\nreq-size = 64\nresp-size = 64\n"
+			   "[matrix]\nnic.B = e1000 e1000e\ndirection = A>B B>A\nproto = tcp udp\n"
+			   "[checks]\np50 = rr.latency_us.p50 <= 2000\nno_loss[proto=udp] = rr.lost == 0\n";
+	struct coverage cv;
+	size_t n = 0;
+	struct scenario **c = cases_ok("rr", text, &n);
+
+	assert_int_equal(n, 8);
+	assert_string_equal(c[1]->name, "rr[nic.B=e1000,direction=A>B,proto=udp]");
+	assert_string_equal(tval(c[0], "proto"), "tcp");
+	assert_string_equal(tval(c[1], "proto"), "udp");
+	assert_int_equal(c[1]->n_traffic, 3);
+	assert_int_equal(c[0]->n_checks, 1);
+	assert_int_equal(c[1]->n_checks, 2);
+	/* B>A: B (index 1) sends the requests, A answers. */
+	assert_int_equal(scn_tx_nic(c[3]), 1);
+	assert_int_equal(scn_rx_nic(c[3]), 0);
+	memset(&cv, 0, sizeof(cv));
+	for (size_t i = 0; i < n; i++) {
+		const char *models[VM_MAX_NICS] = { "virtio-net", c[i]->nic_model[1]->name };
+
+		coverage_add(&cv, c[i], models);
+	}
+	/* UDP 64 B: 106 B frames both ways, each model receives requests (A>B) and responses (B>A). */
+	assert_int_equal(cv.n[0][COV_RX][COV_UDP][COV_SMALL], 2);
+	assert_int_equal(cv.n[0][COV_TX][COV_UDP][COV_SMALL], 2);
+	assert_int_equal(cv.n[2][COV_RX][COV_UDP][COV_SMALL], 4);
+	/* TCP 64 B with timestamps: 130 B frames, medium. */
+	assert_int_equal(cv.n[1][COV_RX][COV_TCP][COV_MEDIUM], 2);
+	assert_int_equal(cv.n[1][COV_RX][COV_TCP][COV_SMALL], 0);
+	free_cases(c, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_matrix__overlapping_conditional_checks_are_refused),
 		cmocka_unit_test(test_scenario__rejects_a_nul_byte_with_its_line),
 		cmocka_unit_test(test_coverage__cells_of_directions_sizes_and_protocols),
+		cmocka_unit_test(test_matrix__rr_proto_axis_and_direction),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);

@@ -205,6 +205,19 @@ static void test_scnrun__direction_b_to_a_sends_from_b_and_sets_mtu(void **state
 	free(s);
 }
 
+/* rr follows direction like the stream generators: B>A makes B the client. */
+static void test_scnrun__rr_direction_b_to_a_runs_the_client_in_b(void **state)
+{
+	char *s = script_for("good-rr-b-to-a.scn", NULL, 0);
+
+	expect(s, "/sbin/ip netns exec b rr --client --dst 198.18.0.1 --proto udp");
+	expect(s, "rr --server --bind 198.18.0.1 --proto udp");
+	expect(s, "wait_port udp 5202 $R");
+	expect_not(s, "--dst 198.18.0.2");
+	expect_not(s, "netns exec b rr --server");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -214,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_scnrun__manifest_chooses_lines_or_fallback_probes),
 		cmocka_unit_test(test_scnrun__traffic_values_stay_one_shell_word),
 		cmocka_unit_test(test_scnrun__direction_b_to_a_sends_from_b_and_sets_mtu),
+		cmocka_unit_test(test_scnrun__rr_direction_b_to_a_runs_the_client_in_b),
 	};
 
 	return cmocka_run_group_tests_name("scnrun", tests, NULL, NULL);
