@@ -32,11 +32,13 @@ test_expect_success 'matrix cases: listed by name, selected by name or glob' '
 	"$NETLAB" regress --list >"$T_TMP/list"
 	grep -q "^paths-udp\[nic.B=e1000e,direction=B>A,size=1472\] " "$T_TMP/list"
 	test "$(grep -c "^paths-udp\[" "$T_TMP/list")" = 24
+	test "$(grep -c "^paths-rr\[" "$T_TMP/list")" = 12
+	grep -q "^paths-rr\[nic.B=e1000e,direction=B>A,proto=udp\] " "$T_TMP/list"
 	"$NETLAB" regress --list "paths-udp[nic.B=e1000,direction=A>B,size=32]" >"$T_TMP/one"
 	test "$(wc -l <"$T_TMP/one")" = 1
 	"$NETLAB" regress --list "paths-*nic.B=e1000e,direction=A>B*" >"$T_TMP/glob"
 	cat "$T_TMP/glob"
-	test "$(wc -l <"$T_TMP/glob")" = 7
+	test "$(wc -l <"$T_TMP/glob")" = 9
 	rc=0; "$NETLAB" regress --list "paths-udp[nic.B=e9999*" 2>"$T_TMP/none.err" || rc=$?
 	test $rc = 2
 	grep -q "no scenario or matrix case matches" "$T_TMP/none.err"
