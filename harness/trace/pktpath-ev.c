@@ -596,8 +596,13 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		return pktpath_advance(r, U(EV_QUEUE, skb), PKTPATH_TX, T_QUEUE, rec->ts, &k) ?
 			-1 : 0;
 	case EV_START:
-		return pktpath_advance(r, U(EV_START, skb), PKTPATH_TX, T_START, rec->ts, &k) ?
-			-1 : 0;
+		if (pktpath_advance(r, U(EV_START, skb), PKTPATH_TX, T_START, rec->ts, &k))
+			return -1;
+		/* A trace without ip_output: IPv4 by the skb's protocol here. */
+		if (k && !(k->fl & F_V4) && r->f[EV_START].protocol &&
+		    U(EV_START, protocol) == ETH_P_IP_)
+			k->fl |= F_V4;
+		return 0;
 	case EV_XMIT:
 		/* Not sent (NETDEV_TX_BUSY): the packet stays at start_xmit. */
 		if (r->f[EV_XMIT].rc && U(EV_XMIT, rc) != 0)

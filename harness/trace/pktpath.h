@@ -28,7 +28,9 @@
  *   transmit: netlab:tcp_sendmsg | netlab:udp_sendmsg -> netlab:ip_output
  *	-> net:net_dev_queue -> net:net_dev_start_xmit -> net:net_dev_xmit
  *	-> the free at completion. TCP's skb at ip_output is the clone that
- *	goes to the device, so transmit packets start there; the sendmsg is
+ *	goes to the device, so transmit packets start there (at
+ *	net_dev_start_xmit, IPv4 by its protocol field, in a trace without
+ *	ip_output and net_dev_queue); the sendmsg is
  *	joined by task and 4-tuple (the task's latest sendmsg on that tuple,
  *	not older than its latest recvmsg), and only in process context.
  *	A patched driver's xmit and tx_done lines for the skb stamp it too.
