@@ -6,6 +6,7 @@
 #include "scenario/baseline.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,7 +164,125 @@ static int read_object(const char *path, struct json_object **out, char **err)
 	return ret;
 }
 
-int baseline_load(const char *path, struct metrics **out, char **err)
+static bool is_number(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double);
+}
+
+/* A finite number, or -EINVAL naming the file, the object (may be "") and the key. */
+static int number_at(const char *path, const char *in, const char *key, struct json_object *val,
+		     char **err)
+{
+	if (!is_number(val)) {
+		err_set(err, "%s: %sthe value of '%s' is not a number", path, in, key);
+		return -EINVAL;
+	}
+	if (!isfinite(json_object_get_double(val))) {
+		err_set(err, "%s: %sthe value of '%s' is not a finite number", path, in, key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "_stages": an object of finite numbers; into m (may be NULL: only checked). */
+static int read_stages(const char *path, struct json_object *o, struct metrics *m, char **err)
+{
+	if (!json_object_is_type(o, json_type_object)) {
+		err_set(err, "%s: '_stages' is not an object of stage latencies", path);
+		return -EINVAL;
+	}
+	json_object_object_foreach(o, key, val) {
+		if (number_at(path, "_stages: ", key, val, err))
+			return -EINVAL;
+		if (m)
+			metrics_set(m, key, json_object_get_double(val));
+	}
+	return 0;
+}
+
+/* One entry of "_spread": { "max": .., "min": .., "n": .. }, min <= max, n >= 1. */
+static int read_spread_entry(const char *path, const char *key, struct json_object *val,
+			     struct baseline_spread *sp, char **err)
+{
+	struct json_object *min, *max, *n;
+
+	if (!json_object_is_type(val, json_type_object) ||
+	    !json_object_object_get_ex(val, "min", &min) ||
+	    !json_object_object_get_ex(val, "max", &max) ||
+	    !json_object_object_get_ex(val, "n", &n) || !is_number(min) || !is_number(max) ||
+	    !json_object_is_type(n, json_type_int)) {
+		err_set(err, "%s: _spread: the entry of '%s' is not { \"min\": NUMBER, \"max\": NUMBER, \"n\": RUNS }",
+			path, key);
+		return -EINVAL;
+	}
+	sp->min = json_object_get_double(min);
+	sp->max = json_object_get_double(max);
+	if (!isfinite(sp->min) || !isfinite(sp->max) || sp->min > sp->max) {
+		err_set(err, "%s: _spread: the entry of '%s' has no finite min <= max", path, key);
+		return -EINVAL;
+	}
+	if (json_object_get_int64(n) < 1 || json_object_get_int64(n) > UINT_MAX) {
+		err_set(err, "%s: _spread: the entry of '%s' has n %s, not a count of runs", path,
+			key, json_object_get_string(n));
+		return -EINVAL;
+	}
+	sp->n = (unsigned int)json_object_get_int64(n);
+	return 0;
+}
+
+/* "_spread": an object of entries; into x (may be NULL: only checked). */
+static int read_spread(const char *path, struct json_object *o, struct baseline_extra *x,
+		       char **err)
+{
+	if (!json_object_is_type(o, json_type_object)) {
+		err_set(err, "%s: '_spread' is not an object of per-subject spreads", path);
+		return -EINVAL;
+	}
+	json_object_object_foreach(o, key, val) {
+		struct baseline_spread sp;
+
+		if (read_spread_entry(path, key, val, &sp, err))
+			return -EINVAL;
+		if (!x)
+			continue;
+		x->spread = xrealloc_array(x->spread, x->n_spread + 1, sizeof(*x->spread));
+		x->spread[x->n_spread].key = xstrdup(key);
+		x->spread[x->n_spread++].s = sp;
+	}
+	return 0;
+}
+
+/* The keys starting with '_' that netlab reads; others ("_meta") are skipped. */
+static int read_extra(const char *path, struct json_object *o, struct baseline_extra *x,
+		      char **err)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(o, "_stages", &v)) {
+		if (x)
+			x->stages = metrics_new();
+		if (read_stages(path, v, x ? x->stages : NULL, err))
+			return -EINVAL;
+	}
+	if (json_object_object_get_ex(o, "_spread", &v) && read_spread(path, v, x, err))
+		return -EINVAL;
+	return 0;
+}
+
+static int read_values(const char *path, struct json_object *o, struct metrics *m, char **err)
+{
+	json_object_object_foreach(o, key, val) {
+		if (key[0] == '_')
+			continue;
+		if (number_at(path, "", key, val, err))
+			return -EINVAL;
+		metrics_set(m, key, json_object_get_double(val));
+	}
+	return 0;
+}
+
+/* The file's values into *out (may be NULL), its extras into x (may be NULL). */
+static int load(const char *path, struct metrics **out, struct baseline_extra *x, char **err)
 {
 	struct json_object *o;
 	struct metrics *m;
@@ -172,29 +291,38 @@ int baseline_load(const char *path, struct metrics **out, char **err)
 	if (ret)
 		return ret;
 	m = metrics_new();
-	json_object_object_foreach(o, key, val) {
-		if (key[0] == '_')
-			continue;
-		if (!json_object_is_type(val, json_type_int) &&
-		    !json_object_is_type(val, json_type_double)) {
-			err_set(err, "%s: the value of '%s' is not a number", path, key);
-			ret = -EINVAL;
-			break;
-		}
-		if (!isfinite(json_object_get_double(val))) {
-			err_set(err, "%s: the value of '%s' is not a finite number", path, key);
-			ret = -EINVAL;
-			break;
-		}
-		metrics_set(m, key, json_object_get_double(val));
-	}
+	ret = read_values(path, o, m, err);
+	if (!ret)
+		ret = read_extra(path, o, x, err);
 	json_object_put(o);
-	if (ret) {
+	if (ret || !out) {
 		metrics_free(m);
+		if (ret && x)
+			baseline_extra_release(x);
 		return ret;
 	}
 	*out = m;
 	return 0;
+}
+
+int baseline_load(const char *path, struct metrics **out, char **err)
+{
+	return load(path, out, NULL, err);
+}
+
+int baseline_load_extra(const char *path, struct baseline_extra *x, char **err)
+{
+	memset(x, 0, sizeof(*x));
+	return load(path, NULL, x, err);
+}
+
+void baseline_extra_release(struct baseline_extra *x)
+{
+	for (size_t i = 0; i < x->n_spread; i++)
+		free(x->spread[i].key);
+	free(x->spread);
+	metrics_free(x->stages);
+	memset(x, 0, sizeof(*x));
 }
 
 char *baseline_key(const struct scenario *scn, const char *subject)
@@ -216,6 +344,74 @@ double baseline_value(const struct metrics *b, const struct scenario *scn,
 	ok = metrics_get(b, key, &v);
 	free(key);
 	return ok ? v : NAN;
+}
+
+bool baseline_spread(const struct baseline_extra *x, const struct scenario *scn,
+		     const struct check_expr *e, struct baseline_spread *out)
+{
+	char *key;
+	bool found = false;
+
+	if (!x || !check_subject(e))
+		return false;
+	key = baseline_key(scn, check_subject(e));
+	for (size_t i = 0; i < x->n_spread && !found; i++) {
+		if (strcmp(x->spread[i].key, key))
+			continue;
+		*out = x->spread[i].s;
+		found = true;
+	}
+	free(key);
+	return found;
+}
+
+/*
+ * The metric name of a "_stages" key of case suffix sfx ("[k=v]", or "" for
+ * a scenario without a matrix), or NULL when the key is another case's.
+ * Caller frees.
+ */
+static char *stage_name(const char *key, const char *sfx)
+{
+	size_t kl = strlen(key), sl = strlen(sfx);
+
+	if (kl <= sl || strcmp(key + kl - sl, sfx) || memchr(key, '[', kl - sl))
+		return NULL;
+	return xasprintf("%.*s", (int)(kl - sl), key);
+}
+
+struct metrics *baseline_stages(const struct baseline_extra *x, const struct scenario *scn)
+{
+	char *sfx = baseline_key(scn, "");
+	struct metrics *m = metrics_new();
+
+	for (size_t i = 0; x && x->stages && i < metrics_count(x->stages); i++) {
+		const char *key;
+		char *name;
+		double v;
+
+		metrics_at(x->stages, i, &key, &v);
+		name = stage_name(key, sfx);
+		if (name)
+			metrics_set(m, name, v);
+		free(name);
+	}
+	free(sfx);
+	if (!metrics_count(m)) {
+		metrics_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+bool baseline_is_stage_metric(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(name, "latency.rx.", 11) && strncmp(name, "latency.tx.", 11))
+		return false;
+	/* latency.rx.<stage>.p50_us: a stage name of at least one character. */
+	return (n > 11 + 7 && !strcmp(name + n - 7, ".p50_us")) ||
+	       (n > 11 + 7 && !strcmp(name + n - 7, ".p90_us"));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -299,8 +495,119 @@ static int set_subjects(struct json_object *o, const struct scenario *scn,
 	return 0;
 }
 
+/* The object o holds under key, created if missing. */
+static struct json_object *child(struct json_object *o, const char *key)
+{
+	struct json_object *c;
+
+	if (json_object_object_get_ex(o, key, &c))
+		return c;
+	c = json_object_new_object();
+	json_object_object_add(o, key, c);
+	return c;
+}
+
+/* Drop o's child key when it has nothing left. */
+static void drop_if_empty(struct json_object *o, const char *key)
+{
+	struct json_object *c;
+
+	if (json_object_object_get_ex(o, key, &c) && !json_object_object_length(c))
+		json_object_object_del(o, key);
+}
+
+/* { "max": .., "min": .., "n": .. } of subj across runs; NULL when no run has it. */
+static struct json_object *spread_json(struct metrics *const *runs, size_t n_runs,
+				       const char *subj)
+{
+	double min = INFINITY, max = -INFINITY, v;
+	struct json_object *o;
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < n_runs; i++) {
+		if (!metrics_get(runs[i], subj, &v))
+			continue;
+		min = fmin(min, v);
+		max = fmax(max, v);
+		n++;
+	}
+	if (!n)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "max", metrics_json_number(max));
+	json_object_object_add(o, "min", metrics_json_number(min));
+	json_object_object_add(o, "n", json_object_new_int64(n));
+	return o;
+}
+
+/* "_spread": each `baseline` subject's values across the runs (none: the entry goes). */
+static void set_spread(struct json_object *o, const struct scenario *scn,
+		       struct metrics *const *runs, size_t n_runs)
+{
+	struct json_object *sp = child(o, "_spread");
+
+	for (size_t i = 0; i < scn->n_checks; i++) {
+		const struct check_expr *e = scn->checks[i].expr;
+		struct json_object *entry;
+		char *key;
+
+		if (!check_uses_baseline(e))
+			continue;
+		key = baseline_key(scn, check_subject(e));
+		entry = spread_json(runs, n_runs, check_subject(e));
+		if (entry)
+			json_object_object_add(sp, key, entry);
+		else
+			json_object_object_del(sp, key);
+		free(key);
+	}
+	drop_if_empty(o, "_spread");
+}
+
+/*
+ * "_stages": the measured per-stage medians of this scenario (or case),
+ * replacing all it had: a stage not measured now is not kept from before.
+ */
+static void set_stages(struct json_object *o, const struct scenario *scn,
+		       const struct metrics *measured)
+{
+	struct json_object *st = child(o, "_stages");
+	char *sfx = baseline_key(scn, ""), **old;
+	size_t n_old = 0;
+
+	old = xzalloc(((size_t)json_object_object_length(st) + 1) * sizeof(*old));
+	json_object_object_foreach(st, k, v) {
+		char *name = stage_name(k, sfx);
+
+		(void)v;
+		if (name)
+			old[n_old++] = xstrdup(k);
+		free(name);
+	}
+	for (size_t i = 0; i < n_old; i++) {
+		json_object_object_del(st, old[i]);
+		free(old[i]);
+	}
+	free(old);
+	free(sfx);
+	for (size_t i = 0; i < metrics_count(measured); i++) {
+		const char *name;
+		char *key;
+		double v;
+
+		metrics_at(measured, i, &name, &v);
+		if (!baseline_is_stage_metric(name))
+			continue;
+		key = baseline_key(scn, name);
+		json_object_object_add(st, key, metrics_json_number(v));
+		free(key);
+	}
+	drop_if_empty(o, "_stages");
+}
+
 int baseline_update(const char *path, const struct scenario *scn, const struct metrics *measured,
-		    const struct baseline_meta *meta, char **err)
+		    struct metrics *const *runs, size_t n_runs, const struct baseline_meta *meta,
+		    char **err)
 {
 	struct json_object *o, *sorted;
 	char *text;
@@ -308,9 +615,14 @@ int baseline_update(const char *path, const struct scenario *scn, const struct m
 
 	if (ret)
 		return ret;
-	ret = set_subjects(o, scn, measured, err);
+	/* A corrupt "_spread" or "_stages" is refused as baseline_load() does. */
+	ret = read_extra(path, o, NULL, err);
+	if (!ret)
+		ret = set_subjects(o, scn, measured, err);
 	if (ret)
 		goto out;
+	set_spread(o, scn, runs, n_runs);
+	set_stages(o, scn, measured);
 	if (meta)
 		json_object_object_add(o, "_meta", meta_json(meta));
 	sorted = sorted_copy(o);

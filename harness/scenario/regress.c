@@ -556,7 +556,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 	if (rs->median && o->update_baselines && n_ok == rs->n_runs && uses_baseline(rs->scn)) {
 		struct baseline_meta meta = { .repeat = (unsigned int)n_ok };
 
-		if (baseline_update(bpath, rs->scn, rs->median, &meta, &err)) {
+		if (baseline_update(bpath, rs->scn, rs->median, ok, n_ok, &meta, &err)) {
 			rs->outcome = RO_BAD;
 			free(rs->reason);
 			rs->reason = err;

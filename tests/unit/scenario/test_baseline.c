@@ -276,7 +276,7 @@ static void test_baseline__update_round_trip_sorted_and_keeps_others(void **stat
 	metrics_set(m, "rr.latency_us.p99_9", 41.5);
 	metrics_set(m, "rr.tps", 1000);
 	metrics_set(m, "rr.transactions", 5000); /* no baseline check: not written */
-	assert_int_equal(baseline_update(t->path, s, m, &meta, &err), 0);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, &meta, &err), 0);
 	assert_null(err);
 	text = slurp(t->path);
 	assert_string_equal(text, round_trip_want);
@@ -298,18 +298,18 @@ static void test_baseline__update_creates_file_and_writes_or_keeps_meta(void **s
 	char *text;
 
 	metrics_set(m, "udp.latency_us.p99", 0.1);
-	assert_int_equal(baseline_update(t->path, s, m, NULL, NULL), 0);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, NULL), 0);
 	text = slurp(t->path);
 	assert_string_equal(text, "{\n  \"udp.latency_us.p99\": 0.1\n}\n");
 	free(text);
 	put(t->path, "{\"_meta\": {\"kernel\": \"k1\"}}");
-	assert_int_equal(baseline_update(t->path, s, m, NULL, NULL), 0);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, NULL), 0);
 	text = slurp(t->path);
 	assert_non_null(strstr(text, "\"kernel\": \"k1\""));
 	free(text);
 	/* No date given: now, in UTC. */
 	assert_int_equal(
-		baseline_update(t->path, s, m, &(struct baseline_meta){ .kernel = "k2" }, NULL), 0);
+		baseline_update(t->path, s, m, NULL, 0, &(struct baseline_meta){ .kernel = "k2" }, NULL), 0);
 	text = slurp(t->path);
 	assert_null(strstr(text, "k1"));
 	assert_non_null(strstr(text, "\"date\": \"20"));
@@ -329,7 +329,7 @@ static void test_baseline__update_refuses_unmeasured_subject(void **state)
 
 	put(t->path, before);
 	metrics_set(m, "rr.latency_us.p99_9", 41.5); /* rr.tps missing */
-	assert_int_equal(baseline_update(t->path, s, m, NULL, &err), -EINVAL);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, &err), -EINVAL);
 	want = xasprintf("%s: cannot update the baseline of check 'tps': 'rr.tps' was not measured",
 			 s->path);
 	assert_string_equal(err, want);
@@ -351,7 +351,7 @@ static void test_baseline__update_refuses_to_overwrite_corrupt_file(void **state
 
 	put(t->path, "{ oops");
 	metrics_set(m, "udp.latency_us.p99", 3);
-	assert_int_equal(baseline_update(t->path, s, m, NULL, &err), -EINVAL);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, &err), -EINVAL);
 	assert_true(!strncmp(err, want, strlen(want)));
 	text = slurp(t->path);
 	assert_string_equal(text, "{ oops");
@@ -372,8 +372,8 @@ static void test_baseline__update_leaves_no_temporary_file(void **state)
 	DIR *d;
 
 	metrics_set(m, "udp.latency_us.p99", 3);
-	assert_int_equal(baseline_update(t->path, s, m, NULL, NULL), 0);
-	assert_int_equal(baseline_update(t->path, s, m, NULL, NULL), 0);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, NULL), 0);
 	d = opendir(t->dir);
 	assert_non_null(d);
 	while ((de = readdir(d))) {
@@ -384,6 +384,194 @@ static void test_baseline__update_leaves_no_temporary_file(void **state)
 	}
 	closedir(d);
 	assert_int_equal(files, 1);
+	metrics_free(m);
+	scn_free(s);
+}
+
+/* Three runs of good-rr.scn, as a matrix case: their medians are p99_9 41.5, tps 1000. */
+static struct metrics **three_runs(void)
+{
+	static const double p99[] = { 44, 39.5, 41.5 }, tps[] = { 900, 1000, 1250 };
+	struct metrics **runs = xzalloc(3 * sizeof(*runs));
+
+	for (int i = 0; i < 3; i++) {
+		runs[i] = metrics_new();
+		metrics_set(runs[i], "rr.latency_us.p99_9", p99[i]);
+		/* rr.tps missing in the third run: n counts the runs that have it */
+		if (i < 2)
+			metrics_set(runs[i], "rr.tps", tps[i]);
+	}
+	return runs;
+}
+
+static const char spread_want[] =
+	"{\n"
+	"  \"_spread\": {\n"
+	"    \"rr.latency_us.p99_9[nic.B=e1000]\": {\n"
+	"      \"max\": 44,\n"
+	"      \"min\": 39.5,\n"
+	"      \"n\": 3\n"
+	"    },\n"
+	"    \"rr.tps[nic.B=e1000]\": {\n"
+	"      \"max\": 1000,\n"
+	"      \"min\": 900,\n"
+	"      \"n\": 2\n"
+	"    },\n"
+	"    \"rr.tps[nic.B=virtio]\": {\n"
+	"      \"max\": 2,\n"
+	"      \"min\": 1,\n"
+	"      \"n\": 4\n"
+	"    }\n"
+	"  },\n"
+	"  \"_stages\": {\n"
+	"    \"latency.rx.drv_ip.p50_us[nic.B=e1000]\": 30.1,\n"
+	"    \"latency.rx.irq_poll.p90_us[nic.B=e1000]\": 7,\n"
+	"    \"latency.rx.udp_app.p50_us[nic.B=virtio]\": 9,\n"
+	"    \"latency.tx.xmit_drv.p50_us[nic.B=e1000]\": 12\n"
+	"  },\n"
+	"  \"rr.latency_us.p99_9[nic.B=e1000]\": 41.5,\n"
+	"  \"rr.tps[nic.B=e1000]\": 1000,\n"
+	"  \"rr.tps[nic.B=virtio]\": 1.5\n"
+	"}\n";
+
+/*
+ * An update records each subject's spread across the runs, and the case's
+ * stage latencies (any stage name, p50 and p90 only), under the case's
+ * keys; the other case's entries stay, this case's old stages go.
+ */
+static void test_baseline__update_records_spread_and_stages_of_a_case(void **state)
+{
+	struct tmp *t = *state;
+	struct scenario *s = scenario("good-rr.scn");
+	struct metrics **runs = three_runs(), *m = metrics_new();
+	char *err = NULL, *text;
+
+	s->case_id = xstrdup("nic.B=e1000");
+	put(t->path, "{ \"rr.tps[nic.B=virtio]\": 1.5,\n"
+		     "  \"_spread\": { \"rr.tps[nic.B=virtio]\": { \"min\": 1, \"max\": 2, \"n\": 4 } },\n"
+		     "  \"_stages\": { \"latency.rx.udp_app.p50_us[nic.B=virtio]\": 9,\n"
+		     "               \"latency.rx.gone.p50_us[nic.B=e1000]\": 3 } }\n");
+	metrics_set(m, "rr.latency_us.p99_9", 41.5);
+	metrics_set(m, "rr.tps", 1000);
+	metrics_set(m, "latency.rx.drv_ip.p50_us", 30.1);
+	metrics_set(m, "latency.rx.drv_ip.p99_us", 80);	/* not a p50 or p90: not kept */
+	metrics_set(m, "latency.rx.irq_poll.p90_us", 7);
+	metrics_set(m, "latency.tx.xmit_drv.p50_us", 12);
+	metrics_set(m, "latency.rx.packets", 100);
+	assert_int_equal(baseline_update(t->path, s, m, runs, 3, NULL, &err), 0);
+	assert_null(err);
+	text = slurp(t->path);
+	assert_string_equal(text, spread_want);
+	free(text);
+	for (int i = 0; i < 3; i++)
+		metrics_free(runs[i]);
+	free(runs);
+	metrics_free(m);
+	scn_free(s);
+}
+
+static void test_baseline__extra_is_read_by_case(void **state)
+{
+	struct tmp *t = *state;
+	struct scenario *s = scenario("good-rr.scn");
+	struct baseline_extra x;
+	struct baseline_spread sp = { 0 };
+	struct metrics *st, *values = NULL;
+	double v = 0;
+
+	put(t->path, spread_want);
+	assert_int_equal(baseline_load(t->path, &values, NULL), 0);
+	assert_int_equal(metrics_count(values), 3);	/* "_spread", "_stages" are no metrics */
+	metrics_free(values);
+	assert_int_equal(baseline_load_extra(t->path, &x, NULL), 0);
+	/* Without the case: nothing recorded for it. */
+	assert_false(baseline_spread(&x, s, s->checks[0].expr, &sp));
+	assert_null(baseline_stages(&x, s));
+	s->case_id = xstrdup("nic.B=e1000");
+	assert_true(baseline_spread(&x, s, s->checks[0].expr, &sp));
+	assert_true(sp.min == 39.5 && sp.max == 44 && sp.n == 3);
+	st = baseline_stages(&x, s);
+	assert_non_null(st);
+	assert_int_equal(metrics_count(st), 3);
+	assert_true(metrics_get(st, "latency.tx.xmit_drv.p50_us", &v) && v == 12);
+	assert_true(metrics_get(st, "latency.rx.irq_poll.p90_us", &v) && v == 7);
+	metrics_free(st);
+	baseline_extra_release(&x);
+	scn_free(s);
+}
+
+/* A file written before "_spread" and "_stages" existed loads as before. */
+static void test_baseline__file_without_spread_or_stages(void **state)
+{
+	struct tmp *t = *state;
+	struct scenario *s = scenario("good-rr.scn");
+	struct baseline_extra x;
+	struct baseline_spread sp;
+	struct metrics *m = NULL;
+
+	put(t->path, "{ \"_meta\": { \"repeat\": 3 }, \"rr.tps\": 1000 }\n");
+	assert_int_equal(baseline_load(t->path, &m, NULL), 0);
+	assert_int_equal(metrics_count(m), 1);
+	assert_int_equal(baseline_load_extra(t->path, &x, NULL), 0);
+	assert_null(x.stages);
+	assert_int_equal(x.n_spread, 0);
+	assert_false(baseline_spread(&x, s, s->checks[1].expr, &sp));
+	assert_null(baseline_stages(&x, s));
+	baseline_extra_release(&x);
+	/* A missing file: no extras either. */
+	unlink(t->path);
+	assert_int_equal(baseline_load_extra(t->path, &x, NULL), 0);
+	assert_int_equal(x.n_spread, 0);
+	baseline_extra_release(&x);
+	metrics_free(m);
+	scn_free(s);
+}
+
+static void test_baseline__corrupt_spread_or_stages_names_file_and_key(void **state)
+{
+	struct tmp *t = *state;
+	struct scenario *s = scenario("good-udp.scn");
+	struct baseline_extra x;
+	struct metrics *m = metrics_new();
+	char *err = NULL, *want, *text;
+
+	expect_load_error(t->path, "{ \"_spread\": { \"rr.tps\": 3 } }",
+			  "%s: _spread: the entry of 'rr.tps' is not { \"min\": NUMBER, \"max\": NUMBER, \"n\": RUNS }");
+	expect_load_error(t->path, "{ \"_spread\": { \"rr.tps\": { \"min\": 1, \"max\": 2 } } }",
+			  "%s: _spread: the entry of 'rr.tps' is not {");
+	expect_load_error(t->path, "{ \"_spread\": { \"rr.tps\": { \"min\": 1, \"max\": \"2\", \"n\": 3 } } }",
+			  "%s: _spread: the entry of 'rr.tps' is not {");
+	expect_load_error(t->path, "{ \"_spread\": { \"rr.tps\": { \"min\": 3, \"max\": 2, \"n\": 3 } } }",
+			  "%s: _spread: the entry of 'rr.tps' has no finite min <= max");
+	expect_load_error(t->path, "{ \"_spread\": { \"rr.tps\": { \"min\": NaN, \"max\": 2, \"n\": 3 } } }",
+			  "%s: _spread: the entry of 'rr.tps' has no finite min <= max");
+	expect_load_error(t->path, "{ \"_spread\": { \"a[k=v]\": { \"min\": 1, \"max\": 2, \"n\": 0 } } }",
+			  "%s: _spread: the entry of 'a[k=v]' has n 0, not a count of runs");
+	expect_load_error(t->path, "{ \"_spread\": [] }",
+			  "%s: '_spread' is not an object of per-subject spreads");
+	expect_load_error(t->path, "{ \"_stages\": 1 }",
+			  "%s: '_stages' is not an object of stage latencies");
+	expect_load_error(t->path, "{ \"_stages\": { \"latency.rx.x.p50_us\": \"slow\" } }",
+			  "%s: _stages: the value of 'latency.rx.x.p50_us' is not a number");
+	expect_load_error(t->path, "{ \"_stages\": { \"latency.rx.x.p50_us\": Infinity } }",
+			  "%s: _stages: the value of 'latency.rx.x.p50_us' is not a finite number");
+	/* The extras' reader says the same, and leaves nothing to free. */
+	assert_int_equal(baseline_load_extra(t->path, &x, &err), -EINVAL);
+	assert_null(x.stages);
+	assert_non_null(strstr(err, "'latency.rx.x.p50_us'"));
+	free(err);
+	err = NULL;
+	/* An update refuses to rewrite it. */
+	want = xasprintf("%s: _spread: the entry of 'z' is not {", t->path);
+	put(t->path, "{ \"_spread\": { \"z\": null } }");
+	metrics_set(m, "udp.latency_us.p99", 3);
+	assert_int_equal(baseline_update(t->path, s, m, &m, 1, NULL, &err), -EINVAL);
+	assert_true(!strncmp(err, want, strlen(want)));
+	text = slurp(t->path);
+	assert_string_equal(text, "{ \"_spread\": { \"z\": null } }");
+	free(text);
+	free(want);
+	free(err);
 	metrics_free(m);
 	scn_free(s);
 }
@@ -418,6 +606,14 @@ int main(void)
 			test_baseline__update_refuses_to_overwrite_corrupt_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline__update_leaves_no_temporary_file,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_baseline__update_records_spread_and_stages_of_a_case, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__extra_is_read_by_case, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__file_without_spread_or_stages,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_baseline__corrupt_spread_or_stages_names_file_and_key, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
