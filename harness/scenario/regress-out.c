@@ -13,6 +13,7 @@
 
 #include "lib/jsonout.h"
 #include "lib/xml.h"
+#include "scenario/baseline.h"
 #include "scenario/regress.h"
 
 static void fmt_num(char *buf, size_t n, double v)
@@ -213,6 +214,127 @@ char *regress_loss_story(const struct metrics *m)
 	return sbuf_detach(&b);
 }
 
+/* ---- which stage moved ------------------------------------------------- */
+
+#define STAGES_SHOWN 3
+
+/* "rx.drv_ip" of "latency.rx.drv_ip.p50_us"; NULL for any other name. Caller frees. */
+static char *p50_stage(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!baseline_is_stage_metric(name) || strcmp(name + n - 7, ".p50_us"))
+		return NULL;
+	return xasprintf("%.*s", (int)(n - 8 - 7), name + 8);
+}
+
+/* Insert mv into out (n of max, largest increase first); false when it did not fit. */
+static bool insert_move(struct regress_stage_move *out, size_t n, size_t max,
+			const struct regress_stage_move *mv)
+{
+	size_t i = n;
+	double up = mv->now_us - mv->base_us;
+
+	while (i > 0 && out[i - 1].now_us - out[i - 1].base_us < up)
+		i--;
+	if (i >= max)
+		return false;
+	if (n == max)
+		free(out[--n].stage);
+	memmove(&out[i + 1], &out[i], (n - i) * sizeof(*out));
+	out[i] = *mv;
+	return true;
+}
+
+size_t regress_stages_moved(const struct metrics *base, const struct metrics *now,
+			    struct regress_stage_move *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; base && now && max && i < metrics_count(now); i++) {
+		struct regress_stage_move mv;
+		const char *name;
+		char *stage;
+
+		metrics_at(now, i, &name, &mv.now_us);
+		stage = p50_stage(name);
+		if (!stage)
+			continue;
+		mv.stage = stage;
+		if (!metrics_get(base, name, &mv.base_us) || !(mv.now_us > mv.base_us) ||
+		    !insert_move(out, n, max, &mv)) {
+			free(stage);
+			continue;
+		}
+		n += n < max;
+	}
+	return n;
+}
+
+/* Does m hold a p50 of some stage? With stages_in, only of a stage stages_in has too. */
+static bool has_p50_stage(const struct metrics *m, const struct metrics *stages_in)
+{
+	bool found;
+
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name;
+		char *stage;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		stage = p50_stage(name);
+		found = stage && (!stages_in || metrics_get(stages_in, name, NULL));
+		free(stage);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+char *regress_stage_story(const struct metrics *base, const struct metrics *now)
+{
+	struct regress_stage_move mv[STAGES_SHOWN];
+	size_t n;
+	struct sbuf b;
+
+	if (!has_p50_stage(now, NULL))
+		return NULL;
+	if (!base)
+		return xstrdup("stages: baseline has no per-stage latencies (netlab regress --update-baselines records them)");
+	if (!has_p50_stage(now, base))
+		return xstrdup("stages: the baseline's per-stage latencies name none of this run's stages");
+	n = regress_stages_moved(base, now, mv, STAGES_SHOWN);
+	if (!n)
+		return xstrdup("stages: no stage's p50 rose above the baseline's");
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(&b, "%s%s p50 %.1f -> %.1f us (+%.1f us", i ? "; " : "stage moved: ",
+			  mv[i].stage, mv[i].base_us, mv[i].now_us, mv[i].now_us - mv[i].base_us);
+		/* The factor, when the stage took half as long again or more. */
+		if (mv[i].base_us > 0 && mv[i].now_us >= 1.5 * mv[i].base_us)
+			sbuf_addf(&b, ", x%.1f", mv[i].now_us / mv[i].base_us);
+		sbuf_adds(&b, ")");
+		free(mv[i].stage);
+	}
+	return sbuf_detach(&b);
+}
+
+bool regress_latency_subject(const char *subject)
+{
+	return subject && (!strncmp(subject, "rr.", 3) || strstr(subject, "latency"));
+}
+
+/* A latency check of rs failed: which stage moved, as regress_stage_story(); else NULL. */
+static char *scn_stage_story(const struct regress_scn *rs)
+{
+	bool latency_failed = false;
+
+	for (size_t c = 0; rs->median && c < rs->scn->n_checks; c++)
+		latency_failed |= rs->checks[c].res.status == CHECK_FAIL &&
+				  regress_latency_subject(check_subject(rs->checks[c].check->expr));
+	return latency_failed ? regress_stage_story(rs->base_stages, rs->median) : NULL;
+}
+
 /*
  * The command that takes a failing run to its first drop under gdb: the
  * first run whose own checks failed (else the first run), if it was
@@ -268,6 +390,10 @@ void regress_print_table(const struct regress *r, FILE *f)
 		story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
 		if (story)
 			fprintf(f, "  loss: %s\n", story);
+		free(story);
+		story = scn_stage_story(rs);
+		if (story)
+			fprintf(f, "  %s\n", story);
 		free(story);
 		if (rs->outcome == RO_FAIL)
 			print_replay_hint(rs, f);
@@ -384,10 +510,29 @@ static struct json_object *json_checks(const struct regress_scn *rs)
 	return arr;
 }
 
+/* [ { "stage", "baseline_p50_us", "p50_us" } ] of the stages that moved most. */
+static struct json_object *json_stages_moved(const struct regress_scn *rs)
+{
+	struct regress_stage_move mv[STAGES_SHOWN];
+	size_t n = regress_stages_moved(rs->base_stages, rs->median, mv, STAGES_SHOWN);
+	struct json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "stage", json_object_new_string(mv[i].stage));
+		json_object_object_add(o, "baseline_p50_us", metrics_json_number(mv[i].base_us));
+		json_object_object_add(o, "p50_us", metrics_json_number(mv[i].now_us));
+		json_object_array_add(arr, o);
+		free(mv[i].stage);
+	}
+	return arr;
+}
+
 static struct json_object *json_scenario(const struct regress_scn *rs)
 {
 	struct json_object *o = json_object_new_object(), *runs = json_object_new_array();
-	char *story = regress_loss_story(rs->median);
+	char *story = regress_loss_story(rs->median), *stages = scn_stage_story(rs);
 
 	json_object_object_add(o, "name", json_object_new_string(rs->scn->name));
 	json_object_object_add(o, "path", json_object_new_string(rs->scn->path));
@@ -408,6 +553,10 @@ static struct json_object *json_scenario(const struct regress_scn *rs)
 	json_object_object_add(o, "runs", runs);
 	json_object_object_add(o, "checks", json_checks(rs));
 	json_object_object_add(o, "loss", story ? json_object_new_string(story) : NULL);
+	/* Only when a latency check failed and the run was traced, as in the table. */
+	json_object_object_add(o, "stages", stages ? json_object_new_string(stages) : NULL);
+	json_object_object_add(o, "stages_moved", stages ? json_stages_moved(rs) : NULL);
+	free(stages);
 	json_object_object_add(o, "median", rs->median ? metrics_to_json(rs->median) : NULL);
 	free(story);
 	return o;

@@ -63,6 +63,24 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->on_output = NULL;
 }
 
+/* rs's baselines: the values, and the per-stage latencies of its case. */
+static int load_baseline(struct regress_scn *rs, const char *bpath, char **err)
+{
+	struct baseline_extra x = { 0 };
+	int ret;
+
+	metrics_free(rs->baseline);
+	metrics_free(rs->base_stages);
+	rs->baseline = rs->base_stages = NULL;
+	ret = baseline_load(bpath, &rs->baseline, err);
+	if (!ret)
+		ret = baseline_load_extra(bpath, &x, err);
+	if (!ret)
+		rs->base_stages = baseline_stages(&x, rs->scn);
+	baseline_extra_release(&x);
+	return ret;
+}
+
 /* One scenario (or matrix case), parsed; r owns scn from here on. */
 static int load_one(const struct regress_opts *o, struct regress *r, struct scenario *scn,
 		    char **err)
@@ -80,7 +98,7 @@ static int load_one(const struct regress_opts *o, struct regress *r, struct scen
 	rs->scn = scn;
 	/* A broken baselines file is bad input: found before anything boots. */
 	bpath = baseline_path(path);
-	ret = baseline_load(bpath, &rs->baseline, err);
+	ret = load_baseline(rs, bpath, err);
 	free(bpath);
 	if (ret)
 		return -EINVAL;
@@ -564,9 +582,7 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 		}
 	}
 	if (o->update_baselines) {
-		metrics_free(rs->baseline);
-		rs->baseline = NULL;
-		if (baseline_load(bpath, &rs->baseline, &err)) {
+		if (load_baseline(rs, bpath, &err)) {
 			rs->outcome = RO_BAD;
 			free(rs->reason);
 			rs->reason = err;
@@ -738,6 +754,7 @@ void regress_free(struct regress *r)
 			metrics_free(rs->runs[k].m);
 		}
 		metrics_free(rs->baseline);
+		metrics_free(rs->base_stages);
 		for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
 			check_result_release(&rs->checks[c].res);
 		free(rs->checks);

@@ -52,6 +52,7 @@ struct regress_scn {
 	unsigned int n_runs;
 	struct metrics *median;		/* NULL when no run succeeded */
 	struct metrics *baseline;	/* the baselines file, read before anything runs */
+	struct metrics *base_stages;	/* its "_stages" for this case (baseline_stages()), or NULL */
 	struct regress_check *checks;
 	enum regress_outcome outcome;
 	char *reason;
@@ -106,5 +107,34 @@ int regress_write_junit(const struct regress *r, const char *path, char **err);
 int regress_write_json(const struct regress *r, const char *path, char **err);
 /* "lost in the receiver's stack: 1234 (snmp Udp InErrors/NoPorts, Ip InDiscards)". */
 char *regress_loss_story(const struct metrics *m);
+
+/* A stage whose median p50 rose from the baseline's. */
+struct regress_stage_move {
+	char *stage;			/* "rx.drv_ip", "tx.xmit_drv": any stage */
+	double base_us, now_us;
+};
+
+/*
+ * regress_stages_moved() - the stages whose p50 rose most
+ * @base: the baseline's stage latencies (baseline_stages()), may be NULL
+ * @now:  this run's (median) metrics, may be NULL
+ * @out:  up to max moves, the largest increase first; free each ->stage
+ *
+ * Every latency.{rx,tx}.<stage>.p50_us both maps hold is compared; only
+ * increases count. Return: how many were filled.
+ */
+size_t regress_stages_moved(const struct metrics *base, const struct metrics *now,
+			    struct regress_stage_move *out, size_t max);
+
+/*
+ * "stage moved: tx.xmit_drv p50 12.0 -> 162.4 us (+150.4 us, x13.5); ..."
+ * (up to 3 stages), or a "stages: ..." line saying why there is none to
+ * name; NULL when now has no per-stage latency (the run was not traced).
+ * Caller frees.
+ */
+char *regress_stage_story(const struct metrics *base, const struct metrics *now);
+
+/* Does a check of this subject measure latency (rr.*, latency.*, *latency*)? */
+bool regress_latency_subject(const char *subject);
 
 #endif /* NETLAB_REGRESS_H */
