@@ -42,6 +42,7 @@ struct step_ctx {
 	void *ctx;
 	struct scenario *scn;
 	struct metrics *baseline;
+	struct baseline_extra bx;	/* its "_spread": each check's noise band */
 	struct metrics **ms;	/* each run that gave metrics */
 	size_t n_ms;
 	size_t n_tried, n_panic;
@@ -377,6 +378,18 @@ out:
 	return ret;
 }
 
+/* The noise band of check sc: widened by its baseline's recorded spread. */
+static double check_band(const struct step_ctx *x, const struct scn_check *sc, enum check_op op,
+			 double base)
+{
+	struct baseline_spread sp;
+
+	/* Equality has no band (bisect_call_check()): nothing to widen. */
+	if (op == CHECK_EQ || op == CHECK_NE || !baseline_spread(&x->bx, x->scn, sc->expr, &sp))
+		return BISECT_BAND;
+	return bisect_band(&sp, base);
+}
+
 /* Call every (selected) check on the runs so far; the step's call. */
 static enum bisect_call judge(struct step_ctx *x, char **why)
 {
@@ -422,8 +435,9 @@ static enum bisect_call judge(struct step_ctx *x, char **why)
 			cs->values[cs->n_values++] = metrics_value(x->ms[i], cs->subject, NAN);
 			check_result_release(&rr);
 		}
+		cs->band = check_band(x, sc, res.op, base);
 		cs->call = bisect_call_check(res.status == CHECK_PASS, pass, x->n_ms, res.value,
-					     res.op, res.bound, BISECT_BAND);
+					     res.op, res.bound, cs->band);
 		calls[n++] = cs->call;
 		check_result_release(&res);
 	}
@@ -484,6 +498,7 @@ static void test_kernel(struct step_ctx *x)
 	}
 	bpath = baseline_path(x->scn->path);
 	baseline_load(bpath, &x->baseline, NULL);
+	baseline_load_extra(bpath, &x->bx, NULL);
 	free(bpath);
 	for (unsigned int batch = 1; batch <= 2; batch++) {
 		char name[16];
@@ -572,6 +587,7 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 	free(x.infra);
 	free(x.initrd);
 	metrics_free(x.baseline);
+	baseline_extra_release(&x.bx);
 	scn_free(x.scn);
 	return 0;
 }

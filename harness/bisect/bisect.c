@@ -69,6 +69,16 @@ enum bisect_call bisect_call_check(bool median_pass, const bool *run_pass, size_
 	return median_pass ? BC_PASS : BC_FAIL;
 }
 
+double bisect_band(const struct baseline_spread *sp, double base)
+{
+	double half;
+
+	if (!sp || sp->n < 2 || base == 0 || !isfinite(base))
+		return BISECT_BAND;
+	half = (sp->max - sp->min) / 2 / fabs(base);
+	return isfinite(half) && half > BISECT_BAND ? half : BISECT_BAND;
+}
+
 enum bisect_call bisect_call_step(const enum bisect_call *calls, size_t n)
 {
 	enum bisect_call r = BC_PASS;
@@ -508,6 +518,9 @@ char *bisect_step_to_json(const struct bisect_step *s)
 		json_object_object_add(c, "median", metrics_json_number(cs->median));
 		jadd_str(c, "op", check_op_str(cs->op));
 		json_object_object_add(c, "bound", metrics_json_number(cs->bound));
+		/* The band, when the baseline's spread widened it. */
+		if (cs->band > BISECT_BAND)
+			json_object_object_add(c, "band", metrics_json_number(cs->band));
 		a = json_object_new_array();
 		for (size_t k = 0; k < cs->n_values; k++)
 			json_object_array_add(a, metrics_json_number(cs->values[k]));
@@ -586,6 +599,9 @@ int bisect_step_from_json(const char *line, struct bisect_step *s)
 			free(str);
 			cs->median = jnum(c, "median");
 			cs->bound = jnum(c, "bound");
+			cs->band = jnum(c, "band");
+			if (isnan(cs->band))
+				cs->band = BISECT_BAND;
 			str = jstr(c, "op");
 			op_parse(str, &cs->op);
 			free(str);
@@ -644,6 +660,8 @@ static void bisect_sample_text(struct sbuf *b, const struct bisect_check_sample 
 	}
 	sbuf_addf(b, " vs %s ", check_op_str(cs->op));
 	add_num(b, cs->bound);
+	if (cs->band > BISECT_BAND)
+		sbuf_addf(b, " (noise band %.1f%%, from the baseline's spread)", cs->band * 100);
 }
 
 char *bisect_step_to_text(const struct bisect_step *s)

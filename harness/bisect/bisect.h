@@ -47,6 +47,20 @@ const char *bisect_call_name(enum bisect_call c);
 /* Relative noise band: a median within 5% of the bound is too close to call. */
 #define BISECT_BAND 0.05
 
+struct baseline_spread;
+
+/*
+ * bisect_band() - the noise band of a check whose baseline recorded a spread
+ * @sp:   the "_spread" of the check's subject (baseline_spread()), or NULL
+ * @base: the baseline value (the median of those runs)
+ *
+ * Half the recorded relative range, (max - min) / 2 / |base|, when that is
+ * wider than BISECT_BAND: a metric that spread 20% across the runs of its
+ * baseline is too close to call within 10% of its bound, not 5%. Otherwise
+ * (no spread, one run, a baseline of 0 or not finite) BISECT_BAND.
+ */
+double bisect_band(const struct baseline_spread *sp, double base);
+
 /*
  * bisect_call_check() - call one check from its runs
  * @median_pass: the check evaluated on the median metrics
@@ -130,6 +144,7 @@ struct bisect_check_sample {
 	char *subject;
 	enum bisect_call call;
 	double median, bound;	/* the main comparison (NAN when not measured) */
+	double band;		/* the noise band it was called with (bisect_band()) */
 	enum check_op op;
 	double *values;		/* the subject in each run that gave metrics */
 	size_t n_values;

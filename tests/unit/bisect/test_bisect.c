@@ -19,6 +19,7 @@
 
 #include "bisect/bisect.h"
 #include "cmd/cmd.h"
+#include "scenario/baseline.h"
 #include "lib/util.h"
 
 static const bool all_pass[] = { true, true, true, true, true, true };
@@ -60,6 +61,37 @@ static void test_bisect_call__median_near_the_bound_is_ambiguous(void **state)
 	assert_int_equal(bisect_call_check(false, all_fail, 3, 1, CHECK_LE, 0, BISECT_BAND), BC_FAIL);
 	assert_int_equal(bisect_call_check(true, all_pass, 0, 0, CHECK_EQ, 0, BISECT_BAND),
 			 BC_AMBIGUOUS);
+}
+
+/* The band is half the baseline's recorded relative range, never under 5%. */
+static void test_bisect_band__from_the_baseline_spread(void **state)
+{
+	/* rr.latency_us.p50 baseline 100 from runs 80..120: 20% */
+	struct baseline_spread noisy = { .min = 80, .max = 120, .n = 5 };
+	struct baseline_spread tight = { .min = 99, .max = 101, .n = 5 };
+	struct baseline_spread one = { .min = 50, .max = 150, .n = 1 };
+
+	assert_true(fabs(bisect_band(&noisy, 100) - 0.2) < 1e-12);
+	assert_true(fabs(bisect_band(&noisy, -100) - 0.2) < 1e-12);
+	assert_true(bisect_band(&tight, 100) == BISECT_BAND);
+	assert_true(bisect_band(NULL, 100) == BISECT_BAND);
+	assert_true(bisect_band(&one, 100) == BISECT_BAND);	/* one run has no spread */
+	assert_true(bisect_band(&noisy, 0) == BISECT_BAND);
+	assert_true(bisect_band(&noisy, NAN) == BISECT_BAND);
+	/* p50 <= baseline * 1.25 = 125: 140 fails with a 5% band, is too close with 20% */
+	assert_int_equal(bisect_call_check(false, all_fail, 3, 140, CHECK_LE, 125, BISECT_BAND),
+			 BC_FAIL);
+	assert_int_equal(bisect_call_check(false, all_fail, 3, 140, CHECK_LE, 125,
+					   bisect_band(&noisy, 100)),
+			 BC_AMBIGUOUS);
+	/* and 160 (28% over) fails either way */
+	assert_int_equal(bisect_call_check(false, all_fail, 3, 160, CHECK_LE, 125,
+					   bisect_band(&noisy, 100)),
+			 BC_FAIL);
+	/* the tight metric keeps the 5% floor: 135 is called */
+	assert_int_equal(bisect_call_check(false, all_fail, 3, 135, CHECK_LE, 125,
+					   bisect_band(&tight, 100)),
+			 BC_FAIL);
 }
 
 static void test_bisect_call_step__fail_beats_ambiguous_beats_pass(void **state)
@@ -212,8 +244,18 @@ static void test_bisect_log__json_round_trip(void **state)
 	assert_int_equal(back.checks[0].call, BC_FAIL);
 	assert_int_equal(back.checks[0].n_values, 3);
 	assert_true(back.checks[0].values[2] == 130);
+	assert_true(back.checks[0].band == BISECT_BAND);	/* not logged: the floor */
+	assert_null(strstr(json, "\"band\""));
 	assert_int_equal(back.n_run_dirs, 1);
 	assert_null(back.label);
+	bisect_step_release(&back);
+	/* A band the baseline's spread widened is logged and read back. */
+	free(json);
+	s.checks[0].band = 0.2;
+	json = bisect_step_to_json(&s);
+	assert_non_null(strstr(json, "\"band\":0.2"));
+	assert_int_equal(bisect_step_from_json(json, &back), 0);
+	assert_true(back.checks[0].band == 0.2);
 	bisect_step_release(&back);
 	assert_int_equal(bisect_step_from_json("{\"step\": 1", &back), -EINVAL);
 	bisect_step_release(&back);
@@ -232,6 +274,10 @@ static void test_bisect_log__text_shows_verdict_times_and_spread(void **state)
 	assert_non_null(strstr(t, "e1000e: tidy the RX path\n"));
 	assert_non_null(strstr(t, "    no_loss: udp.lost = 125 [120..130] (3 runs) vs == 0: fail\n"));
 	assert_non_null(strstr(t, "    dir: runs/b/steps/03-0123456789ab\n"));
+	free(t);
+	s.checks[0].band = 0.125;
+	t = bisect_step_to_text(&s);
+	assert_non_null(strstr(t, "vs == 0 (noise band 12.5%, from the baseline's spread): fail\n"));
 	free(t);
 	bisect_step_release(&s);
 }
@@ -350,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_call__median_decides_when_runs_agree),
 		cmocka_unit_test(test_bisect_call__spread_straddling_the_bound_is_ambiguous),
 		cmocka_unit_test(test_bisect_call__median_near_the_bound_is_ambiguous),
+		cmocka_unit_test(test_bisect_band__from_the_baseline_spread),
 		cmocka_unit_test(test_bisect_call_step__fail_beats_ambiguous_beats_pass),
 		cmocka_unit_test(test_bisect_cmd__options_land_in_struct),
 		cmocka_unit_test(test_bisect_cmd__rejects_bad_input_naming_it),
