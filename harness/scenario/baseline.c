@@ -599,7 +599,8 @@ static void set_stages(struct json_object *o, const struct scenario *scn,
 		if (!baseline_is_stage_metric(name))
 			continue;
 		key = baseline_key(scn, name);
-		json_object_object_add(st, key, metrics_json_number(v));
+		/* To the ns the trace measured: a median of two is no 181.75900000000001. */
+		json_object_object_add(st, key, metrics_json_number(round(v * 1e3) / 1e3));
 		free(key);
 	}
 	drop_if_empty(o, "_stages");

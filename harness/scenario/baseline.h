@@ -23,7 +23,7 @@
  *    measured it (netlab bisect widens its noise band by it);
  *  - "_stages" holds the medians of the per-stage packet-path latencies
  *    (every measured latency.{rx,tx}.<stage>.{p50_us,p90_us}) of the same
- *    runs: which stage moved, when a latency check fails.
+ *    runs, to the ns: which stage moved, when a latency check fails.
  * Keys inside "_spread" and "_stages" follow baseline_key(): a case of a
  * [matrix] has "[case]" after the name. Both are optional (files written
  * before them load as before); other '_' keys are skipped. The file is

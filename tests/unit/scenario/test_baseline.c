@@ -456,7 +456,7 @@ static void test_baseline__update_records_spread_and_stages_of_a_case(void **sta
 	metrics_set(m, "latency.rx.drv_ip.p50_us", 30.1);
 	metrics_set(m, "latency.rx.drv_ip.p99_us", 80);	/* not a p50 or p90: not kept */
 	metrics_set(m, "latency.rx.irq_poll.p90_us", 7);
-	metrics_set(m, "latency.tx.xmit_drv.p50_us", 12);
+	metrics_set(m, "latency.tx.xmit_drv.p50_us", 12.0004); /* 12, to the ns */
 	metrics_set(m, "latency.rx.packets", 100);
 	assert_int_equal(baseline_update(t->path, s, m, runs, 3, NULL, &err), 0);
 	assert_null(err);
