@@ -4,7 +4,8 @@
 # busy-waits 150 us before queueing a frame shorter than 256 bytes; nothing
 # is lost, each request is 150 us later, the median transaction 14% slower)
 # fails the shipped latency scenarios tcp-rr and udp-rr on the stage it
-# lengthened, the regress output names that stage, netlab report shows it,
+# lengthened, the regress output names that stage (and the stages that
+# moved against the baseline's), netlab report shows it,
 # and netlab bisect --module names the commit. The same scenarios pass on
 # the unmodified driver, built the same way.
 . "$(dirname "$0")/../lib.sh"
@@ -48,6 +49,9 @@ test_expect_success 'the planted driver fails tcp-rr and udp-rr on the driver tr
 	grep -Eq "^udp-rr +tx_driver +latency.tx.dev.p90_us .* fail" "$T_TMP/bad.out"
 	# the receive side did not move
 	grep -Eq "^tcp-rr +rx_driver +latency.rx.poll_handoff.p90_us .* pass" "$T_TMP/bad.out"
+	# under the failed checks: the stages that moved against the baseline, the driver.s xmit among them
+	grep -Eq "^ +stage moved: .*tx\.drv_xmit p50 [0-9.]+ -> 1[5-9][0-9]\.[0-9] us" "$T_TMP/bad.out"
+	test "$(grep -c "stage moved: .*tx\.drv_xmit" "$T_TMP/bad.out")" = 2
 '
 
 test_expect_success 'the same scenarios pass with the unmodified driver, built the same way' '
