@@ -166,24 +166,30 @@ static void add_rr(const struct vm_config *cfg, unsigned int vm, struct argv *a)
  * filter-buffer on the frames a NIC sends (queue=rx: "received by the
  * netdev") takes each frame at once, in the recording as in the replay,
  * and passes it on at the next tick of the virtual clock, every
- * RR_TX_RELEASE_US; a frame the other end cannot take waits in the link's
+ * RELEASE_US; a frame the other end cannot take waits in the link's
  * queue as before. It is added after filter-replay, so it sees the
- * NIC's frames first. Cost: up to RR_TX_RELEASE_US more latency per frame
+ * NIC's frames first. Cost: up to RELEASE_US more latency per frame
  * in recorded runs only.
  */
-#define RR_TX_RELEASE_US 100
+void qemu_release_filter_args(const struct vm_nic *n, const char *id, const char *netdev,
+			      const char *queue, struct argv *a)
+{
+	argv_add(a, "-object");
+	argv_addf(a, "filter-buffer,id=%s%c,netdev=%s,queue=%s,interval=%u", id, n->label, netdev,
+		  queue, RELEASE_US);
+}
 
 static void add_rr_filters(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		char netdev[8];
+
 		if (cfg->nics[i].vm != vm)
 			continue;
+		snprintf(netdev, sizeof(netdev), "net%c", cfg->nics[i].label);
 		argv_add(a, "-object");
-		argv_addf(a, "filter-replay,id=replay%c,netdev=net%c", cfg->nics[i].label,
-			  cfg->nics[i].label);
-		argv_add(a, "-object");
-		argv_addf(a, "filter-buffer,id=rrtx%c,netdev=net%c,queue=rx,interval=%u",
-			  cfg->nics[i].label, cfg->nics[i].label, RR_TX_RELEASE_US);
+		argv_addf(a, "filter-replay,id=replay%c,netdev=%s", cfg->nics[i].label, netdev);
+		qemu_release_filter_args(&cfg->nics[i], "rrtx", netdev, "rx", a);
 	}
 }
 

@@ -156,22 +156,20 @@ void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *
  *
  * filter-buffer on the frames the link hands to the NIC (queue=tx: "sent
  * by the netdev") takes each frame as it leaves the hub and passes the
- * frames it holds, in order, at each HUB_RELEASE_US tick of the virtual
+ * frames it holds, in order, at each RELEASE_US tick of the virtual
  * clock into the NIC's queue, behind any frame already waiting there. A
  * hub flush then meets the filter, never the NIC. With it: 0 TCPOFOQueue
  * and at most 1 retransmit in 14 runs. Under -icount the ticks are
  * virtual time, so runs stay reproducible; an idle guest now wakes for
- * a frame within HUB_RELEASE_US rather than at its next timer, so
+ * a frame within RELEASE_US rather than at its next timer, so
  * request/response latency below the tick shows (tcp-rr p90 2.4 ms ->
- * 1.25 ms). Costs: up to HUB_RELEASE_US more latency per frame, and host
+ * 1.25 ms). Costs: up to RELEASE_US more latency per frame, and host
  * time to step an idle guest through the ticks (netlab-run(1), "Topology
  * loop").
  */
 void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a)
 {
-	argv_add(a, "-object");
-	argv_addf(a, "filter-buffer,id=order%c,netdev=%s,queue=tx,interval=%u", n->label, netdev,
-		  HUB_RELEASE_US);
+	qemu_release_filter_args(n, "order", netdev, "tx", a);
 }
 
 /* The NIC's device and a host-side capture of its link, on netdev "net<label>". */

@@ -139,8 +139,17 @@ void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned i
  * `snaplen` bytes of each frame (0: whole frames). */
 void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,
 			unsigned int snaplen, struct argv *a);
+/*
+ * A filter-buffer on NIC n's link (netdev `netdev`) that holds the frames
+ * of one direction (`queue`: "rx", the frames the NIC sends; "tx", the
+ * frames the link hands it) and passes them on, in order, at each
+ * RELEASE_US tick of QEMU's virtual clock. Object id: `id` + n's label.
+ * The hub's order filter (topo.c) and record/replay's (qemu.c) are this.
+ */
+#define RELEASE_US 100
+void qemu_release_filter_args(const struct vm_nic *n, const char *id, const char *netdev,
+			      const char *queue, struct argv *a);
 /* The filter that keeps frames to NIC n in order on a hub (topo.c). */
-#define HUB_RELEASE_US 100
 void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a);
 
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
