@@ -35,6 +35,7 @@
 
 #include "agent-job.h"
 #include "agent-int.h"
+#include "agent-pci.h"
 #include "netlab-proto.h"
 
 #ifndef IFF_LOWER_UP
@@ -274,8 +275,15 @@ static int nic_place(struct topo *t, size_t i)
 	char cur[IFNAMSIZ], tmp[IFNAMSIZ], *name = t->names[i];
 
 	if (!nic->mac || nic_find(nic->mac, cur)) {
-		snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,
-			 nic->mac ? nic->mac : "(no nic.<ID>.mac key)");
+		char why[320];
+
+		if (nic->mac && nic->model && agent_nic_unbound("/sys", nic->model, why, sizeof(why)) == 1)
+			snprintf(t->err, ERRLEN,
+				 "nic %s: no interface with MAC '%s': %s; hint: build the driver in (=y; netlab's kconfigs/ do)",
+				 nic->id, nic->mac, why);
+		else
+			snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,
+				 nic->mac ? nic->mac : "(no nic.<ID>.mac key)");
 		return -1;
 	}
 	if (nic->ifname && (!*nic->ifname || strlen(nic->ifname) >= IFNAMSIZ)) {
