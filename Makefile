@@ -36,7 +36,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml \
 	       boot/kernel boot/initrd boot/acpi \
 	       run/run run/result run/runview run/counters run/pcapstat \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
-	       trace/pktpath trace/pktpath-ev trace/pktpath-out \
+	       trace/pktpath trace/pktpath-ev trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out \
 	       scenario/scenario scenario/scenario-keys scenario/check scenario/metrics \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect \

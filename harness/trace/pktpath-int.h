@@ -239,4 +239,8 @@ int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool 
 int pktpath_advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t ts,
 		    struct pkt **out);
 
+/* pktpath-drv.c */
+int pktpath_drv_event(struct reader *r, struct tep_record *rec, int e);
+void pktpath_probe_event(struct reader *r, struct tep_record *rec, int e);
+
 #endif

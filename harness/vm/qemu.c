@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,14 +172,6 @@ static void add_rr(const struct vm_config *cfg, unsigned int vm, struct argv *a)
  * NIC's frames first. Cost: up to RELEASE_US more latency per frame
  * in recorded runs only.
  */
-void qemu_release_filter_args(const struct vm_nic *n, const char *id, const char *netdev,
-			      const char *queue, struct argv *a)
-{
-	argv_add(a, "-object");
-	argv_addf(a, "filter-buffer,id=%s%c,netdev=%s,queue=%s,interval=%u", id, n->label, netdev,
-		  queue, RELEASE_US);
-}
-
 static void add_rr_filters(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {

@@ -167,6 +167,14 @@ void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *
  * time to step an idle guest through the ticks (netlab-run(1), "Topology
  * loop").
  */
+void qemu_release_filter_args(const struct vm_nic *n, const char *id, const char *netdev,
+			      const char *queue, struct argv *a)
+{
+	argv_add(a, "-object");
+	argv_addf(a, "filter-buffer,id=%s%c,netdev=%s,queue=%s,interval=%u", id, n->label, netdev,
+		  queue, RELEASE_US);
+}
+
 void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a)
 {
 	qemu_release_filter_args(n, "order", netdev, "tx", a);
