@@ -33,11 +33,13 @@
 #include "trace/tracedrops.h"
 #include "trace/tracepass.h"
 #include "lib/util.h"
+#include "report/html.h"
 
 #define USAGE                                                                      \
 	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--wire]\n" \
 	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
-	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT"
+	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT\n" \
+	"       netlab report --html [-o FILE] RUN_DIR|SUITE_DIR|TRACE.DAT"
 
 enum section {
 	S_DROPS = 1,
@@ -56,6 +58,8 @@ struct report_opts {
 	unsigned int first, worst;
 	const char *dev;
 	bool json;
+	bool html;		/* the HTML page instead (report/html.h) */
+	const char *out;	/* -o FILE: where the page goes */
 	bool help;
 	char *oops;		/* the run's oops decoded to file:line, for --json; or NULL */
 };
@@ -120,6 +124,14 @@ static int report_parse(int argc, char **argv, struct report_opts *ro, char **er
 			continue;
 		if (!strcmp(a, "--json")) {
 			ro->json = true;
+		} else if (!strcmp(a, "--html")) {
+			ro->html = true;
+		} else if (!strcmp(a, "-o")) {
+			if (!next || !*next) {
+				err_set(err, "-o needs a file name\nhint: " USAGE);
+				return -EINVAL;
+			}
+			ro->out = argv[++i];
 		} else if (!strcmp(a, "--list")) {
 			ro->list = true;
 		} else if (!strcmp(a, "--packets")) {
@@ -159,6 +171,10 @@ static int report_parse(int argc, char **argv, struct report_opts *ro, char **er
 	}
 	if (ro->first && ro->worst) {
 		err_set(err, "--first and --worst choose the timeline's trees two ways: give one\nhint: " USAGE);
+		return -EINVAL;
+	}
+	if (ro->out && !ro->html) {
+		err_set(err, "-o FILE is where --html writes its page: give --html too\nhint: " USAGE);
 		return -EINVAL;
 	}
 	if (!ro->target && !ro->help) {
@@ -897,6 +913,28 @@ static void report_oops(struct report_opts *ro)
 	free(err);
 }
 
+/* --html: a run's page, or a suite directory's (it has a summary.json). */
+static int report_html(const struct report_opts *ro)
+{
+	char *err = NULL, *sum = xasprintf("%s/summary.json", ro->target);
+	bool suite = is_dir(ro->target) && !access(sum, F_OK);
+	int ret;
+
+	free(sum);
+	ret = suite ? html_suite_write(ro->target, ro->out, false, &err)
+		    : html_run_write(ro->target, ro->out, &err);
+	if (ret) {
+		cmd_error("report", err);
+		free(err);
+		return NL_EXIT_USAGE;
+	}
+	if (ro->out)
+		printf("%s\n", ro->out);
+	else
+		printf("%s/report.html\n", ro->target);
+	return NL_EXIT_OK;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_opts ro;
@@ -927,9 +965,14 @@ int cmd_report(int argc, char **argv)
 		     "  --first N     the timeline's first N interrupts (default 5)\n"
 		     "  --worst N     instead, the N with the worst irq -> copy latency\n"
 		     "  --dev IFNAME  the timeline of one device only\n"
-		     "  --json        one JSON object with the same figures");
+		     "  --json        one JSON object with the same figures\n"
+		     "  --html        one self-contained HTML page with plots (RUN_DIR/report.html; a suite\n"
+		     "                directory's report.html from its summary.json), figures as --json --worst 1\n"
+		     "  -o FILE       where --html writes the page");
 		return NL_EXIT_OK;
 	}
+	if (ro.html)
+		return report_html(&ro);
 	if (is_dir(ro.target))
 		report_oops(&ro);
 	path = find_trace(ro.target);

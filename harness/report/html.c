@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The HTML report (html.h): the page frame, numbers taken from the JSON
+ * report, and the writing of a run's page, whose trace is decoded in a
+ * bounded child process.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "lib/xml.h"
+#include "report/html-int.h"
+#include "run/runview.h"
+#include "scenario/metrics.h"
+#include "trace/drvring.h"
+#include "trace/netrx.h"
+#include "trace/pktpath.h"
+#include "trace/tracedrops.h"
+#include "trace/tracepass.h"
+
+void html_escape(struct sbuf *b, const char *s)
+{
+	xml_escape(b, s, XML_ESC_APOS);
+}
+
+static const char css[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1250px;color:#222}\n"
+	"h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\n"
+	"table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 8px;text-align:right}\n"
+	"th{background:#f4f4f4}td.l,th.l{text-align:left}\n"
+	".pass{background:#dfd}.fail{background:#fdd}.infra,.bad,.interrupted{background:#ffd}\n"
+	".error{color:#a00;font-weight:bold}.missing{color:#777;font-style:italic}\n"
+	"code,pre{background:#f6f6f6;padding:1px 4px}pre{white-space:pre-wrap}\n"
+	"svg.plot{display:block;margin:.5em 0;font:11px sans-serif}\n"
+	"svg .frame{fill:none;stroke:#888}svg .ticks line{stroke:#eee}svg .ticks text{fill:#555}\n"
+	"svg .axis-label{font-size:12px;fill:#222}svg .plot-title{font-weight:bold}\n"
+	"svg .episode{fill:#d62728;fill-opacity:.15;stroke:none}svg .mark text{font-size:10px}\n";
+
+void html_page_begin(struct sbuf *b, const char *title)
+{
+	sbuf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
+	html_escape(b, title);
+	sbuf_addf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+}
+
+void html_page_end(struct sbuf *b)
+{
+	sbuf_adds(b, "<p class=\"missing\">written by netlab; numbers are those of the JSON report</p>\n</body>\n</html>\n");
+}
+
+struct json_object *html_json_at(struct json_object *root, const char *path)
+{
+	char *copy = xstrdup(path), *save = NULL;
+	struct json_object *v = root;
+
+	for (char *k = strtok_r(copy, ".", &save); v && k; k = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(v, json_type_array)) {
+			char *end;
+			long i = strtol(k, &end, 10);
+
+			v = *end || i < 0 ? NULL : json_object_array_get_idx(v, (size_t)i);
+		} else if (!json_object_is_type(v, json_type_object) ||
+			   !json_object_object_get_ex(v, k, &v)) {
+			v = NULL;
+		}
+	}
+	free(copy);
+	return v;
+}
+
+void html_num(struct sbuf *b, struct json_object *root, const char *source, const char *path)
+{
+	struct json_object *v = NULL;
+
+	if (root && source && !strcmp(source, "metrics"))
+		json_object_object_get_ex(root, path, &v);
+	else if (root)
+		v = html_json_at(root, path);
+	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))) {
+		sbuf_adds(b, "<span class=\"num\">-</span>");
+		return;
+	}
+	sbuf_adds(b, "<span class=\"num\" data-metric=\"");
+	html_escape(b, path);
+	if (source)
+		sbuf_addf(b, "\" data-source=\"%s", source);
+	sbuf_adds(b, "\">");
+	html_escape(b, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	sbuf_adds(b, "</span>");
+}
+
+void html_numf(struct sbuf *b, struct json_object *root, const char *source, const char *fmt, ...)
+{
+	va_list ap;
+	char *path;
+
+	va_start(ap, fmt);
+	if (vasprintf(&path, fmt, ap) < 0)
+		path = NULL;
+	va_end(ap);
+	if (path)
+		html_num(b, root, source, path);
+	free(path);
+}
+
+void html_str(struct sbuf *b, struct json_object *root, const char *path, const char *dflt)
+{
+	struct json_object *v = root ? html_json_at(root, path) : NULL;
+
+	html_escape(b, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : dflt);
+}
+
+void html_run_error(struct html_run *r, char *msg)
+{
+	if (!msg)
+		return;
+	msg[strcspn(msg, "\n")] = '\0';
+	for (size_t i = 0; i < r->n_errors; i++)
+		if (!strcmp(r->errors[i], msg)) {
+			free(msg);
+			return;
+		}
+	if (r->n_errors < HTML_MAX_ERRORS)
+		r->errors[r->n_errors++] = msg;
+	else
+		free(msg);
+}
+
+/* ---- reading the run ----------------------------------------------------------- */
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+/* DIR/NAME as JSON into *out (NULL when absent); -EINVAL naming it when it is not JSON. */
+static int read_json(const char *dir, const char *name, struct json_object **out, char **err)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int ret = 0;
+
+	*out = NULL;
+	if (!access(p, F_OK)) {
+		*out = json_object_from_file(p);
+		if (!*out || !json_object_is_type(*out, json_type_object)) {
+			err_set(err, "cannot read '%s': not a JSON object (%s)\nhint: it is written by netlab run / regress; run again, or remove it",
+				p, json_util_get_last_err() ? json_util_get_last_err() : "wrong type");
+			json_object_put(*out);
+			*out = NULL;
+			ret = -EINVAL;
+		}
+	}
+	free(p);
+	return ret;
+}
+
+/* RUN_DIR/files/trace.dat, RUN_DIR/trace.dat (as netlab report looks), or NULL. */
+static char *find_trace(const char *dir)
+{
+	static const char *const rel[] = { "files/trace.dat", "trace.dat" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		char *p = xasprintf("%s/%s", dir, rel[i]);
+
+		if (!access(p, F_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+/* An analysis that failed: its message on the page, unless the trace simply lacks its events. */
+static void analysis_error(struct html_run *r, int ret, char *err)
+{
+	if (ret && ret != -ENODATA)
+		html_run_error(r, err ? err : xasprintf("%s: %s", r->trace, strerror(-ret)));
+	else
+		free(err);
+}
+
+/*
+ * The analyses netlab report runs, with its defaults and --worst 1, in one
+ * pass; each that fails leaves its part NULL and an error line.
+ */
+static void analyse(struct html_run *r)
+{
+	struct pktpath_opts po = { 0 };
+	struct tracedrops_opts to = { 0 };
+	struct netrx_opts no = { .select = NETRX_WORST_COPY, .n = 1 };
+	struct drvring_opts dro = { .counters = r->m };
+	struct pktpath_pass *pps = NULL;
+	struct tracedrops_pass *tds = NULL;
+	struct netrx_pass *nrs = NULL;
+	struct drvring_pass *drs = NULL;
+	struct tracepass tp;
+	char *err = NULL;
+	int ret;
+
+	tracepass_init(&tp, r->trace);
+	ret = pktpath_attach(&tp, &po, &pps, &err);
+	analysis_error(r, ret, err);
+	err = NULL;
+	ret = tracedrops_attach(&tp, &to, &tds, &err);
+	analysis_error(r, ret, err);
+	err = NULL;
+	ret = netrx_attach(&tp, &no, &nrs, &err);
+	analysis_error(r, ret, err);
+	err = NULL;
+	ret = drvring_attach(&tp, &dro, &drs, &err);
+	analysis_error(r, ret, err);
+	err = NULL;
+	tracepass_run(&tp);
+	if (pps) {
+		ret = pktpath_collect(pps, &r->pp, &err);
+		analysis_error(r, ret, err);
+		err = NULL;
+	}
+	if (tds) {
+		ret = tracedrops_collect(tds, &r->td, &err);
+		analysis_error(r, ret, err);
+		err = NULL;
+	}
+	if (nrs) {
+		ret = netrx_collect(nrs, &r->nr, &err);
+		analysis_error(r, ret, err);
+		err = NULL;
+	}
+	if (drs) {
+		ret = drvring_collect(drs, &r->dr, &err);
+		analysis_error(r, ret, err);
+	}
+	tracepass_close(&tp);
+}
+
+/*
+ * The JSON report as `netlab report --json --worst 1` composes it
+ * (cmd-report.c print_report_json): drops' object at the top, then path,
+ * timeline and ring without their "trace", and wire.
+ */
+static void compose_json(struct html_run *r)
+{
+	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *t;
+	struct runview *rv = NULL;
+	char *err = NULL;
+
+	if (r->pp) {
+		struct json_object *pj = pktpath_to_json(r->pp);
+
+		if (!json_object_object_get_ex(o, "trace", &t) &&
+		    json_object_object_get_ex(pj, "trace", &t))
+			json_object_object_add(o, "trace", json_object_get(t));
+		json_object_object_del(pj, "trace");
+		json_object_object_add(o, "path", pj);
+	}
+	if (r->nr) {
+		struct json_object *nj = netrx_to_json(r->nr);
+
+		json_object_object_del(nj, "trace");
+		json_object_object_add(o, "timeline", nj);
+	}
+	if (r->dr) {
+		struct json_object *dj = drvring_to_json(r->dr);
+
+		json_object_object_del(dj, "trace");
+		json_object_object_add(o, "ring", dj);
+	}
+	if (r->dir) {
+		int ret = runview_read(r->dir, &rv, &err);
+
+		if (!ret)
+			json_object_object_add(o, "wire", runview_to_json(rv));
+		else if (ret != -ENOENT)
+			html_run_error(r, err), err = NULL;
+		free(err);
+		runview_free(rv);
+	}
+	r->rep = o;
+}
+
+static void run_release(struct html_run *r)
+{
+	tracedrops_free(r->td);
+	pktpath_free(r->pp);
+	netrx_free(r->nr);
+	drvring_free(r->dr);
+	json_object_put(r->rep);
+	for (size_t i = 0; i < r->n_errors; i++)
+		free(r->errors[i]);
+}
+
+/* Render and write: 0, or -errno of writing @out. */
+static int write_page(const struct html_run *r, const char *out)
+{
+	struct sbuf b;
+	int ret;
+
+	sbuf_init(&b);
+	html_run_render(&b, r);
+	ret = file_write(out, b.s, b.len);
+	sbuf_release(&b);
+	return ret;
+}
+
+/* The limits netlab report decodes a trace under (cmd-report.c). */
+#define HTML_MAX_AS (3ull << 30)
+#define HTML_CPU_S_BASE 120
+#define HTML_CPU_S_PER_MB 2
+
+static void child_limits(const char *trace)
+{
+	struct rlimit as = { HTML_MAX_AS, HTML_MAX_AS }, cpu;
+	struct stat st;
+	rlim_t mb = !trace || stat(trace, &st) ? 0 : (rlim_t)(st.st_size >> 20);
+
+	cpu.rlim_cur = HTML_CPU_S_BASE + HTML_CPU_S_PER_MB * mb;
+	cpu.rlim_max = cpu.rlim_cur + 5;
+	setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CPU, &cpu);
+}
+
+/*
+ * With a trace: decode and write in a child; a child that dies of the file
+ * leaves the page to be written here without the trace's sections. Returns
+ * 0 or -errno of writing @out.
+ */
+static int write_isolated(struct html_run *r, const char *out)
+{
+	int status, ret;
+	pid_t pid;
+
+	if (r->trace) {
+		fflush(NULL);
+		pid = fork();
+		if (!pid) {
+			child_limits(r->trace);
+			analyse(r);
+			compose_json(r);
+			ret = write_page(r, out);
+			/* 0, or 100 + errno of the write (errno values fit below 100) */
+			_exit(ret ? 100 + (-ret < 100 ? -ret : EIO) : 0);
+		}
+		while (pid > 0 && waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				break;
+		if (pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status))
+			return 0;
+		if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) >= 100)
+			return -(WEXITSTATUS(status) - 100);
+		if (pid > 0 && WIFSIGNALED(status))
+			html_run_error(r, xasprintf("cannot read trace '%s': decoding it failed (%s): the file is truncated or corrupted; the trace's sections are left out",
+						    r->trace, strsignal(WTERMSIG(status))));
+		else
+			html_run_error(r, xasprintf("cannot read trace '%s': its reader could not run (%s)",
+						    r->trace, pid < 0 ? strerror(errno) : "exit status"));
+		r->trace = NULL;
+	}
+	compose_json(r);
+	return write_page(r, out);
+}
+
+int html_run_write(const char *target, const char *out, char **err)
+{
+	struct html_run r = { .target = target };
+	char *trace = NULL, *def = NULL;
+	int ret;
+
+	if (access(target, F_OK)) {
+		ret = -errno;
+		err_set(err, "cannot read run directory '%s': %s\nhint: give a run directory (netlab run --out DIR, or one of a suite's DIR/SCENARIO/run-N)",
+			target, strerror(-ret));
+		return ret;
+	}
+	if (is_dir(target)) {
+		r.dir = target;
+		ret = read_json(target, "result.json", &r.result, err);
+		if (!ret)
+			ret = read_json(target, "metrics.json", &r.mj, err);
+		if (ret)
+			goto out;
+		trace = find_trace(target);
+		if (!out)
+			out = def = xasprintf("%s/report.html", target);
+	} else {
+		if (!out) {
+			err_set(err, "--html for trace '%s' needs -o FILE\nhint: or give the run directory the trace is in",
+				target);
+			return -EINVAL;
+		}
+		trace = xstrdup(target);
+	}
+	r.trace = trace;
+	if (r.mj) {
+		r.m = metrics_new();
+		metrics_add_json(r.m, NULL, r.mj);
+	}
+	if (r.dir && !r.trace)
+		html_run_error(&r, xasprintf("no trace: '%s/files/trace.dat' does not exist (the run recorded none); the trace's sections are left out",
+					     target));
+	ret = write_isolated(&r, out);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", out, strerror(-ret));
+out:
+	run_release(&r);
+	json_object_put(r.result);
+	json_object_put(r.mj);
+	metrics_free(r.m);
+	free(trace);
+	free(def);
+	return ret;
+}
+
+/* ---- the suite ------------------------------------------------------------------ */
+
+int html_suite_write(const char *dir, const char *out, bool runs, char **err)
+{
+	struct json_object *sum = NULL, *scns;
+	char *def = NULL;
+	struct sbuf b;
+	int ret;
+
+	if (!is_dir(dir)) {
+		err_set(err, "cannot read suite directory '%s': %s", dir,
+			strerror(access(dir, F_OK) ? errno : ENOTDIR));
+		return -ENOENT;
+	}
+	ret = read_json(dir, "summary.json", &sum, err);
+	if (ret)
+		return ret;
+	if (!sum || !json_object_object_get_ex(sum, "scenarios", &scns) ||
+	    !json_object_is_type(scns, json_type_array)) {
+		err_set(err, "cannot read '%s/summary.json': %s\nhint: give the directory of netlab regress --out",
+			dir, sum ? "it has no \"scenarios\" array" : strerror(ENOENT));
+		json_object_put(sum);
+		return sum ? -EINVAL : -ENOENT;
+	}
+	for (size_t i = 0; runs && i < json_object_array_length(scns); i++) {
+		struct json_object *rs = html_json_at(json_object_array_get_idx(scns, i), "runs");
+
+		for (size_t k = 0; rs && k < json_object_array_length(rs); k++) {
+			const char *rd = json_object_get_string(html_json_at(json_object_array_get_idx(rs, k), "dir"));
+			char *rerr = NULL;
+
+			if (rd && is_dir(rd) && html_run_write(rd, NULL, &rerr))
+				free(rerr);
+		}
+	}
+	if (!out)
+		out = def = xasprintf("%s/report.html", dir);
+	sbuf_init(&b);
+	html_suite_render(&b, dir, sum);
+	ret = file_write(out, b.s, b.len);
+	if (ret)
+		err_set(err, "cannot write '%s': %s", out, strerror(-ret));
+	sbuf_release(&b);
+	json_object_put(sum);
+	free(def);
+	return ret;
+}

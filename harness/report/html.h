@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HTML reports people look at: one self-contained page per run (inline CSS
+ * and SVG, no script, nothing fetched) and one per regression suite.
+ *
+ * A run page shows what `netlab report --json --worst 1 RUN_DIR` says, from
+ * the same analyses in one pass over the trace (trace/tracepass.h), beside
+ * the run's metrics.json and result.json: the loss story as a waterfall
+ * across layers, drops over time by reason, per-stage latency CDFs, the
+ * driver rings over time, the NET_RX tree of the worst interrupt, flows and
+ * processes, and how to open the trace and the captures. Every number on
+ * the page is an element with data-metric="KEY" (a dotted path into that
+ * JSON report; with data-source="metrics", a name in metrics.json; with
+ * data-source="summary", a path into the suite's summary.json), and its text
+ * is the JSON value as json-c prints it, so the page and the JSON agree.
+ *
+ * The trace is decoded in a child process with bounded memory and CPU time
+ * (as netlab report does): a truncated or corrupted trace.dat that makes the
+ * decoding fail, or crash, still gives a page, with what the run has
+ * besides the trace and a line saying what failed.
+ *
+ * Everything taken from the run (scenario names, comm strings, reasons) is
+ * escaped with html_escape().
+ */
+#ifndef NETLAB_HTML_H
+#define NETLAB_HTML_H
+
+#include "lib/util.h"
+
+/* Append @s as HTML text or attribute value (& < > " ' escaped, controls as \xNN). */
+void html_escape(struct sbuf *b, const char *s);
+
+/**
+ * html_run_write() - write the page of a run
+ * @target: a run directory, or a trace.dat
+ * @out: the page to write; NULL: RUN_DIR/report.html (required for a trace.dat)
+ * @err: on failure, a message naming the file at fault; the caller frees it
+ *
+ * Return: 0 when the page was written (perhaps with error lines in it for a
+ * damaged trace); -ENOENT for a target that does not exist; -EINVAL for bad
+ * input: a metrics.json, result.json or summary.json that is not JSON, a
+ * trace.dat target without @out; or the errno of writing @out.
+ */
+int html_run_write(const char *target, const char *out, char **err);
+
+/**
+ * html_suite_write() - write the pages of a regression suite's directory
+ * @dir: the suite directory, with its summary.json (regress_write_json())
+ * @out: the suite page; NULL: DIR/report.html
+ * @runs: also write report.html into every run directory the summary names
+ *	  that exists
+ * @err: as html_run_write(); a run whose page could not be written does not
+ *	 fail the suite page (its row says so)
+ *
+ * Return: 0, -ENOENT, -EINVAL (summary.json unreadable or not netlab's), or
+ * the errno of writing the page.
+ */
+int html_suite_write(const char *dir, const char *out, bool runs, char **err);
+
+#endif /* NETLAB_HTML_H */
