@@ -154,8 +154,10 @@ static int read_json(const char *dir, const char *name, struct json_object **out
 	if (!access(p, F_OK)) {
 		*out = json_object_from_file(p);
 		if (!*out || !json_object_is_type(*out, json_type_object)) {
-			err_set(err, "cannot read '%s': not a JSON object (%s)\nhint: it is written by netlab run / regress; run again, or remove it",
-				p, json_util_get_last_err() ? json_util_get_last_err() : "wrong type");
+			const char *why = *out ? "another type" : json_util_get_last_err();
+
+			err_set(err, "cannot read '%s': not a JSON object (%.*s)\nhint: it is written by netlab run / regress; run again, or remove it",
+				p, why ? (int)strcspn(why, "\n") : 7, why ? why : "unknown");
 			json_object_put(*out);
 			*out = NULL;
 			ret = -EINVAL;
