@@ -13,6 +13,7 @@
 
 #include "cmd/cmd.h"
 #include "scenario/coverage.h"
+#include "report/html.h"
 #include "scenario/regress.h"
 
 static const char regress_usage[] =
@@ -342,6 +343,11 @@ static int report(struct regress_cmd *rc, struct regress *r)
 	if (regress_write_json(r, p, &err))
 		cmd_error("regress", err);
 	free(p);
+	free(err);
+	err = NULL;
+	/* The pages people look at: each run's report.html, then the suite's. */
+	if (html_suite_write(r->dir, NULL, true, &err))
+		cmd_error("regress", err);
 	free(err);
 	return regress_exit_code(r);
 }
