@@ -30,6 +30,8 @@ pkgs=(
 	# the manual pages: pandoc builds them (make doc), man-db shows them
 	# (man, netlab help; t19-docs)
 	pandoc man-db
+	# the HTML report's test (t22-html) renders its pages headless
+	chromium
 )
 
 missing=()
