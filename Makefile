@@ -33,7 +33,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml \
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
-	       boot/kernel boot/initrd boot/acpi \
+	       boot/kernel boot/initrd boot/acpi boot/kmod \
 	       run/run run/result run/runview run/counters run/pcapstat \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-drv trace/pktpath-out \

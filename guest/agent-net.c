@@ -279,7 +279,7 @@ static int nic_place(struct topo *t, size_t i)
 
 		if (nic->mac && nic->model && agent_nic_unbound("/sys", nic->model, why, sizeof(why)) == 1)
 			snprintf(t->err, ERRLEN,
-				 "nic %s: no interface with MAC '%s': %s; hint: build the driver in (=y; netlab's kconfigs/ do)",
+				 "nic %s: no interface with MAC '%s': %s; hint: pass the kernel's modules (netlab run --modules DIR), or build the driver in (=y)",
 				 nic->id, nic->mac, why);
 		else
 			snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,

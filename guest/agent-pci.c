@@ -8,6 +8,8 @@
 #define _GNU_SOURCE
 #endif
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,4 +122,44 @@ int agent_nic_unbound(const char *sysfs, const char *model, char *out, size_t n)
 	}
 	closedir(d);
 	return ret;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int is_ko(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 3 && !strcmp(e->d_name + n - 3, ".ko");
+}
+
+int agent_modules_load(const char *dir, int (*load)(int fd),
+		       void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2))))
+{
+	struct dirent **v = NULL;
+	int n = scandir(dir, &v, is_ko, by_name), loaded = 0;
+
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		int fd, ret;
+
+		if (snprintf(path, sizeof(path), "%s/%s", dir, v[i]->d_name) >= (int)sizeof(path)) {
+			free(v[i]);
+			continue;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ret = fd < 0 ? -errno : load(fd);
+		if (fd >= 0)
+			close(fd);
+		if (!ret || ret == -EEXIST)
+			loaded++;
+		else
+			say("module %s: %s", v[i]->d_name, strerror(-ret));
+		free(v[i]);
+	}
+	free(v);
+	return loaded;
 }

@@ -26,4 +26,17 @@
  */
 int agent_nic_unbound(const char *sysfs, const char *model, char *out, size_t n);
 
+/*
+ * agent_modules_load() - load the modules netlab put in the initramfs
+ * @dir:  "/netlab/modules": NN-NAME.ko files, loaded in name order (the
+ *        host sorted them, dependencies first: harness/boot/kmod.h)
+ * @load: loads one open module file (finit_module); returns 0 or -errno
+ * @say:  a line for the console per module that failed
+ *
+ * A module already loaded (-EEXIST) counts as loaded. Returns the number
+ * loaded, 0 when @dir does not exist.
+ */
+int agent_modules_load(const char *dir, int (*load)(int fd),
+		       void (*say)(const char *fmt, ...) __attribute__((format(printf, 1, 2))));
+
 #endif

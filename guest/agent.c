@@ -34,6 +34,7 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <poll.h>
@@ -46,6 +47,7 @@
 
 #include "agent-job.h"
 #include "agent-int.h"
+#include "agent-pci.h"
 #include "netlab-proto.h"
 
 
@@ -702,6 +704,20 @@ static void files_send(const struct agent *a)
 		agent_say("sent '%s' to port '%s'", NETLAB_GUEST_OUTDIR, NETLAB_PORT_FILES);
 }
 
+static int finit_module_fd(int fd)
+{
+	return syscall(SYS_finit_module, fd, "", 0) ? -errno : 0;
+}
+
+/* --modules: the host's modules, before the ports (virtio_console) and the NICs. */
+static void modules_load(void)
+{
+	int n = agent_modules_load("/netlab/modules", finit_module_fd, agent_say);
+
+	if (n > 0)
+		agent_say("loaded %d modules", n);
+}
+
 int main(void)
 {
 	struct agent a = { .status_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .files_fd = -1 };
@@ -713,6 +729,7 @@ int main(void)
 	mounts_setup();
 	mark("%s", NETLAB_MARK_AGENT);
 	say_uptime();
+	modules_load();
 	ports_open(&a);
 	agent_status(&a, "agent %d", NETLAB_PROTO_VERSION);
 	a.root_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);

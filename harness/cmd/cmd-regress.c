@@ -34,7 +34,7 @@ static const char regress_usage[] =
 	"      --generators        the traffic generators and their [traffic] keys, and exit\n"
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
 	"                          scenarios that would run cover, and exit (1 if one is not)\n"
-	"      --kernel, --initrd, --accel, --qemu, --snaplen   as for netlab run\n"
+	"      --kernel, --initrd, --modules, --accel, --qemu, --snaplen   as for netlab run\n"
 	"      --backend NAME      qemu (default) or libvirt\n"
 	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
 	"                          libvirt); repeat it to spread the suite over several, each\n"
@@ -42,7 +42,7 @@ static const char regress_usage[] =
 	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
-enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_ACCEL,
+enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_MODULES, O_ACCEL,
        O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS };
 
 static const struct option longopts[] = {
@@ -52,7 +52,7 @@ static const struct option longopts[] = {
 	{ "record", no_argument, NULL, O_RECORD },
 	{ "update-baselines", no_argument, NULL, O_UPDATE }, { "ktap", no_argument, NULL, O_KTAP },
 	{ "list", no_argument, NULL, O_LIST }, { "kernel", required_argument, NULL, O_KERNEL },
-	{ "initrd", required_argument, NULL, O_INITRD }, { "accel", required_argument, NULL, O_ACCEL },
+	{ "initrd", required_argument, NULL, O_INITRD }, { "modules", required_argument, NULL, O_MODULES }, { "accel", required_argument, NULL, O_ACCEL },
 	{ "qemu", required_argument, NULL, O_QEMU }, { "help", no_argument, NULL, 'h' },
 	{ "backend", required_argument, NULL, O_BACKEND },
 	{ "connect", required_argument, NULL, O_CONNECT },
@@ -185,6 +185,7 @@ static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char 
 	case O_COVERAGE: rc->coverage = true; return 0;
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
+	case O_MODULES: rc->o.base.modules = arg; return 0;
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
 	case O_SNAPLEN: return cmd_parse_snaplen(arg, &rc->o.base.snaplen, err);
 	case O_BACKEND:

@@ -20,6 +20,9 @@ static const char run_usage[] =
 	"  -e, --exec CMD        shell command to run in the guest (default: show addresses)\n"
 	"      --kernel FILE     bzImage (default: $KERNEL, else the one 'make kernel' built)\n"
 	"      --initrd FILE     base initramfs (default: the one 'make guest' built)\n"
+	"      --modules DIR     the kernel's lib/modules/VERSION (or a kernel package\n"
+	"                        unpacked with dpkg -x): its NIC drivers, virtio, qdisc and\n"
+	"                        9p modules, with their dependencies, loaded at boot\n"
 	"      --accel MODE      auto|kvm|tcg (default auto: probe KVM once, fall back to TCG)\n"
 	"      --timeout S       stop the guest after S seconds (default 300)\n"
 	"  -o, --out DIR         run directory (default runs/run-DATE-PID); must be new or empty\n"
@@ -52,7 +55,7 @@ static const char run_usage[] =
 	"125 when the guest could not boot or QEMU failed, 130 when interrupted.\n";
 
 enum {
-	OPT_KERNEL = 256, OPT_INITRD, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
+	OPT_KERNEL = 256, OPT_INITRD, OPT_MODULES, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
 	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML, OPT_SNAPLEN,
 };
@@ -61,6 +64,7 @@ static const struct option run_longopts[] = {
 	{ "exec", required_argument, NULL, 'e' },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "accel", required_argument, NULL, OPT_ACCEL },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "out", required_argument, NULL, 'o' },
@@ -158,6 +162,7 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'e': o->exec = arg; return 0;
 	case OPT_KERNEL: o->kernel = arg; return 0;
 	case OPT_INITRD: o->initrd = arg; return 0;
+	case OPT_MODULES: o->modules = arg; return 0;
 	case 'o': o->out = arg; return 0;
 	case OPT_APPEND: o->append = arg; return 0;
 	case OPT_QEMU: o->qemu = arg; return 0;

@@ -17,6 +17,7 @@
 
 #include "boot/acpi.h"
 #include "boot/initrd.h"
+#include "boot/kmod.h"
 #include "lib/jsonout.h"
 #include "lib/proc.h"
 #include "boot/kernel.h"
@@ -292,6 +293,7 @@ struct run_ctx {
 	struct kernel_id kid;
 	char *accel_why;
 	struct acpi_set acpi;
+	struct kmod_list kmods;		/* --modules */
 	struct run_vm vms[VM_MAX_VMS];
 	unsigned int n_vms;
 	char *sock_dir;
@@ -558,6 +560,49 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	}
 }
 
+/* --modules: the modules the guest needs, for this kernel (bad input: -EINVAL). */
+static int modules_prepare(struct run_ctx *c, char **err)
+{
+	size_t kv = strcspn(c->kid.version, " ");
+	int ret = kmod_collect(c->o->modules, &c->kmods, err);
+
+	if (ret)
+		return ret == -ENOENT ? -EINVAL : ret;
+	if (c->kmods.vermagic && *c->kid.version &&
+	    (strcspn(c->kmods.vermagic, " ") != kv || strncmp(c->kmods.vermagic, c->kid.version, kv))) {
+		err_set(err,
+			"modules %s: built for %.*s, the kernel is %.*s\nhint: pass the lib/modules/VERSION of the kernel you boot",
+			c->kmods.dir, (int)strcspn(c->kmods.vermagic, " "), c->kmods.vermagic, (int)kv,
+			c->kid.version);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* netlab/modules/NN-NAME.ko in load order, for the agent (guest/agent-pci.h). */
+static int modules_cpio_add(const struct kmod_list *l, struct cpio *c, char **err)
+{
+	if (!l->n)
+		return 0;
+	cpio_add_dir(c, "netlab", 0755);
+	cpio_add_dir(c, "netlab/modules", 0755);
+	for (size_t i = 0; i < l->n; i++) {
+		char *data = NULL, *name;
+		size_t n = 0;
+		int ret = file_read(l->v[i].path, &data, &n);
+
+		if (ret) {
+			err_set(err, "cannot read module '%s': %s", l->v[i].path, strerror(-ret));
+			return ret;
+		}
+		name = xasprintf("netlab/modules/%02zu-%s.ko", i, l->v[i].name);
+		cpio_add_file(c, name, 0644, data, n);
+		free(name);
+		free(data);
+	}
+	return 0;
+}
+
 static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 {
 	struct run_vm *v = &c->vms[i];
@@ -576,6 +621,8 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	file_write(jobpath, job.s, job.len);
 	cpio_init(&early);
 	ret = acpi_cpio_add(&c->acpi, &early, err);
+	if (!ret)
+		ret = modules_cpio_add(&c->kmods, &early, err);
 	if (!ret)
 		ret = initrd_assemble_with(v->initrd, &early, job.s, exec, c->o->initrd, err);
 	cpio_release(&early);
@@ -728,6 +775,7 @@ static void release_ctx(struct run_ctx *c)
 	free(c->no_space);
 	free(c->accel_why);
 	acpi_set_release(&c->acpi);
+	kmod_list_release(&c->kmods);
 	kernel_id_release(&c->kid);
 }
 
@@ -856,6 +904,8 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		ret = acpi_prepare(NULL, o->acpi, o->n_acpi, dir, &c.acpi, err);
 		free(dir);
 	}
+	if (!ret && o->modules)
+		ret = modules_prepare(&c, err);
 	if (!ret) {
 		/* (The direct backend's KVM probe boots without NICs or tables.) */
 		struct vm_backend_args a;

@@ -35,6 +35,7 @@ struct run_opts {
 	const char *kernel;		/* bzImage */
 	const char *peer_kernel;	/* pair: VM 1's bzImage; NULL = kernel */
 	const char *initrd;		/* base initramfs */
+	const char *modules;		/* lib/modules/VERSION to load from (boot/kmod.h); NULL: none */
 	const char *qemu;		/* QEMU binary */
 	const char *out;		/* run directory (created; must be empty) */
 	const char *topology;
