@@ -825,30 +825,6 @@ static int report_exit(const struct report_opts *ro, const char *path)
 	return NL_EXIT_USAGE;
 }
 
-/*
- * libtracecmd and libtraceevent trust the sizes and pages they decode: on a
- * corrupted file they may read out of bounds (trace-cmd report itself
- * crashes on such files) or try to allocate gigabytes. The read runs in a
- * child with bounded memory and CPU time, so that any of this becomes an
- * error message and exit 2, not a core dump or a machine that swaps. The
- * analysis itself streams and needs a few MB; the limits are far above it.
- */
-#define REPORT_MAX_AS (3ull << 30)
-#define REPORT_CPU_S_BASE 120
-#define REPORT_CPU_S_PER_MB 2
-
-static void report_limits(const char *path)
-{
-	struct rlimit as = { REPORT_MAX_AS, REPORT_MAX_AS }, cpu;
-	struct stat st;
-	rlim_t mb = !path || stat(path, &st) ? 0 : (rlim_t)(st.st_size >> 20);
-
-	cpu.rlim_cur = REPORT_CPU_S_BASE + REPORT_CPU_S_PER_MB * mb;
-	cpu.rlim_max = cpu.rlim_cur + 5;
-	setrlimit(RLIMIT_AS, &as);
-	setrlimit(RLIMIT_CPU, &cpu);
-}
-
 /* Signals by which the child dies of the file, not of something done to it. */
 static bool report_crashed(int sig)
 {
@@ -867,7 +843,7 @@ static int report_isolated(const struct report_opts *ro, char *path)
 	if (pid < 0)
 		return report_exit(ro, path);
 	if (!pid) {
-		report_limits(path);
+		proc_decode_limits(path); /* lib/proc.h */
 		status = report_exit(ro, path);
 		free(path);
 		fflush(NULL);

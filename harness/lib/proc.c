@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -439,4 +441,20 @@ void proc_release(struct proc *p)
 		close(p->outfd);
 	p->pidfd = p->outfd = -1;
 	sbuf_release(&p->output);
+}
+
+#define DECODE_MAX_AS (3ull << 30)
+#define DECODE_CPU_S_BASE 120
+#define DECODE_CPU_S_PER_MB 2
+
+void proc_decode_limits(const char *path)
+{
+	struct rlimit as = { DECODE_MAX_AS, DECODE_MAX_AS }, cpu;
+	struct stat st;
+	rlim_t mb = !path || stat(path, &st) ? 0 : (rlim_t)(st.st_size >> 20);
+
+	cpu.rlim_cur = DECODE_CPU_S_BASE + DECODE_CPU_S_PER_MB * mb;
+	cpu.rlim_max = cpu.rlim_cur + 5;
+	setrlimit(RLIMIT_AS, &as);
+	setrlimit(RLIMIT_CPU, &cpu);
 }

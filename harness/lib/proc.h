@@ -133,4 +133,17 @@ char *proc_take_output(struct proc *p);
  * on a zeroed struct (never started). */
 void proc_release(struct proc *p);
 
+/*
+ * proc_decode_limits() - bound this process for decoding an untrusted file
+ * @path: the file (its size scales the CPU time); NULL: the base time
+ *
+ * libtracecmd and libtraceevent trust the sizes and pages they decode: on
+ * a corrupted file they may read out of bounds or try to allocate
+ * gigabytes. A child that decodes under these limits (3 GiB of address
+ * space, 120 s + 2 s per MB of CPU) turns that into an error, not a core
+ * dump or a machine that swaps. netlab report and its HTML page call it in
+ * the child that reads the trace.
+ */
+void proc_decode_limits(const char *path);
+
 #endif /* NETLAB_PROC_H */

@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/proc.h"
 #include "report/html-int.h"
 #include "run/runview.h"
 #include "scenario/metrics.h"
@@ -220,23 +221,6 @@ static int write_page(const struct html_run *r, const char *out)
 	return ret;
 }
 
-/* The limits netlab report decodes a trace under (cmd-report.c). */
-#define HTML_MAX_AS (3ull << 30)
-#define HTML_CPU_S_BASE 120
-#define HTML_CPU_S_PER_MB 2
-
-static void child_limits(const char *trace)
-{
-	struct rlimit as = { HTML_MAX_AS, HTML_MAX_AS }, cpu;
-	struct stat st;
-	rlim_t mb = !trace || stat(trace, &st) ? 0 : (rlim_t)(st.st_size >> 20);
-
-	cpu.rlim_cur = HTML_CPU_S_BASE + HTML_CPU_S_PER_MB * mb;
-	cpu.rlim_max = cpu.rlim_cur + 5;
-	setrlimit(RLIMIT_AS, &as);
-	setrlimit(RLIMIT_CPU, &cpu);
-}
-
 /*
  * With a trace: decode and write in a child; a child that dies of the file
  * leaves the page to be written here without the trace's sections. Returns
@@ -251,7 +235,7 @@ static int write_isolated(struct html_run *r, const char *out)
 		fflush(NULL);
 		pid = fork();
 		if (!pid) {
-			child_limits(r->trace);
+			proc_decode_limits(r->trace);
 			analyse(r);
 			compose_json(r);
 			ret = write_page(r, out);
