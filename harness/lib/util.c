@@ -203,8 +203,7 @@ static bool shell_safe(const char *s)
 	return true;
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0. */
-static size_t utf8_seq(const unsigned char *p)
+size_t utf8_seq(const unsigned char *p)
 {
 	size_t n;
 	unsigned int cp;

@@ -62,6 +62,8 @@ char *xstrdup(const char *s);
 /* A copy of s with every byte that is not part of valid UTF-8 replaced by
  * U+FFFD: strings from a guest or a file, before they go into JSON. */
 char *utf8_sanitize(const char *s);
+/* Length of the valid UTF-8 sequence at p (1..4; 1 for ASCII, NUL included), or 0. */
+size_t utf8_seq(const unsigned char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
 /* realloc @p to @n elements of @size bytes; aborts on overflow or out of memory. */

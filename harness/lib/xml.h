@@ -22,8 +22,11 @@ enum {
  * become &#10; and &#9;, so attribute values keep them. Every other control
  * character (below 0x20, and DEL), which XML 1.0 forbids or discourages and
  * which a reason or a file name may carry, is written as the text "\xNN":
- * the output is always well-formed and still shows what was there. Other
- * bytes (UTF-8 included) are copied.
+ * the output is always well-formed and still shows what was there. So is
+ * every byte that is not part of valid UTF-8 (and U+FFFE, U+FFFF, which
+ * XML does not allow): the document stays valid UTF-8. "]]>" cannot end a
+ * CDATA section either, since '>' is always an entity. Valid UTF-8 is
+ * copied.
  */
 void xml_escape(struct sbuf *b, const char *s, unsigned int flags);
 

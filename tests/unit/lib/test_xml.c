@@ -65,11 +65,38 @@ static void test_xml__escaped_attribute_parses_back(void **state)
 	free(v);
 }
 
+/* What a reason or a console line may carry: none of it breaks the document. */
+static void test_xml__hostile_text_stays_well_formed_utf8(void **state)
+{
+	static const char text[] = "]]> <![CDATA[x]]> & < > \" ' \x01\x08\x0b\x0c\x1f\x7f"
+				   " bad:\xff\xfe\xc3 \xc0\xaf \xed\xa0\x80 \xef\xbf\xbe"
+				   " ok:caf\xc3\xa9 \xf0\x9f\x90\xa7";
+	char *v = escaped(text, XML_ESC_APOS), *doc = NULL;
+	xmlDocPtr d;
+	xmlChar *got;
+
+	assert_null(strstr(v, "]]>"));
+	assert_null(strstr(v, "\xff"));
+	assert_non_null(strstr(v, "bad:\\xff\\xfe\\xc3 \\xc0\\xaf \\xed\\xa0\\x80 \\xef\\xbf\\xbe"));
+	assert_non_null(strstr(v, "ok:caf\xc3\xa9 \xf0\x9f\x90\xa7"));
+	if (asprintf(&doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><r a=\"%s\">%s</r>", v, v) < 0)
+		fail();
+	d = xmlReadMemory(doc, (int)strlen(doc), NULL, NULL, XML_PARSE_NONET);
+	assert_non_null(d);
+	got = xmlNodeGetContent(xmlDocGetRootElement(d));
+	assert_non_null(strstr((const char *)got, "]]> <![CDATA[x]]> & < > \" '"));
+	xmlFree(got);
+	xmlFreeDoc(d);
+	free(doc);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_xml__markup_quotes_and_controls),
 		cmocka_unit_test(test_xml__escaped_attribute_parses_back),
+		cmocka_unit_test(test_xml__hostile_text_stays_well_formed_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
