@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "boot/kernel.h"
 #include "lib/util.h"
 
@@ -61,6 +63,45 @@ static char *find_config(const char *bzimage)
 	return NULL;
 }
 
+/* The first line of dir/name into out; "" when it cannot be read. */
+static void read_line(const char *dir, const char *name, char *out, size_t n)
+{
+	char *p = xasprintf("%s/%s", dir, name), *text = NULL;
+
+	out[0] = '\0';
+	if (file_read(p, &text, NULL) == 0) {
+		text[strcspn(text, "\r\n")] = '\0';
+		snprintf(out, n, "%s", text);
+	}
+	free(text);
+	free(p);
+}
+
+/* An image of netlab's kernel cache: CACHE/kernels/KEY/bzImage beside "source". */
+static void cache_identity(const char *bzimage, struct kernel_id *id)
+{
+	/* build/kernel is a link to the cache directory: resolve it. */
+	char *dir = realpath(bzimage, NULL), *slash, *key, *parent;
+
+	if (!dir)
+		return;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		goto out;
+	*slash = '\0';
+	read_line(dir, "source", id->source, sizeof(id->source));
+	read_line(dir, "release", id->release, sizeof(id->release));
+	key = strrchr(dir, '/');
+	if (!id->source[0] || !key)
+		goto out;
+	*key++ = '\0';
+	parent = strrchr(dir, '/');
+	if (!strcmp(parent ? parent + 1 : dir, "kernels"))
+		snprintf(id->cache_key, sizeof(id->cache_key), "%s", key);
+out:
+	free(dir);
+}
+
 int kernel_identify(const char *bzimage, struct kernel_id *id, char **err)
 {
 	int fd, ret;
@@ -87,7 +128,35 @@ int kernel_identify(const char *bzimage, struct kernel_id *id, char **err)
 	id->config_path = find_config(bzimage);
 	if (id->config_path && sha256_file(id->config_path, id->config_sha256))
 		id->config_sha256[0] = '\0';
+	cache_identity(bzimage, id);
 	return 0;
+}
+
+static struct json_object *str_or_null(const char *s)
+{
+	char *clean;
+	struct json_object *o;
+
+	if (!s || !*s)
+		return NULL;
+	clean = utf8_sanitize(s);
+	o = json_object_new_string(clean);
+	free(clean);
+	return o;
+}
+
+struct json_object *kernel_id_to_json(const struct kernel_id *id, const char *path)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "path", str_or_null(path));
+	json_object_object_add(o, "version", str_or_null(id ? id->version : NULL));
+	json_object_object_add(o, "release", str_or_null(id ? id->release : NULL));
+	json_object_object_add(o, "sha256", str_or_null(id ? id->sha256 : NULL));
+	json_object_object_add(o, "config_sha256", str_or_null(id ? id->config_sha256 : NULL));
+	json_object_object_add(o, "cache_key", str_or_null(id ? id->cache_key : NULL));
+	json_object_object_add(o, "source", str_or_null(id ? id->source : NULL));
+	return o;
 }
 
 void kernel_id_release(struct kernel_id *id)

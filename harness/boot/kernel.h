@@ -8,6 +8,10 @@ struct kernel_id {
 	char sha256[65];
 	char config_sha256[65];	/* "" when no config was found beside the image */
 	char *config_path;	/* owned; NULL when none */
+	/* From netlab's kernel cache (harness/kbuild.sh), "" for an image elsewhere: */
+	char cache_key[64];	/* the cache directory's name: hash of source, fragments, patches */
+	char source[256];	/* its "source": "debian-linux-source-6.1-VERSION", "git-HEAD-DIRTY" */
+	char release[128];	/* its "release" (make kernelrelease) */
 };
 
 /*
@@ -16,5 +20,13 @@ struct kernel_id {
  */
 int kernel_identify(const char *bzimage, struct kernel_id *id, char **err);
 void kernel_id_release(struct kernel_id *id);
+
+struct json_object;
+/*
+ * The identity as JSON: { "path", "version", "release", "sha256",
+ * "config_sha256", "cache_key", "source" }, a string or null each (null for
+ * what is unknown). A NULL id: path only.
+ */
+struct json_object *kernel_id_to_json(const struct kernel_id *id, const char *path);
 
 #endif /* NETLAB_KERNEL_H */

@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "lib/proc.h"
+#include "lib/provenance.h"
 #include "lib/util.h"
 #include "version.h"
 
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	provenance_set_build(NETLAB_VERSION, NETLAB_COMMIT);
 	if (argc < 2) {
 		usage(stderr);
 		return NL_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
+#include "lib/provenance.h"
 #include "run/result.h"
 #include "vm/backend.h"
 #include "vm/vm.h"
@@ -298,6 +299,9 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(k, "version", m->kernel_version);
 	json_add_str(k, "sha256", m->kernel_sha256);
 	json_add_str(k, "config_sha256", m->config_sha256);
+	json_add_str(k, "release", m->kernel_release);
+	json_add_str(k, "cache_key", m->kernel_cache_key);
+	json_add_str(k, "source", m->kernel_source);
 	json_object_object_add(o, "kernel", k);
 	if (m->cfg->qemu && (!m->backend || !strcmp(m->backend, "qemu"))) {
 		struct json_object *q = json_object_new_object();
@@ -357,6 +361,7 @@ int run_result_write_json(const char *path, const struct run_result *res,
 	struct json_object *o = json_object_new_object();
 	int ret;
 
+	provenance_add(o);
 	json_add_str(o, "verdict", run_verdict_name(res->verdict));
 	json_object_object_add(o, "exit_status", res->exit_status < 0 ? NULL
 						 : json_object_new_int(res->exit_status));

@@ -50,6 +50,9 @@ struct run_meta {
 	const char *kernel_version;
 	const char *kernel_sha256;
 	const char *config_sha256;	/* NULL when no .config was found */
+	const char *kernel_release;	/* these three: from netlab's kernel cache, NULL elsewhere */
+	const char *kernel_cache_key;
+	const char *kernel_source;
 	const char *accel_reason;
 	const char *backend;		/* "qemu" or "libvirt" */
 	const char *connect;		/* libvirt URI, NULL for the direct backend */

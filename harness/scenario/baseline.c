@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/provenance.h"
 #include "lib/util.h"
 
 /* Two-space indent, "key": value, one entry a line: reviewable diffs. */
@@ -444,23 +445,27 @@ static struct json_object *sorted_copy(struct json_object *o)
 	return out;
 }
 
+static void meta_str(struct json_object *o, const char *key, const char *v)
+{
+	if (v)
+		json_object_object_add(o, key, json_object_new_string(v));
+}
+
 static struct json_object *meta_json(const struct baseline_meta *meta)
 {
 	struct json_object *o = json_object_new_object();
 	char now[32];
-	struct tm tm;
-	time_t t;
 
-	if (meta->kernel)
-		json_object_object_add(o, "kernel", json_object_new_string(meta->kernel));
-	if (meta->netlab_version)
-		json_object_object_add(o, "netlab_version",
-				       json_object_new_string(meta->netlab_version));
-	if (!meta->date) {
-		t = time(NULL);
-		strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	}
-	json_object_object_add(o, "date", json_object_new_string(meta->date ? meta->date : now));
+	json_object_object_add(o, "format_version", json_object_new_int(NETLAB_FORMAT_VERSION));
+	meta_str(o, "kernel", meta->kernel);
+	meta_str(o, "kernel_version", meta->kernel_version);
+	meta_str(o, "kernel_cache_key", meta->kernel_cache_key);
+	meta_str(o, "kernel_source", meta->kernel_source);
+	meta_str(o, "kernel_config_sha256", meta->kernel_config_sha256);
+	meta_str(o, "netlab_version", meta->netlab_version);
+	meta_str(o, "netlab_commit", meta->netlab_commit);
+	json_object_object_add(o, "date", json_object_new_string(
+				      meta->date ? meta->date : provenance_utc_now(now, sizeof(now))));
 	if (meta->repeat)
 		json_object_object_add(o, "repeat", json_object_new_int64(meta->repeat));
 	return o;

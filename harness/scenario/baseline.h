@@ -5,7 +5,8 @@
  * tests/regress/NAME.baseline.json:
  *
  *	{
- *	  "_meta": { "date": "...", "kernel": "...", "netlab_version": "...", "repeat": 3 },
+ *	  "_meta": { "date": "...", "format_version": 1, "kernel": "...",
+ *		     "kernel_cache_key": "...", "netlab_version": "...", "repeat": 3, ... },
  *	  "_spread": {
  *	    "rr.latency_us.p99": { "max": 44, "min": 39.5, "n": 3 }
  *	  },
@@ -40,7 +41,12 @@
 /* Where the numbers in a baselines file came from; all optional. */
 struct baseline_meta {
 	const char *kernel;		/* kernel release of the measured runs */
+	const char *kernel_version;	/* the bzImage's version string */
+	const char *kernel_cache_key;	/* netlab's kernel cache key (kbuild.sh) */
+	const char *kernel_source;	/* the kernel cache's source identity */
+	const char *kernel_config_sha256;
 	const char *netlab_version;
+	const char *netlab_commit;
 	const char *date;		/* ISO 8601; NULL: now, UTC */
 	unsigned int repeat;		/* runs the values are the median of; 0: omit */
 };

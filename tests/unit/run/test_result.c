@@ -11,6 +11,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "lib/provenance.h"
 #include "run/result.h"
 
 static const char panic_console[] =
@@ -264,9 +265,11 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 				 .icount_shift = -1 };
 	struct run_obs o = { .status = "agent 1\nexec 5\nexit 3\npoweroff\n" };
 	struct run_meta m = { .cfg = &cfg, .command = "false", .kernel_version = "6.1.0 (x@y) #1",
-			      .kernel_sha256 = "ab", .boot_s = 1.5, .wall_s = 3.0 };
+			      .kernel_sha256 = "ab", .kernel_cache_key = "4bb081187adb7294",
+			      .kernel_source = "debian-linux-source-6.1-6.1.192-2",
+			      .boot_s = 1.5, .wall_s = 3.0 };
 	char tmpl[] = "/tmp/netlab-test-XXXXXX";
-	struct json_object *j, *v;
+	struct json_object *j, *v, *k;
 	struct run_result r;
 	char *path, *err = NULL;
 
@@ -281,9 +284,25 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 	assert_string_equal(json_object_get_string(v), "failed");
 	assert_true(json_object_object_get_ex(j, "exit_status", &v));
 	assert_int_equal(json_object_get_int(v), 3);
-	assert_true(json_object_object_get_ex(j, "kernel", &v));
-	assert_true(json_object_object_get_ex(v, "version", &v));
+	assert_true(json_object_object_get_ex(j, "kernel", &k));
+	assert_true(json_object_object_get_ex(k, "version", &v));
 	assert_string_equal(json_object_get_string(v), "6.1.0 (x@y) #1");
+	assert_true(json_object_object_get_ex(k, "cache_key", &v));
+	assert_string_equal(json_object_get_string(v), "4bb081187adb7294");
+	assert_true(json_object_object_get_ex(k, "source", &v));
+	assert_string_equal(json_object_get_string(v), "debian-linux-source-6.1-6.1.192-2");
+	assert_true(json_object_object_get_ex(k, "release", &v) && !v);
+	/* Provenance: the format, the netlab that wrote it, when (UTC). */
+	assert_true(json_object_object_get_ex(j, "format_version", &v));
+	assert_true(json_object_is_type(v, json_type_int));
+	assert_int_equal(json_object_get_int(v), NETLAB_FORMAT_VERSION);
+	assert_true(json_object_object_get_ex(j, "netlab", &k));
+	assert_true(json_object_object_get_ex(k, "version", &v));
+	assert_string_equal(json_object_get_string(v), "unknown");
+	assert_true(json_object_object_get_ex(k, "commit", &v));
+	assert_true(json_object_object_get_ex(j, "generated_at", &v));
+	assert_int_equal(strlen(json_object_get_string(v)), 20);
+	assert_int_equal(json_object_get_string(v)[19], 'Z');
 	assert_true(json_object_object_get_ex(j, "nics", &v));
 	assert_int_equal(json_object_array_length(v), 2);
 	assert_true(json_object_object_get_ex(j, "accel", &v));

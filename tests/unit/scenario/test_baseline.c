@@ -249,7 +249,13 @@ static void test_baseline__value_is_looked_up_by_subject(void **state)
 static const char round_trip_want[] = "{\n"
 				      "  \"_meta\": {\n"
 				      "    \"date\": \"2026-01-02T03:04:05Z\",\n"
+				      "    \"format_version\": 1,\n"
 				      "    \"kernel\": \"6.1.0-netlab\",\n"
+				      "    \"kernel_cache_key\": \"4bb081187adb7294\",\n"
+				      "    \"kernel_config_sha256\": \"c0ffee\",\n"
+				      "    \"kernel_source\": \"debian-linux-source-6.1-6.1.192-2\",\n"
+				      "    \"kernel_version\": \"6.1.192 (netlab@host) #1\",\n"
+				      "    \"netlab_commit\": \"0123456789ab\",\n"
 				      "    \"netlab_version\": \"0.3\",\n"
 				      "    \"repeat\": 3\n"
 				      "  },\n"
@@ -265,7 +271,12 @@ static void test_baseline__update_round_trip_sorted_and_keeps_others(void **stat
 	struct scenario *s = scenario("good-rr.scn"); /* baseline checks: p99_9, tps */
 	struct metrics *m = metrics_new(), *back = NULL;
 	struct baseline_meta meta = { .kernel = "6.1.0-netlab",
+				      .kernel_version = "6.1.192 (netlab@host) #1",
+				      .kernel_cache_key = "4bb081187adb7294",
+				      .kernel_source = "debian-linux-source-6.1-6.1.192-2",
+				      .kernel_config_sha256 = "c0ffee",
 				      .netlab_version = "0.3",
+				      .netlab_commit = "0123456789ab",
 				      .date = "2026-01-02T03:04:05Z",
 				      .repeat = 3 };
 	char *err = NULL, *text;
