@@ -29,7 +29,8 @@ static const char regress_usage[] =
 	"                          replay one with 'netlab gdb --replay RUN_DIR --until first-drop'\n"
 	"      --update-baselines  write the measured medians to NAME.baseline.json, with\n"
 	"                          their spread and the per-stage latencies\n"
-	"      --ktap              KTAP on stdout (the table goes to stderr)\n"
+	"      --ktap              KTAP on stdout too (the table goes to stderr); it is\n"
+	"                          always written to SUITE/results.ktap\n"
 	"      --list              list the scenarios (and matrix cases) that would run, and exit\n"
 	"      --generators        the traffic generators and their [traffic] keys, and exit\n"
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
@@ -334,6 +335,12 @@ static int report(struct regress_cmd *rc, struct regress *r)
 	regress_print_table(r, rc->ktap ? stderr : stdout);
 	if (rc->ktap)
 		regress_print_ktap(r, stdout);
+	p = xasprintf("%s/results.ktap", r->dir);
+	if (regress_write_ktap(r, p, &err))
+		cmd_error("regress", err);
+	free(p);
+	free(err);
+	err = NULL;
 	p = xasprintf("%s/junit.xml", r->dir);
 	if (regress_write_junit(r, p, &err))
 		cmd_error("regress", err);

@@ -19,6 +19,7 @@
 #include "boot/acpi.h"
 #include "scenario/baseline.h"
 #include "lib/jsonout.h"
+#include "lib/provenance.h"
 #include "vm/libvirt.h"
 #include "scenario/regress.h"
 #include "scenario/scnrun.h"
@@ -538,7 +539,7 @@ static bool uses_baseline(const struct scenario *s)
 	return false;
 }
 
-static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
+static void evaluate(const struct regress *r, struct regress_scn *rs, const struct regress_opts *o)
 {
 	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
 	char *bpath = baseline_path(rs->scn->path), *err = NULL;
@@ -572,7 +573,17 @@ static void evaluate(struct regress_scn *rs, const struct regress_opts *o)
 	if (n_ok)
 		rs->median = metrics_median(ok, n_ok);
 	if (rs->median && o->update_baselines && n_ok == rs->n_runs && uses_baseline(rs->scn)) {
-		struct baseline_meta meta = { .repeat = (unsigned int)n_ok };
+		const struct kernel_id *kid = r->kid;
+		struct baseline_meta meta = {
+			.repeat = (unsigned int)n_ok,
+			.netlab_version = provenance_version(),
+			.netlab_commit = provenance_commit(),
+			.kernel = kid && kid->release[0] ? kid->release : NULL,
+			.kernel_version = kid && kid->version[0] ? kid->version : NULL,
+			.kernel_cache_key = kid && kid->cache_key[0] ? kid->cache_key : NULL,
+			.kernel_source = kid && kid->source[0] ? kid->source : NULL,
+			.kernel_config_sha256 = kid && kid->config_sha256[0] ? kid->config_sha256 : NULL,
+		};
 
 		if (baseline_update(bpath, rs->scn, rs->median, ok, n_ok, &meta, &err)) {
 			rs->outcome = RO_BAD;
@@ -683,6 +694,16 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	ret = prepare_dirs(r, o, err);
 	if (ret)
 		return ret;
+	/* What the outputs and baselines say the runs booted. */
+	if (o->base.kernel) {
+		r->kernel = xstrdup(o->base.kernel);
+		r->kid = xzalloc(sizeof(*r->kid));
+		if (kernel_identify(o->base.kernel, r->kid, NULL)) {
+			kernel_id_release(r->kid);
+			free(r->kid);
+			r->kid = NULL;
+		}
+	}
 	/* Probe the accelerator once, not in every worker. */
 	for (size_t i = 0; i < r->n; i++)
 		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
@@ -718,7 +739,7 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 		return ret;
 	run_all(r, &resolved, stop);
 	for (size_t i = 0; i < r->n; i++)
-		evaluate(&r->s[i], &resolved);
+		evaluate(r, &r->s[i], &resolved);
 	r->wall_s = now_s() - t0;
 	return 0;
 }
@@ -774,5 +795,9 @@ void regress_free(struct regress *r)
 	free(r->dir);
 	free(r->accel_why);
 	free(r->no_space);
+	free(r->kernel);
+	if (r->kid)
+		kernel_id_release(r->kid);
+	free(r->kid);
 	free(r);
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "boot/kernel.h"
 #include "scenario/check.h"
 #include "scenario/metrics.h"
 #include "run/run.h"
@@ -66,6 +67,8 @@ struct regress {
 	char *accel_why;
 	bool interrupted;
 	char *no_space;		/* a run found its file system full: the rest did not run */
+	char *kernel;		/* the kernel the runs booted (--kernel), or NULL */
+	struct kernel_id *kid;	/* its identity, read when the suite starts; NULL if unread */
 };
 
 struct regress_opts {
@@ -100,11 +103,46 @@ int regress_exit_code(const struct regress *r);
 void regress_free(struct regress *r);
 const char *regress_outcome_name(enum regress_outcome o);
 
+/*
+ * What CI outputs count a check as: KTAP (passed, failed = FAILED + ERROR,
+ * skipped), JUnit (failure, error, skipped) and summary.json's "counts".
+ * A check that was not measured because the runs could not test (infra
+ * error, interrupted) is skipped; one that could not be evaluated (no
+ * baseline, a division by zero, a bad scenario) is an error; a panic or a
+ * timeout fails every check.
+ */
+enum regress_item_class { RIC_PASSED, RIC_FAILED, RIC_ERROR, RIC_SKIPPED };
+
+/*
+ * The leaves CI outputs report for scenario (or matrix case) rs: its checks,
+ * and one more, "runs", when no check says why the scenario did not pass
+ * (a panic on one run while the others passed every check) or it has no
+ * check: then its class is the outcome's.
+ */
+size_t regress_n_items(const struct regress_scn *rs);
+/* Item i (< regress_n_items()): its class and name (the check's, or "runs"). */
+enum regress_item_class regress_item_class(const struct regress_scn *rs, size_t i);
+const char *regress_item_name(const struct regress_scn *rs, size_t i);
+
+struct regress_counts {
+	size_t total, passed, failed, errors, skipped;
+};
+void regress_count(const struct regress *r, struct regress_counts *c);
+
 /* Outputs (regress-out.c). */
 void regress_print_table(const struct regress *r, FILE *f);
+/* KTAP, one test per scenario (matrix case), a subtest per check (results.ktap). */
 void regress_print_ktap(const struct regress *r, FILE *f);
+int regress_write_ktap(const struct regress *r, const char *path, char **err);
 int regress_write_junit(const struct regress *r, const char *path, char **err);
 int regress_write_json(const struct regress *r, const char *path, char **err);
+/*
+ * The commands that open what explains a failing scenario's run (the first
+ * whose checks failed): "netlab report RUN", "kernelshark RUN/files/trace.dat"
+ * and "wireshark RUN/nic-L.pcap" for each file that exists; one a line, no
+ * newline after the last. NULL when there is no run directory. Caller frees.
+ */
+char *regress_look_commands(const struct regress_scn *rs);
 /* "lost in the receiver's stack: 1234 (snmp Udp InErrors/NoPorts, Ip InDiscards)". */
 char *regress_loss_story(const struct metrics *m);
 

@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 #include <libxml/parser.h>
 
+#include "lib/provenance.h"
 #include "scenario/regress.h"
 #include "lib/util.h"
 #include "tmpdir.h"
@@ -248,6 +249,155 @@ static void test_regress_out__table_and_json_name_the_stage_that_moved(void **st
 	free(json);
 }
 
+/* A case of `text` (checks no_loss, driver) with outcome o; median and statuses when st. */
+static void one_scn(struct regress_scn *rs, const char *path, enum regress_outcome o,
+		    const enum check_status *st, const char *reason)
+{
+	struct scenario **cases = NULL;
+	size_t n = 0;
+	char *err = NULL;
+
+	if (scn_parse_cases(path, &cases, &n, &err))
+		fail_msg("%s", err);
+	memset(rs, 0, sizeof(*rs));
+	rs->scn = cases[0];
+	free(cases);
+	rs->outcome = o;
+	rs->reason = reason ? xstrdup(reason) : NULL;
+	rs->median = st ? metrics_new() : NULL;
+	if (st)
+		metrics_set(rs->median, "loss.app_sent", 10);
+	rs->checks = xzalloc(2 * sizeof(*rs->checks));
+	for (size_t c = 0; c < 2; c++) {
+		rs->checks[c].check = &rs->scn->checks[c];
+		rs->checks[c].res = (struct check_result){ .status = st ? st[c] : CHECK_NOT_MEASURED,
+							    .value = 3, .op = CHECK_LE, .bound = 0 };
+		rs->checks[c].min = rs->checks[c].max = NAN;
+		if (st && st[c] == CHECK_ERROR)
+			rs->checks[c].res.err = xstrdup("division by zero");
+	}
+}
+
+static void free_scn(struct regress_scn *rs)
+{
+	for (size_t c = 0; c < 2; c++)
+		check_result_release(&rs->checks[c].res);
+	free(rs->checks);
+	free(rs->reason);
+	metrics_free(rs->median);
+	scn_free(rs->scn);
+}
+
+static long xml_count(xmlNodePtr n, const char *attr)
+{
+	xmlChar *v = xmlGetProp(n, (const xmlChar *)attr);
+	long x;
+
+	assert_non_null(v);
+	x = strtol((const char *)v, NULL, 10);
+	xmlFree(v);
+	return x;
+}
+
+static long json_count(struct json_object *j, const char *key)
+{
+	struct json_object *c, *v;
+
+	assert_true(json_object_object_get_ex(j, "counts", &c));
+	assert_true(json_object_object_get_ex(c, key, &v));
+	return json_object_get_int64(v);
+}
+
+/*
+ * KTAP, JUnit and summary.json count the same: a pass, a failed check and
+ * a check in error, an infra error (skipped, with its reason), and a panic
+ * on one run while the others passed every check ("runs" fails).
+ */
+static void test_regress_out__ci_outputs_count_the_same(void **state)
+{
+	static const enum check_status all_pass[] = { CHECK_PASS, CHECK_PASS };
+	static const enum check_status fail_err[] = { CHECK_FAIL, CHECK_ERROR };
+	char *path = xasprintf("%s/ci.scn", dir), *junit = xasprintf("%s/junit.xml", dir);
+	char *json = xasprintf("%s/summary.json", dir), *ktap = xasprintf("%s/results.ktap", dir);
+	char *got = NULL, *err = NULL;
+	struct regress_scn rs[4];
+	struct regress r = { .s = rs, .n = 4, .wall_s = 12.5 };
+	struct regress_counts c;
+	struct json_object *j, *v;
+	xmlDocPtr doc;
+	xmlNodePtr root;
+
+	r.dir = dir;
+	assert_int_equal(file_write(path, text, strlen(text)), 0);
+	one_scn(&rs[0], path, RO_PASS, all_pass, NULL);
+	one_scn(&rs[1], path, RO_BAD, fail_err, "check 'driver': division by zero");
+	one_scn(&rs[2], path, RO_INFRA, NULL, "run 1: boot-failure: did not boot\nin time # soon");
+	one_scn(&rs[3], path, RO_FAIL, all_pass, "run 2: panic: Kernel panic - not syncing: x");
+	regress_count(&r, &c);
+	assert_int_equal(c.total, 9);	/* 2 + 2 + 2 + 2 and "runs" */
+	assert_int_equal(c.passed, 4);
+	assert_int_equal(c.failed, 2);
+	assert_int_equal(c.errors, 1);
+	assert_int_equal(c.skipped, 2);
+	assert_int_equal(regress_n_items(&rs[3]), 3);
+	assert_string_equal(regress_item_name(&rs[3], 2), "runs");
+
+	assert_int_equal(regress_write_ktap(&r, ktap, &err), 0);
+	assert_int_equal(file_read(ktap, &got, NULL), 0);
+	assert_non_null(strstr(got, "KTAP version 1\n1..4\n"));
+	assert_non_null(strstr(got, "    # Subtest: ci[direction=A>B]\n    1..2\n    ok 1 no_loss # 3 <= 0\n"));
+	assert_non_null(strstr(got, "    # udp.lost <= 0: value 3, bound <= 0\n    not ok 1 no_loss # 3 <= 0\n"));
+	assert_non_null(strstr(got, "    not ok 2 driver # error\n"));
+	/* The reason on one line; '#' only starts the directive. */
+	assert_non_null(strstr(got, "    ok 1 no_loss # SKIP infra-error: run 1: boot-failure: did not boot in time # soon\n"));
+	assert_non_null(strstr(got, "ok 3 ci[direction=A>B] # SKIP infra-error: run 1: boot-failure"));
+	assert_non_null(strstr(got, "    # fail: run 2: panic: Kernel panic - not syncing: x\n    # loss: sent 10 -> "));
+	assert_non_null(strstr(got, "\n    not ok 3 runs # fail\n"));
+	assert_non_null(strstr(got, "\nnot ok 4 ci[direction=A>B]\n"));
+	free(got);
+
+	assert_int_equal(regress_write_junit(&r, junit, &err), 0);
+	doc = xmlReadFile(junit, NULL, XML_PARSE_NONET);
+	assert_non_null(doc);
+	root = xmlDocGetRootElement(doc);
+	assert_int_equal(xml_count(root, "tests"), 9);
+	assert_int_equal(xml_count(root, "failures"), 2);
+	assert_int_equal(xml_count(root, "errors"), 1);
+	assert_int_equal(xml_count(root, "skipped"), 2);
+	xmlFreeDoc(doc);
+	assert_int_equal(file_read(junit, &got, NULL), 0);
+	assert_non_null(strstr(got, "<testsuite name=\"ci[direction=A&gt;B]\" id=\"3\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0.000\""));
+	assert_non_null(strstr(got, "<skipped message=\"run 1: boot-failure: did not boot&#10;in time # soon\"/>"));
+	assert_non_null(strstr(got, "<system-out>bad-scenario: check &apos;driver&apos;") ||
+			strstr(got, "<system-out>bad-scenario: check 'driver'"));
+	assert_non_null(strstr(got, "loss: sent 10 -&gt; sender stack"));
+	free(got);
+
+	assert_int_equal(regress_write_json(&r, json, &err), 0);
+	j = json_object_from_file(json);
+	assert_non_null(j);
+	assert_int_equal(json_count(j, "total"), 9);
+	assert_int_equal(json_count(j, "passed"), 4);
+	assert_int_equal(json_count(j, "failed"), 2);
+	assert_int_equal(json_count(j, "errors"), 1);
+	assert_int_equal(json_count(j, "skipped"), 2);
+	assert_true(json_object_object_get_ex(j, "format_version", &v));
+	assert_int_equal(json_object_get_int(v), NETLAB_FORMAT_VERSION);
+	assert_true(json_object_object_get_ex(j, "netlab", &v));
+	assert_true(json_object_object_get_ex(v, "commit", NULL));
+	assert_true(json_object_object_get_ex(j, "generated_at", &v));
+	assert_non_null(strchr(json_object_get_string(v), 'T'));
+	assert_true(json_object_object_get_ex(j, "kernel", &v) && !v);	/* none given */
+	json_object_put(j);
+
+	for (size_t i = 0; i < 4; i++)
+		free_scn(&rs[i]);
+	free(path);
+	free(junit);
+	free(json);
+	free(ktap);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_regress_out__stage_story_without_stages),
 		cmocka_unit_test(test_regress_out__latency_subjects),
 		cmocka_unit_test(test_regress_out__table_and_json_name_the_stage_that_moved),
+		cmocka_unit_test(test_regress_out__ci_outputs_count_the_same),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
