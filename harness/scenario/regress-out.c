@@ -774,7 +774,7 @@ static void junit_testcase(struct sbuf *b, const struct regress_scn *rs, size_t 
 		sbuf_adds(b, "/>");
 		break;
 	case RIC_FAILED:
-		sbuf_adds(b, "<failure type=\"fail\" message=\"");
+		sbuf_adds(b, "<failure message=\"");
 		if (evaluated) {
 			xml_escape(b, check_text(rc->check->expr), 0);
 			sbuf_adds(b, ": value ");
@@ -786,13 +786,13 @@ static void junit_testcase(struct sbuf *b, const struct regress_scn *rs, size_t 
 			sbuf_addf(b, "%s: ", regress_outcome_name(rs->outcome));
 			xml_escape(b, rs->reason, 0);
 		}
-		sbuf_adds(b, "\"/>");
+		sbuf_adds(b, "\" type=\"fail\"/>");
 		break;
 	default:
-		sbuf_addf(b, "<error type=\"%s\" message=\"", rc && rs->median
-				  ? check_status_name(rc->res.status) : regress_outcome_name(rs->outcome));
+		sbuf_adds(b, "<error message=\"");
 		xml_escape(b, rc && rs->median && rc->res.err ? rc->res.err : rs->reason, 0);
-		sbuf_adds(b, "\"/>");
+		sbuf_addf(b, "\" type=\"%s\"/>", rc && rs->median ? check_status_name(rc->res.status)
+							  : regress_outcome_name(rs->outcome));
 	}
 	story = junit_story(rs);
 	if (story && *story) {
