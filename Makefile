@@ -40,7 +40,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out \
 	       scenario/scenario scenario/scenario-keys scenario/check scenario/metrics \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect \
-	       scenario/regress scenario/regress-out scenario/matrix scenario/coverage \
+	       scenario/regress scenario/regress-out scenario/regress-ci scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
 	       report/html report/html-run report/html-suite report/html-util report/svg
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
