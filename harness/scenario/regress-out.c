@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -382,28 +381,34 @@ static void add_command(struct sbuf *b, const char *cmd, const char *dir, const 
 	free(p);
 }
 
+/* A line "cmd FILE" for each file under dir that pattern matches. */
+static void add_matches(struct sbuf *b, const char *cmd, const char *dir, const char *pattern)
+{
+	char *pat = xasprintf("%s/%s", dir, pattern);
+	glob_t g;
+
+	if (glob(pat, 0, NULL, &g) == 0) {
+		for (size_t i = 0; i < g.gl_pathc; i++)
+			add_command(b, cmd, g.gl_pathv[i], NULL);
+		globfree(&g);
+	}
+	free(pat);
+}
+
 char *regress_look_commands(const struct regress_scn *rs)
 {
 	const struct regress_run *run = failing_run(rs);
-	char *trace, *pat;
 	struct sbuf b;
-	glob_t g;
 
 	if (!run)
 		return NULL;
 	sbuf_init(&b);
 	add_command(&b, "netlab report", run->dir, NULL);
-	trace = xasprintf("%s/files/trace.dat", run->dir);
-	if (access(trace, R_OK) == 0)
-		add_command(&b, "kernelshark", run->dir, "files/trace.dat");
-	free(trace);
-	pat = xasprintf("%s/nic-*.pcap", run->dir);
-	if (glob(pat, 0, NULL, &g) == 0) {
-		for (size_t i = 0; i < g.gl_pathc; i++)
-			add_command(&b, "wireshark", g.gl_pathv[i], NULL);
-		globfree(&g);
-	}
-	free(pat);
+	/* A two-VM run keeps each VM's files in vm-a/, vm-b/. */
+	add_matches(&b, "kernelshark", run->dir, "files/trace.dat");
+	add_matches(&b, "kernelshark", run->dir, "vm-*/files/trace.dat");
+	add_matches(&b, "wireshark", run->dir, "nic-*.pcap");
+	add_matches(&b, "wireshark", run->dir, "vm-*/nic-*.pcap");
 	return sbuf_detach(&b);
 }
 

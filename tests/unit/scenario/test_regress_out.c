@@ -398,6 +398,41 @@ static void test_regress_out__ci_outputs_count_the_same(void **state)
 	free(ktap);
 }
 
+/* Where to look: the report, the trace and each capture the failing run has, quoted for a shell. */
+static void test_regress_out__look_commands_name_what_the_run_has(void **state)
+{
+	char *path = xasprintf("%s/ci.scn", dir), *run = xasprintf("%s/a run", dir);
+	char *p, *look;
+	struct regress_run runs[2] = { { .dir = xasprintf("%s/ok", dir) }, { .dir = run, .checks_failed = 1 } };
+	struct regress_scn rs;
+
+	assert_int_equal(file_write(path, text, strlen(text)), 0);
+	one_scn(&rs, path, RO_FAIL, NULL, NULL);
+	rs.runs = runs;
+	rs.n_runs = 2;
+	p = xasprintf("%s/files", run);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	p = xasprintf("%s/files/trace.dat", run);
+	assert_int_equal(file_write(p, "x", 1), 0);
+	free(p);
+	p = xasprintf("%s/nic-B.pcap", run);
+	assert_int_equal(file_write(p, "x", 1), 0);
+	free(p);
+	look = regress_look_commands(&rs);
+	p = xasprintf("netlab report '%s'\nkernelshark '%s/files/trace.dat'\nwireshark '%s/nic-B.pcap'",
+		      run, run, run);
+	assert_string_equal(look, p);
+	free(p);
+	free(look);
+	rs.n_runs = 0;
+	assert_null(regress_look_commands(&rs));
+	free_scn(&rs);
+	free(runs[0].dir);
+	free(run);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_regress_out__latency_subjects),
 		cmocka_unit_test(test_regress_out__table_and_json_name_the_stage_that_moved),
 		cmocka_unit_test(test_regress_out__ci_outputs_count_the_same),
+		cmocka_unit_test(test_regress_out__look_commands_name_what_the_run_has),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
