@@ -404,6 +404,7 @@ char *regress_look_commands(const struct regress_scn *rs)
 		return NULL;
 	sbuf_init(&b);
 	add_command(&b, "netlab report", run->dir, NULL);
+	add_command(&b, "netlab report --html", run->dir, NULL);
 	/* A two-VM run keeps each VM's files in vm-a/, vm-b/. */
 	add_matches(&b, "kernelshark", run->dir, "files/trace.dat");
 	add_matches(&b, "kernelshark", run->dir, "vm-*/files/trace.dat");

@@ -138,7 +138,8 @@ int regress_write_junit(const struct regress *r, const char *path, char **err);
 int regress_write_json(const struct regress *r, const char *path, char **err);
 /*
  * The commands that open what explains a failing scenario's run (the first
- * whose checks failed): "netlab report RUN", "kernelshark RUN/files/trace.dat"
+ * whose checks failed): "netlab report RUN", "netlab report --html RUN",
+ * "kernelshark RUN/files/trace.dat"
  * and "wireshark RUN/nic-L.pcap" for each file that exists; one a line, no
  * newline after the last. NULL when there is no run directory. Caller frees.
  */

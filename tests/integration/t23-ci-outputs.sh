@@ -107,11 +107,14 @@ test_expect_success 'under the failing scenario: the loss story, then where to l
 	R=$SUITE/udp-netem-loss/run-1
 	grep -A12 "^  loss: sent" "$T_TMP/table" >"$T_TMP/after"
 	grep -qx "  look: netlab report $R" "$T_TMP/after"
+	grep -qx "  look: netlab report --html $R" "$T_TMP/after"
 	grep -qx "  look: kernelshark $R/files/trace.dat" "$T_TMP/after"
 	grep -qx "  look: wireshark $R/nic-A.pcap" "$T_TMP/after"
 	grep -qx "  look: wireshark $R/nic-B.pcap" "$T_TMP/after"
 	grep -q "^  replay: " "$T_TMP/after"
-	test "$(grep -c "^  look: " "$T_TMP/table")" -le 5
+	test "$(grep -c "^  look: " "$T_TMP/table")" -le 6
+	# The page that command writes, regress wrote already.
+	test -s "$R/report.html"
 '
 
 test_done

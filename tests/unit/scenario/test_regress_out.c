@@ -420,8 +420,8 @@ static void test_regress_out__look_commands_name_what_the_run_has(void **state)
 	assert_int_equal(file_write(p, "x", 1), 0);
 	free(p);
 	look = regress_look_commands(&rs);
-	p = xasprintf("netlab report '%s'\nkernelshark '%s/files/trace.dat'\nwireshark '%s/nic-B.pcap'",
-		      run, run, run);
+	p = xasprintf("netlab report '%s'\nnetlab report --html '%s'\nkernelshark '%s/files/trace.dat'\n"
+		      "wireshark '%s/nic-B.pcap'", run, run, run, run);
 	assert_string_equal(look, p);
 	free(p);
 	free(look);
