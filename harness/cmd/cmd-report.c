@@ -29,6 +29,7 @@
 #include "scenario/metrics.h"
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
+#include "run/result.h"
 #include "run/runview.h"
 #include "trace/tracedrops.h"
 #include "trace/tracepass.h"
@@ -730,24 +731,6 @@ static void print_report(const struct report *r)
 	}
 }
 
-/*
- * format_version, netlab's version and commit, generated_at, and the kernel
- * the run booted: its result.json's "kernel" (null for a bare trace.dat).
- */
-static void report_json_provenance(struct json_object *o, const char *target)
-{
-	char *path = is_dir(target) ? xasprintf("%s/result.json", target) : NULL;
-	struct json_object *res = path && !access(path, R_OK) ? json_object_from_file(path) : NULL;
-	struct json_object *k = NULL;
-
-	provenance_add(o);
-	if (res && json_object_object_get_ex(res, "kernel", &k))
-		k = json_object_get(k);
-	json_object_object_add(o, "kernel", k);
-	json_object_put(res);
-	free(path);
-}
-
 static int print_report_json(const struct report *r)
 {
 	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *drops;
@@ -796,7 +779,9 @@ static int print_report_json(const struct report *r)
 		json_object_object_add(o, "packet_lines", json_object_get(r->packets));
 	if (r->snoop)
 		json_object_object_add(o, "snoop", json_object_get(r->snoop));
-	report_json_provenance(o, r->ro->target);
+	/* What wrote it, and the kernel the run booted (null for a bare trace.dat). */
+	provenance_add(o);
+	json_object_object_add(o, "kernel", run_result_kernel_json(r->ro->target));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
 						       JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -353,6 +354,21 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_object_object_add(o, "boot_s", m->boot_s < 0 ? NULL : json_object_new_double(m->boot_s));
 	json_object_object_add(o, "wall_s", json_object_new_double(m->wall_s));
 	return o;
+}
+
+struct json_object *run_result_kernel_json(const char *dir)
+{
+	char *path = xasprintf("%s/result.json", dir);
+	struct json_object *res = !access(path, R_OK) ? json_object_from_file(path) : NULL;
+	struct json_object *k = NULL;
+
+	if (res && json_object_object_get_ex(res, "kernel", &k) && json_object_is_type(k, json_type_object))
+		k = json_object_get(k);
+	else
+		k = NULL;
+	json_object_put(res);
+	free(path);
+	return k;
 }
 
 int run_result_write_json(const char *path, const struct run_result *res,

@@ -70,6 +70,11 @@ int run_result_exit_code(const struct run_result *res);
 char *console_oops_excerpt(const char *console);
 /* Last `lines` lines of text; caller frees. */
 char *text_tail(const char *text, unsigned int lines);
+/*
+ * The "kernel" object of dir/result.json (a new reference), or NULL when dir
+ * is no run directory or its result.json has none.
+ */
+struct json_object *run_result_kernel_json(const char *dir);
 /* Write result.json. Returns 0 or -errno with *err. */
 int run_result_write_json(const char *path, const struct run_result *res,
 			  const struct run_meta *meta, char **err);

@@ -305,6 +305,13 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 	assert_int_equal(json_object_get_string(v)[19], 'Z');
 	assert_true(json_object_object_get_ex(j, "nics", &v));
 	assert_int_equal(json_object_array_length(v), 2);
+	/* What netlab report --json copies of it. */
+	k = run_result_kernel_json(tmpl);
+	assert_non_null(k);
+	assert_true(json_object_object_get_ex(k, "cache_key", &v));
+	assert_string_equal(json_object_get_string(v), "4bb081187adb7294");
+	json_object_put(k);
+	assert_null(run_result_kernel_json(path));	/* not a directory */
 	assert_true(json_object_object_get_ex(j, "accel", &v));
 	assert_string_equal(json_object_get_string(v), "tcg");
 	json_object_put(j);
