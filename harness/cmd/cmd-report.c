@@ -744,26 +744,7 @@ static int print_report_json(const struct report *r)
 		}
 		json_object_object_add(drops, "list", json_object_get(r->list.arr));
 	}
-	if (r->pp) {
-		struct json_object *pj = pktpath_to_json(r->pp), *t;
-
-		if (!json_object_object_get_ex(o, "trace", &t) && json_object_object_get_ex(pj, "trace", &t))
-			json_object_object_add(o, "trace", json_object_get(t));
-		json_object_object_del(pj, "trace");
-		json_object_object_add(o, "path", pj);
-	}
-	if (r->nr) {
-		struct json_object *nj = netrx_to_json(r->nr);
-
-		json_object_object_del(nj, "trace");
-		json_object_object_add(o, "timeline", nj);
-	}
-	if (r->dr) {
-		struct json_object *dj = drvring_to_json(r->dr);
-
-		json_object_object_del(dj, "trace");
-		json_object_object_add(o, "ring", dj);
-	}
+	report_json_analyses(o, r->pp, r->nr, r->dr); /* report/html.h */
 	if (r->rv)
 		json_object_object_add(o, "wire", runview_to_json(r->rv));
 	if (r->ro->oops) {

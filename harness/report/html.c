@@ -152,19 +152,13 @@ static void analyse(struct html_run *r)
 	tracepass_close(&tp);
 }
 
-/*
- * The JSON report as `netlab report --json --worst 1` composes it
- * (cmd-report.c print_report_json): drops' object at the top, then path,
- * timeline and ring without their "trace", and wire.
- */
-static void compose_json(struct html_run *r)
+void report_json_analyses(struct json_object *o, const struct pktpath *pp, const struct netrx *nr,
+			  const struct drvring *dr)
 {
-	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *t;
-	struct runview *rv = NULL;
-	char *err = NULL;
+	struct json_object *t;
 
-	if (r->pp) {
-		struct json_object *pj = pktpath_to_json(r->pp);
+	if (pp) {
+		struct json_object *pj = pktpath_to_json(pp);
 
 		if (!json_object_object_get_ex(o, "trace", &t) &&
 		    json_object_object_get_ex(pj, "trace", &t))
@@ -172,18 +166,32 @@ static void compose_json(struct html_run *r)
 		json_object_object_del(pj, "trace");
 		json_object_object_add(o, "path", pj);
 	}
-	if (r->nr) {
-		struct json_object *nj = netrx_to_json(r->nr);
+	if (nr) {
+		struct json_object *nj = netrx_to_json(nr);
 
 		json_object_object_del(nj, "trace");
 		json_object_object_add(o, "timeline", nj);
 	}
-	if (r->dr) {
-		struct json_object *dj = drvring_to_json(r->dr);
+	if (dr) {
+		struct json_object *dj = drvring_to_json(dr);
 
 		json_object_object_del(dj, "trace");
 		json_object_object_add(o, "ring", dj);
 	}
+}
+
+/*
+ * The JSON report as `netlab report --json --worst 1` composes it
+ * (cmd-report.c print_report_json): drops' object at the top, then path,
+ * timeline and ring without their "trace", and wire.
+ */
+static void compose_json(struct html_run *r)
+{
+	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object();
+	struct runview *rv = NULL;
+	char *err = NULL;
+
+	report_json_analyses(o, r->pp, r->nr, r->dr);
 	if (r->dir) {
 		int ret = runview_read(r->dir, &rv, &err);
 

@@ -43,6 +43,18 @@ void html_escape(struct sbuf *b, const char *s);
  */
 int html_run_write(const char *target, const char *out, char **err);
 
+/*
+ * The analyses' sections of the JSON report, into @o (the drops object):
+ * "path", "timeline" and "ring" without their own "trace" (pktpath's goes
+ * to @o's "trace" when @o has none). netlab report --json and the page's
+ * figures are composed by this one function. NULL analyses are left out.
+ */
+struct pktpath;
+struct netrx;
+struct drvring;
+void report_json_analyses(struct json_object *o, const struct pktpath *pp, const struct netrx *nr,
+			  const struct drvring *dr);
+
 /**
  * html_suite_write() - write the pages of a regression suite's directory
  * @dir: the suite directory, with its summary.json (regress_write_json())
