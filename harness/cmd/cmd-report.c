@@ -41,7 +41,7 @@
 	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--wire]\n" \
 	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
 	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT\n" \
-	"       netlab report --html [-o FILE] RUN_DIR|SUITE_DIR|TRACE.DAT"
+	"       netlab report --html [-o FILE] RUN_DIR|SUITE_DIR|BISECT_DIR|TRACE.DAT"
 
 enum section {
 	S_DROPS = 1,
@@ -875,16 +875,28 @@ static void report_oops(struct report_opts *ro)
 	free(err);
 }
 
-/* --html: a run's page, or a suite directory's (it has a summary.json). */
+/* A directory with a file @name. */
+static bool dir_has(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	bool ret = is_dir(dir) && !access(p, F_OK);
+
+	free(p);
+	return ret;
+}
+
+/* --html: a run's page, a suite directory's (summary.json) or a bisection's (bisect.json). */
 static int report_html(const struct report_opts *ro)
 {
-	char *err = NULL, *sum = xasprintf("%s/summary.json", ro->target);
-	bool suite = is_dir(ro->target) && !access(sum, F_OK);
+	char *err = NULL;
 	int ret;
 
-	free(sum);
-	ret = suite ? html_suite_write(ro->target, ro->out, false, &err)
-		    : html_run_write(ro->target, ro->out, &err);
+	if (dir_has(ro->target, "summary.json"))
+		ret = html_suite_write(ro->target, ro->out, false, &err);
+	else if (dir_has(ro->target, "bisect.json"))
+		ret = html_bisect_write(ro->target, ro->out, &err);
+	else
+		ret = html_run_write(ro->target, ro->out, &err);
 	if (ret) {
 		cmd_error("report", err);
 		free(err);
@@ -929,7 +941,8 @@ int cmd_report(int argc, char **argv)
 		     "  --dev IFNAME  the timeline of one device only\n"
 		     "  --json        one JSON object with the same figures\n"
 		     "  --html        one self-contained HTML page with plots (RUN_DIR/report.html; a suite\n"
-		     "                directory's report.html from its summary.json), figures as --json --worst 1\n"
+		     "                directory's report.html from its summary.json, a bisection's from its\n"
+		     "                bisect.json and steps), figures as --json --worst 1\n"
 		     "  -o FILE       where --html writes the page");
 		return NL_EXIT_OK;
 	}

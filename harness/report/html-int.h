@@ -46,6 +46,13 @@ void html_run_render(struct sbuf *b, const struct html_run *r);
 /* The whole suite page into @b, from summary.json (@sum) of suite directory @dir. */
 void html_suite_render(struct sbuf *b, const char *dir, struct json_object *sum);
 
+/*
+ * The bisect page into @b: @cfg is bisect.json, @steps the array of
+ * bisect.log.jsonl's lines, @commits the commit order (good first).
+ */
+void html_bisect_render(struct sbuf *b, const char *dir, struct json_object *cfg,
+			struct json_object *steps, char *const *commits, size_t n_commits);
+
 /* <!DOCTYPE html>... up to <body>, and the end. */
 void html_page_begin(struct sbuf *b, const char *title);
 void html_page_end(struct sbuf *b);

@@ -30,7 +30,11 @@ static const char css[] =
 	"svg.plot{display:block;margin:.5em 0;font:11px sans-serif}\n"
 	"svg .frame{fill:none;stroke:#888}svg .ticks line{stroke:#eee}svg .ticks text{fill:#555}\n"
 	"svg .axis-label{font-size:12px;fill:#222}svg .plot-title{font-weight:bold}\n"
-	"svg .episode{fill:#d62728;fill-opacity:.15;stroke:none}svg .mark text{font-size:10px}\n";
+	"svg .episode{fill:#d62728;fill-opacity:.15;stroke:none}svg .mark text{font-size:10px}\n"
+	"svg .culprit{fill:#d62728;fill-opacity:.12;stroke:#d62728}svg .band{fill:#888;fill-opacity:.12;stroke:none}\n"
+	"svg .dot{fill-opacity:.5;stroke:none}p.result{font-weight:bold}\n"
+	"svg.spark{vertical-align:middle}svg.spark .pt{fill:#1f77b4}svg.spark .pt.missing{fill:#bbb}\n"
+	"svg.spark .bound{stroke:#d62728;stroke-dasharray:3 2}svg.spark .spread{fill:#2ca02c;fill-opacity:.18}\n";
 
 void html_page_begin(struct sbuf *b, const char *title)
 {

@@ -69,4 +69,20 @@ void report_json_analyses(struct json_object *o, const struct pktpath *pp, const
  */
 int html_suite_write(const char *dir, const char *out, bool runs, char **err);
 
+/**
+ * html_bisect_write() - write the page of a netlab bisect run directory
+ * @dir: the bisection's run directory (bisect.json, bisect.log.jsonl)
+ * @out: the page; NULL: DIR/report.html
+ * @err: as html_run_write()
+ *
+ * The steps as a table and each checked metric against the commit order of
+ * good..bad (DIR/commits.txt; when it is missing, `git rev-list` of the
+ * bisected tree, kept in DIR/commits.txt). netlab bisect writes it after
+ * every step.
+ *
+ * Return: 0; -ENOENT without DIR/bisect.json; -EINVAL when bisect.json or a
+ * line of bisect.log.jsonl is not a JSON object; or the errno of writing.
+ */
+int html_bisect_write(const char *dir, const char *out, char **err);
+
 #endif /* NETLAB_HTML_H */

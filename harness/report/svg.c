@@ -214,6 +214,14 @@ void svg_mark(struct svg_plot *p, double x, double y, const char *label, const c
 	sbuf_adds(p->b, "</text></g>\n");
 }
 
+void svg_dot(struct svg_plot *p, double x, double y, const char *title)
+{
+	sbuf_addf(p->b, "<circle class=\"dot\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\">", svg_x(p, x),
+		  svg_y(p, y));
+	title_el(p->b, title);
+	sbuf_adds(p->b, "</circle>\n");
+}
+
 void svg_band(struct svg_plot *p, double xa, double xb, const char *cls, const char *title)
 {
 	double x0 = svg_x(p, xa), x1 = svg_x(p, xb);

@@ -69,6 +69,9 @@ void svg_rect(struct svg_plot *p, double xa, double ya, double xb, double yb, co
 /* A marker at a data point: a circle with a short label ("p50"), class "mark" data-mark=@label. */
 void svg_mark(struct svg_plot *p, double x, double y, const char *label, const char *title);
 
+/* A small dot at a data point (class "dot"), with a tooltip (@title, may be NULL). */
+void svg_dot(struct svg_plot *p, double x, double y, const char *title);
+
 /* A vertical band over [xa, xb] of the whole plot height (class @cls), with a tooltip. */
 void svg_band(struct svg_plot *p, double xa, double xb, const char *cls, const char *title);
 

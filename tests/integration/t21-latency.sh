@@ -25,6 +25,9 @@ test_expect_success 'bisect --module names the planted latency commit' '
 	grep -q "^first bad commit: $(git -C "$H" rev-parse slowtx-culprit) e1000e: let the PHY settle" "$T_TMP/bis.out"
 	grep -q "^before: tx_driver: latency.tx.dev.p90_us = .*: pass" "$T_TMP/bis.out"
 	grep -q "^after : tx_driver: latency.tx.dev.p90_us = .*: fail" "$T_TMP/bis.out"
+	# the page, written after each step, names the same commit and plots every step
+	grep -q "data-first-bad=\"$(git -C "$H" rev-parse slowtx-culprit)\"" "$T_TMP/bis/report.html"
+	test "$(grep -o "class=\"mark\"" "$T_TMP/bis/report.html" | wc -l)" = "$(wc -l <"$T_TMP/bis/bisect.log.jsonl")"
 '
 
 # initrd.img of the bisection step that built a commit.

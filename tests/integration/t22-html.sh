@@ -30,7 +30,7 @@ render() {
 
 cat >"$T_TMP/check.py" <<'PY'
 # check.py KIND DOM JSON [METRICS]: the rendered page against its JSON.
-import json, sys
+import json, os, sys
 from html.parser import HTMLParser
 
 class Page(HTMLParser):
@@ -39,6 +39,7 @@ class Page(HTMLParser):
         self.plots, self.nums, self.rows, self.stack = {}, [], [], []
         self.plot = None
         self.num = None
+        self.spark, self.sparks, self.steps, self.first_bad = None, {}, [], None
     def handle_starttag(self, tag, a):
         a = dict(a)
         cls = (a.get("class") or "").split()
@@ -52,6 +53,17 @@ class Page(HTMLParser):
                 self.plot["marks"] += 1
             if tag == "text" and "axis-label" in cls:
                 self.plot["axis"].append(a["data-axis"])
+            if tag == "rect" and "culprit" in cls:
+                self.plot["culprit"] = True
+        if tag == "svg" and "spark" in cls:
+            self.spark = {"runs": int(a["data-runs"]), "pts": []}
+            self.sparks[a["data-spark"]] = self.spark
+        if tag == "circle" and "pt" in cls and self.spark is not None:
+            self.spark["pts"].append(a.get("data-value"))
+        if tag == "tr" and "step" in cls:
+            self.steps.append(a["data-verdict"])
+        if "data-first-bad" in a:
+            self.first_bad = a["data-first-bad"]
         if "data-metric" in a:
             self.num = [a["data-metric"], a.get("data-source"), ""]
         if tag == "tr" and "scenario" in cls:
@@ -59,6 +71,7 @@ class Page(HTMLParser):
     def handle_endtag(self, tag):
         if tag == "svg":
             self.plot = None
+            self.spark = None
         if tag == "span" and self.num:
             self.nums.append(tuple(self.num))
             self.num = None
@@ -71,8 +84,12 @@ def at(root, path):
         root = root[int(k)] if isinstance(root, list) else root[k]
     return root
 
-kind, dom, rep = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3]))
-met = json.load(open(sys.argv[4])) if len(sys.argv) > 4 and sys.argv[4] else {}
+kind, dom = sys.argv[1], sys.argv[2]
+rep = json.load(open(sys.argv[3])) if kind != "bisect" else None
+met = json.load(open(sys.argv[4])) if len(sys.argv) > 4 and sys.argv[4] and kind != "bisect" else {}
+if kind == "bisect":
+    rep = [json.loads(l) for l in open(sys.argv[3])]
+    met = open(sys.argv[4]).read().split()
 p = Page()
 p.feed(open(dom).read())
 fail = []
@@ -109,11 +126,46 @@ if kind == "run":
     extra = set(p.plots) - set(want)
     if extra:
         fail.append("plots not expected: %s" % sorted(extra))
+elif kind == "bisect":
+    # rep: the steps (bisect.log.jsonl's lines); met: the commit order, good first
+    pos = {c: i for i, c in enumerate(met)}
+    names = []
+    for st in rep:
+        for c in st.get("checks", []):
+            if c["name"] not in names:
+                names.append(c["name"])
+    if sorted(p.plots) != sorted("bisect-" + n for n in names):
+        fail.append("plots %s, want one per check %s" % (sorted(p.plots), names))
+    for name, pl in p.plots.items():
+        if pl["marks"] != len(rep):
+            fail.append("%s: %d points for %d steps" % (name, pl["marks"], len(rep)))
+    if p.steps != [st["verdict"] for st in rep]:
+        fail.append("step rows %s" % p.steps)
+    good = max([pos[s["commit"]] for s in rep if s["verdict"] == "good"], default=-1)
+    bad = min([pos[s["commit"]] for s in rep if s["verdict"] == "bad" and pos[s["commit"]] > good], default=-1)
+    want_fb = met[bad] if good >= 0 and bad == good + 1 else None
+    if p.first_bad != want_fb:
+        fail.append("first bad commit: page %s, steps say %s" % (p.first_bad, want_fb))
+    for name, pl in p.plots.items():
+        if bool(pl.get("culprit")) != (want_fb is not None):
+            fail.append("%s: first bad commit marked %s" % (name, pl.get("culprit")))
 else:
     scn = rep["scenarios"]
     if [r[0] for r in p.rows] != [s["name"] for s in scn] or \
        [r[1] for r in p.rows] != [s["outcome"] for s in scn]:
         fail.append("suite rows %s" % p.rows)
+    for s in scn:
+        for c in s.get("checks", []):
+            sp = p.sparks.get("%s:%s" % (s["name"], c["name"]))
+            if sp is None:
+                fail.append("no sparkline for %s:%s" % (s["name"], c["name"])); continue
+            if len(sp["pts"]) != len(s["runs"]) or sp["runs"] != len(s["runs"]):
+                fail.append("%s:%s: %d points for %d runs" % (s["name"], c["name"], len(sp["pts"]), len(s["runs"])))
+            for r, v in zip(s["runs"], sp["pts"]):
+                mp = r["dir"] + "/metrics.json"
+                m = json.load(open(mp)) if os.path.exists(mp) else {}
+                if (v is None) != (c["subject"] not in m) or (v is not None and float(v) != float(m[c["subject"]])):
+                    fail.append("%s:%s: point %r, %s/metrics.json %r" % (s["name"], c["name"], v, r["dir"], m.get(c["subject"])))
 for path, src, text in p.nums:
     try:
         v = met[path] if src == "metrics" else at(rep, path)
@@ -125,7 +177,7 @@ print("%s: %d plots (%s), %d numbers compared" % (dom, len(p.plots),
       ", ".join("%s:%d" % (k, len(v["series"])) for k, v in p.plots.items()), len(p.nums)))
 for f in fail:
     print("FAIL", f)
-sys.exit(1 if fail or len(p.nums) < (5 if kind == "suite" else 30) else 0)
+sys.exit(1 if fail or len(p.nums) < (5 if kind != "run" else 30) else 0)
 PY
 
 test_expect_success 'fixture run pages: plots, series, axis labels and numbers equal the JSON report' '
@@ -159,9 +211,38 @@ test_expect_success 'a damaged run still gets a page with an error line; bad inp
 	grep -q "$T_TMP/nosuch" "$T_TMP/bad.err"
 '
 
+test_expect_success 'fixture bisect page: a point per step in each check plot, the first bad commit, numbers equal the steps' '
+	b=$TOP/tests/unit/fixtures/bisect/e1000e-slowtx
+	"$NETLAB" report --html -o "$T_TMP/bisect.html" "$b"
+	render "$T_TMP/bisect.html" bisect
+	python3 "$T_TMP/check.py" bisect "$T_TMP/bisect.dom" "$b/bisect.log.jsonl" "$b/commits.txt"
+	grep -q "data-plot=\"bisect-tx_driver\"" "$T_TMP/bisect.dom"
+	# the steps name the first bad commit: the one bisect.txt names
+	fb=$(sed -n "s/^first bad commit: \([0-9a-f]*\) .*/\1/p" "$b/bisect.txt")
+	test -n "$fb"
+	grep -q "data-first-bad=\"$fb\"" "$T_TMP/bisect.dom"
+	test ! -e "$b/report.html"
+'
+
+test_expect_success 'a bisect page without the first bad step does not name one; bad steps exit 2 naming the file' '
+	b=$TOP/tests/unit/fixtures/bisect/e1000e-slowtx
+	mkdir "$T_TMP/bis"
+	cp "$b/bisect.json" "$b/commits.txt" "$T_TMP/bis/"
+	head -n 3 "$b/bisect.log.jsonl" >"$T_TMP/bis/bisect.log.jsonl"
+	"$NETLAB" report --html "$T_TMP/bis" >/dev/null
+	render "$T_TMP/bis/report.html" bisect-part
+	python3 "$T_TMP/check.py" bisect "$T_TMP/bisect-part.dom" "$T_TMP/bis/bisect.log.jsonl" "$b/commits.txt"
+	! grep -q "data-first-bad" "$T_TMP/bis/report.html"
+	echo "{not json" >>"$T_TMP/bis/bisect.log.jsonl"
+	rc=0; "$NETLAB" report --html "$T_TMP/bis" 2>"$T_TMP/bis.err" || rc=$?
+	test $rc = 2
+	grep -q "$T_TMP/bis/bisect.log.jsonl.*line 4" "$T_TMP/bis.err"
+'
+
 if [ -r "$KERNEL" ] && [ -r "$INITRD" ] && command -v qemu-system-x86_64 >/dev/null; then
 	test_expect_success 'netlab regress writes a suite page and each run page, equal to the JSON' '
-		rc=0; "$NETLAB" regress -j 2 --out "$T_TMP/suite" \
+		# --repeat 2: a sparkline of each check has a point per run
+		rc=0; "$NETLAB" regress -j 2 --repeat 2 --out "$T_TMP/suite" \
 			"$TOP/tests/integration/scenarios/udp-netem-loss.scn" \
 			"$TOP/tests/regress/udp-clean-e1000e.scn" >"$T_TMP/suite.out" 2>&1 || rc=$?
 		test $rc = 1
