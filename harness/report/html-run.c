@@ -449,6 +449,78 @@ static void ring_queue(struct sbuf *b, const struct drvring *d, const struct drv
 	free(title);
 }
 
+/* The NAPI bucket of queue @qi with the largest max work per poll (the first of equals), or -1. */
+static long napi_busiest(const struct drvring_napi_series *s)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->b[i].polls && (best < 0 || s->b[i].max > s->b[best].max))
+			best = (long)i;
+	return best;
+}
+
+/* Packets handled per NAPI poll over time, mean and max per interval, against the budget. */
+static void napi_queue(struct sbuf *b, const struct html_run *r, size_t qi)
+{
+	const struct drvring *d = r->dr;
+	const struct drvring_queue *q = &d->queues[qi];
+	const struct drvring_napi_series *s = &q->napi;
+	double *xs = xzalloc((s->n + 2) * sizeof(double)), *mean = xzalloc((s->n + 2) * sizeof(double));
+	double *max = xzalloc((s->n + 2) * sizeof(double)), ymax = (double)s->budget;
+	double span = (double)(d->last_ts - d->t0) / 1e9;
+	long best = napi_busiest(s);
+	size_t n = 0;
+	struct svg_plot p;
+	char *id, *title;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->b[i].polls)
+			continue;
+		xs[n] = ((double)(s->t0 - d->t0) + (double)i * (double)s->width_ns) / 1e9;
+		mean[n] = (double)s->b[i].work / (double)s->b[i].polls;
+		max[n] = (double)s->b[i].max;
+		ymax = fmax(ymax, max[n++]);
+	}
+	id = xasprintf("napi-%s-%d", q->ifname, q->q);
+	title = xasprintf("%s %s queue %d: packets handled per NAPI poll, per %.0f ms", q->driver,
+			  q->ifname, q->q, (double)s->width_ns / 1e6);
+	svg_begin(&p, b, id, title, PLOT_W, 260, 0, span, 0, ymax * 1.05, false);
+	svg_axes(&p, "time since the trace's first event (s)", "packets per poll");
+	svg_series_begin(&p, "work/poll (mean)");
+	svg_line(&p, xs, mean, n, false);
+	svg_series_end(&p);
+	svg_series_begin(&p, "work/poll (max)");
+	svg_line(&p, xs, max, n, false);
+	svg_series_end(&p);
+	if (s->budget) {
+		xs[0] = 0;
+		xs[1] = span;
+		mean[0] = mean[1] = (double)s->budget;
+		svg_series_begin(&p, "budget");
+		svg_line(&p, xs, mean, 2, false);
+		svg_series_end(&p);
+	}
+	svg_end(&p);
+	sbuf_adds(b, "<p class=\"napi\">budget ");
+	html_numf(b, r->rep, NULL, "ring.queues.%zu.napi_series.budget", qi);
+	if (best >= 0) {
+		sbuf_addf(b, "; the busiest interval, from %.3f s: ",
+			  ((double)(s->t0 - d->t0) + (double)best * (double)s->width_ns) / 1e9);
+		html_numf(b, r->rep, NULL, "ring.queues.%zu.napi_series.polls.%ld", qi, best);
+		sbuf_adds(b, " polls, ");
+		html_numf(b, r->rep, NULL, "ring.queues.%zu.napi_series.work_mean.%ld", qi, best);
+		sbuf_adds(b, " packets per poll on average, at most ");
+		html_numf(b, r->rep, NULL, "ring.queues.%zu.napi_series.work_max.%ld", qi, best);
+	}
+	sbuf_adds(b, "</p>\n");
+	free(id);
+	free(title);
+	free(xs);
+	free(mean);
+	free(max);
+}
+
 static void sec_ring(struct sbuf *b, const struct html_run *r)
 {
 	static const char *const cols[][2] = {
@@ -478,7 +550,9 @@ static void sec_ring(struct sbuf *b, const struct html_run *r)
 	}
 	for (size_t i = 0; i < d->n_queues; i++)
 		ring_queue(b, d, &d->queues[i]);
-	sbuf_adds(b, "<p>NAPI work per poll: drvring keeps it as a distribution per NIC, not over time.</p>\n");
+	for (size_t i = 0; i < d->n_queues; i++)
+		if (d->queues[i].napi.n)
+			napi_queue(b, r, i);
 	sbuf_adds(b, "<table class=\"nics\"><tr><th class=\"l\">NIC</th>");
 	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
 		sbuf_addf(b, "<th>%s</th>", cols[c][1]);

@@ -547,6 +547,28 @@ static struct json_object *json_series(const struct drvring_series *s)
 	return o;
 }
 
+static struct json_object *json_napi_series(const struct drvring_napi_series *s)
+{
+	struct json_object *o = json_object_new_object(), *polls = json_object_new_array(),
+			   *mean = json_object_new_array(), *max = json_object_new_array();
+
+	add(o, "t0", json_real((double)s->t0 / 1e9, "%.9f"));
+	add(o, "width_ms", json_real((double)s->width_ns / 1e6, "%.3f"));
+	add(o, "budget", s->budget ? json_object_new_uint64(s->budget) : NULL);
+	for (size_t i = 0; i < s->n; i++) {
+		const struct drvring_napi_bucket *b = &s->b[i];
+
+		json_object_array_add(polls, json_object_new_uint64(b->polls));
+		json_object_array_add(mean, b->polls ? json_real((double)b->work / (double)b->polls,
+								  "%.2f") : NULL);
+		json_object_array_add(max, b->polls ? json_object_new_uint64(b->max) : NULL);
+	}
+	add(o, "polls", polls);
+	add(o, "work_mean", mean);
+	add(o, "work_max", max);
+	return o;
+}
+
 static struct json_object *json_episode(const struct drvring_episode *e)
 {
 	struct json_object *o = json_object_new_object();
@@ -586,6 +608,7 @@ static struct json_object *json_queue(const struct drvring *d, const struct drvr
 	add(ser, "rx_fill", json_series(&q->fill));
 	add(ser, "tx_inflight", json_series(&q->inflight));
 	add(o, "series", ser);
+	add(o, "napi_series", json_napi_series(&q->napi));
 	for (size_t i = 0; i < q->n_first; i++)
 		json_object_array_add(first, json_episode(&q->first[i]));
 	for (size_t i = 0; i < q->n_worst; i++)

@@ -204,6 +204,31 @@ static struct drvring_bucket *series_at(struct drvring_series *s, uint64_t ts)
 	return &s->b[i];
 }
 
+/* The NAPI work bucket of @ts, merging pairs until it fits; NULL before t0. */
+static struct drvring_napi_bucket *napi_at(struct drvring_napi_series *s, uint64_t ts)
+{
+	size_t i;
+
+	if (ts < s->t0)
+		return NULL;
+	while ((ts - s->t0) / s->width_ns >= DRVRING_SERIES) {
+		for (i = 0; i < DRVRING_SERIES / 2; i++) {
+			const struct drvring_napi_bucket *a = &s->b[2 * i], *b = &s->b[2 * i + 1];
+
+			s->b[i] = (struct drvring_napi_bucket){ .polls = a->polls + b->polls,
+								.work = a->work + b->work,
+								.max = a->max > b->max ? a->max : b->max };
+		}
+		memset(&s->b[DRVRING_SERIES / 2], 0, sizeof(s->b) / 2);
+		s->n = (s->n + 1) / 2;
+		s->width_ns *= 2;
+	}
+	i = (size_t)((ts - s->t0) / s->width_ns);
+	if (i + 1 > s->n)
+		s->n = i + 1;
+	return &s->b[i];
+}
+
 static void bucket_level(struct drvring_bucket *b, unsigned int v, uint64_t ns)
 {
 	if (v < b->min)
@@ -414,6 +439,8 @@ static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
 		for (size_t i = 0; i < DRVRING_SERIES; i++)
 			s->b[i].min = ~0u;
 	}
+	p->napi.t0 = d->t0;
+	p->napi.width_ns = st->o.bucket_ns;
 	x->pub = p;
 	x->fill = (struct lev){ .ns = x->a.fill_ns, .series = &p->fill };
 	x->infl = (struct lev){ .ns = x->a.infl_ns, .series = &p->inflight };
@@ -553,6 +580,7 @@ static void desc_handed(struct queue *x, const struct drvring_line *l, uint64_t 
 static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, int cpu)
 {
 	struct drvring_stats *s = &x->pub->s;
+	struct drvring_napi_bucket *nb;
 
 	if (l->event == DRVRING_POLL_START) {
 		s->polls++;
@@ -567,6 +595,14 @@ static void on_poll(struct queue *x, const struct drvring_line *l, uint64_t ts, 
 	}
 	s->poll_ends++;
 	hist_record(x->a.h[H_WORK], l->v[DRVRING_K_WORK]);
+	nb = napi_at(&x->pub->napi, ts);
+	if (nb) {
+		nb->polls++;
+		nb->work += l->v[DRVRING_K_WORK];
+		if (l->v[DRVRING_K_WORK] > nb->max)
+			nb->max = l->v[DRVRING_K_WORK];
+	}
+	x->pub->napi.budget = l->v[DRVRING_K_BUDGET];
 	if (l->v[DRVRING_K_WORK] == l->v[DRVRING_K_BUDGET])
 		s->budget_exhausted++;
 	if (l->v[DRVRING_K_REPOLL])

@@ -198,6 +198,24 @@ struct drvring_series {
 	struct drvring_bucket b[DRVRING_SERIES];
 };
 
+/*
+ * Packets handled per NAPI poll over time: each poll_end's work= counted in
+ * the bucket of its time, buckets as a drvring_series' (DRVRING_SERIES of
+ * them, merged in pairs as the trace outgrows them).
+ */
+struct drvring_napi_bucket {
+	uint64_t polls; /* poll_end lines in the bucket */
+	uint64_t work; /* their work= summed */
+	uint64_t max; /* the largest work= */
+};
+
+struct drvring_napi_series {
+	uint64_t t0, width_ns;
+	size_t n; /* buckets up to the last with a poll */
+	uint64_t budget; /* budget= of the latest poll_end; 0 before one */
+	struct drvring_napi_bucket b[DRVRING_SERIES];
+};
+
 struct drvring_episode {
 	uint64_t ts; /* when fill fell below the low mark */
 	uint64_t end_ts; /* the refill that lifted it, 0 when still low at the end */
@@ -268,6 +286,7 @@ struct drvring_queue {
 	bool from_probes; /* the kprobe fallback: no ring fill */
 	struct drvring_stats s;
 	struct drvring_series fill, inflight;
+	struct drvring_napi_series napi; /* work per poll over time */
 	struct drvring_episode *first, *worst; /* worst: lowest fill first */
 	size_t n_first, n_worst;
 };
@@ -402,7 +421,10 @@ char *drvring_nic_evidence(const struct drvring_nic *n);
  * descriptor was handed off), "queues" (the same
  * per queue, with "series" {t0, width_ms, rx_fill and tx_inflight: {min,
  * mean, max} arrays, null for buckets without a level} and "episodes"
- * {first, worst}). A NIC or queue of the kprobe fallback has
+ * {first, worst}), "napi_series" {t0, width_ms, budget (null before a
+ * poll ended), polls, work_mean (null for buckets without a poll) and
+ * work_max arrays: packets handled per poll in each bucket}). A NIC or
+ * queue of the kprobe fallback has
  * "source": DRVRING_FALLBACK and null for what the probes
  * cannot know (fill, descriptors, refill results, completions, in flight).
  * Return: a new object (json_object_put() it), or NULL on ENOMEM.

@@ -49,6 +49,8 @@ class Page(HTMLParser):
         if self.plot is not None:
             if tag == "g" and "series" in cls:
                 self.plot["series"].append(a["data-series"])
+            if tag == "polyline" and self.plot["series"]:
+                self.plot.setdefault("points", {})[self.plot["series"][-1]] = len(a["points"].split())
             if tag == "g" and "mark" in cls:
                 self.plot["marks"] += 1
             if tag == "text" and "axis-label" in cls:
@@ -115,6 +117,15 @@ if kind == "run":
         infl = any(v is not None for v in (s.get("tx_inflight") or {}).get("mean", []))
         if fill or infl:
             want["ring-%s-%d" % (q["ifname"], q["q"])] = 3 * fill + infl
+    for q in rep.get("ring", {}).get("queues", []):
+        ns = q.get("napi_series") or {}
+        if any(ns.get("polls", [])):
+            name = "napi-%s-%d" % (q["ifname"], q["q"])
+            want[name] = ["work/poll (mean)", "work/poll (max)"] + (["budget"] if ns["budget"] else [])
+            pts = p.plots.get(name, {}).get("points", {})
+            n = sum(v is not None for v in ns["work_mean"])
+            if pts.get("work/poll (mean)") != n or pts.get("work/poll (max)") != n:
+                fail.append("%s: points %s, want %d per series (intervals with a poll)" % (name, pts, n))
     if rep.get("timeline", {}).get("trees"):
         want["netrx"] = ["hard irq", "NET_RX softirq", "napi_poll", "skb"]
     for name, w in want.items():
