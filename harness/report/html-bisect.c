@@ -31,12 +31,12 @@
 /* What the page is drawn from. */
 struct bisect_page {
 	const char *dir;
-	struct json_object *cfg;	/* bisect.json */
-	struct json_object *steps;	/* bisect.log.jsonl, an array of its lines */
-	char **commits;			/* the good commit, then good..bad in order */
+	struct json_object *cfg; /* bisect.json */
+	struct json_object *steps; /* bisect.log.jsonl, an array of its lines */
+	char **commits; /* the good commit, then good..bad in order */
 	size_t n_commits;
-	long first_bad;			/* its position in commits, or -1 */
-	long lo, hi;			/* the highest good and lowest bad position after it */
+	long first_bad; /* its position in commits, or -1 */
+	long lo, hi; /* the highest good and lowest bad position after it */
 };
 
 static const char *jstr_at(struct json_object *o, const char *path)
@@ -50,8 +50,10 @@ static double jnum_at(struct json_object *o, const char *path)
 {
 	struct json_object *v = html_json_at(o, path);
 
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ?
-		       json_object_get_double(v) : NAN;
+	return v && (json_object_is_type(v, json_type_int) ||
+		     json_object_is_type(v, json_type_double))
+		       ? json_object_get_double(v)
+		       : NAN;
 }
 
 /* DIR/bisect.log.jsonl as an array of its lines; -EINVAL naming the line that is not JSON. */
@@ -72,7 +74,8 @@ static int read_steps(const char *dir, struct json_object **out, char **err)
 		lineno++;
 		if (!o || !json_object_is_type(o, json_type_object)) {
 			json_object_put(o);
-			err_set(err, "cannot read '%s': line %u is not a JSON object\nhint: it is written by netlab bisect, one step a line",
+			err_set(err,
+				"cannot read '%s': line %u is not a JSON object\nhint: it is written by netlab bisect, one step a line",
 				p, lineno);
 			ret = -EINVAL;
 			break;
@@ -96,7 +99,8 @@ static void read_commits(struct bisect_page *pg)
 	if (file_read(p, &text, NULL) && ksrc && good && bad) {
 		char *range = xasprintf("%s..%s", good, bad), *list = NULL;
 
-		if (!bisect_git(ksrc, &list, "rev-list", "--reverse", "--topo-order", range, NULL) &&
+		if (!bisect_git(ksrc, &list, "rev-list", "--reverse", "--topo-order", range,
+				NULL) &&
 		    list) {
 			text = xasprintf("%s\n%s\n", good, list);
 			file_write(p, text, strlen(text));
@@ -104,7 +108,8 @@ static void read_commits(struct bisect_page *pg)
 		free(list);
 		free(range);
 	}
-	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = text ? strtok_r(text, "\n", &save) : NULL; l;
+	     l = strtok_r(NULL, "\n", &save)) {
 		pg->commits = xrealloc_array(pg->commits, pg->n_commits + 1, sizeof(*pg->commits));
 		pg->commits[pg->n_commits++] = xstrdup(l);
 	}
@@ -152,7 +157,8 @@ static void find_first_bad(struct bisect_page *pg)
 	for (size_t i = 0; i < n; i++) {
 		long at = step_pos(pg, i);
 
-		if (!strcmp(step_verdict(pg, i), "bad") && at > pg->lo && (pg->hi < 0 || at < pg->hi))
+		if (!strcmp(step_verdict(pg, i), "bad") && at > pg->lo &&
+		    (pg->hi < 0 || at < pg->hi))
 			pg->hi = at;
 	}
 	if (pg->lo >= 0 && pg->hi == pg->lo + 1)
@@ -176,8 +182,8 @@ static const char *subject_of(const struct bisect_page *pg, const char *commit)
 
 static void header(struct sbuf *b, const struct bisect_page *pg)
 {
-	static const char *const keys[] = { "ksrc", "good_rev", "good", "bad_rev", "bad", "scenario",
-					    "check", "phase" };
+	static const char *const keys[] = { "ksrc", "good_rev", "good",	 "bad_rev",
+					    "bad",  "scenario", "check", "phase" };
 
 	sbuf_adds(b, "<h1>netlab bisect <code>");
 	html_escape(b, pg->dir);
@@ -187,9 +193,11 @@ static void header(struct sbuf *b, const struct bisect_page *pg)
 		html_str(b, pg->cfg, keys[i], "-");
 		sbuf_adds(b, "</code></td></tr>\n");
 	}
-	sbuf_addf(b, "<tr><th class=\"l\">runs per step</th><td class=\"l\">%.0f%s</td></tr>\n</table>\n",
-		  jnum_at(pg->cfg, "runs"),
-		  json_object_get_boolean(html_json_at(pg->cfg, "module")) ? " (--module)" : "");
+	sbuf_addf(
+		b,
+		"<tr><th class=\"l\">runs per step</th><td class=\"l\">%.0f%s</td></tr>\n</table>\n",
+		jnum_at(pg->cfg, "runs"),
+		json_object_get_boolean(html_json_at(pg->cfg, "module")) ? " (--module)" : "");
 	if (pg->first_bad >= 0) {
 		const char *c = pg->commits[pg->first_bad], *subj = subject_of(pg, c);
 
@@ -201,10 +209,14 @@ static void header(struct sbuf *b, const struct bisect_page *pg)
 		html_escape(b, subj ? subj : "");
 		sbuf_adds(b, "</p>\n");
 	} else if (pg->lo >= 0 && pg->hi >= 0) {
-		sbuf_addf(b, "<p class=\"result missing\">not found yet: the first bad commit lies between positions %ld (good) and %ld (bad) of %zu</p>\n",
-			  pg->lo, pg->hi, pg->n_commits ? pg->n_commits - 1 : 0);
+		sbuf_addf(
+			b,
+			"<p class=\"result missing\">not found yet: the first bad commit lies between positions %ld (good) and %ld (bad) of %zu</p>\n",
+			pg->lo, pg->hi, pg->n_commits ? pg->n_commits - 1 : 0);
 	} else {
-		sbuf_adds(b, "<p class=\"result missing\">no first bad commit: the steps so far have no good commit below a bad one</p>\n");
+		sbuf_adds(
+			b,
+			"<p class=\"result missing\">no first bad commit: the steps so far have no good commit below a bad one</p>\n");
 	}
 }
 
@@ -244,7 +256,9 @@ static void steps_table(struct sbuf *b, const struct bisect_page *pg)
 	static const char *const secs[] = { "build_s", "boot_s", "scenario_s", "runs" };
 	size_t n = json_object_array_length(pg->steps);
 
-	sbuf_adds(b, "<h2>steps</h2>\n<table class=\"steps\"><tr><th>step</th><th>position</th><th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">checks</th><th>build s</th><th>boot s</th><th>scenario s</th><th>runs</th><th class=\"l\">why</th></tr>\n");
+	sbuf_adds(
+		b,
+		"<h2>steps</h2>\n<table class=\"steps\"><tr><th>step</th><th>position</th><th class=\"l\">commit</th><th class=\"l\">verdict</th><th class=\"l\">checks</th><th>build s</th><th>boot s</th><th>scenario s</th><th>runs</th><th class=\"l\">why</th></tr>\n");
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *s = json_object_array_get_idx(pg->steps, i), *cks;
 		const char *c = jstr_at(s, "commit"), *v = step_verdict(pg, i);
@@ -289,7 +303,8 @@ static void steps_table(struct sbuf *b, const struct bisect_page *pg)
 }
 
 /* The check named @name in step @i, or NULL. */
-static struct json_object *step_check_named(const struct bisect_page *pg, size_t i, const char *name)
+static struct json_object *step_check_named(const struct bisect_page *pg, size_t i,
+					    const char *name)
 {
 	struct json_object *cks = html_json_at(json_object_array_get_idx(pg->steps, i), "checks");
 
@@ -345,7 +360,8 @@ static void bound_line(struct svg_plot *p, const struct bisect_page *pg, const c
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *ck = step_check_named(pg, i, name);
 
-			if (ck && step_pos(pg, i) == at && isfinite(jnum_at(ck, "bound")) && m < n) {
+			if (ck && step_pos(pg, i) == at && isfinite(jnum_at(ck, "bound")) &&
+			    m < n) {
 				xs[m] = (double)at;
 				ys[m++] = jnum_at(ck, "bound");
 				if (isfinite(jnum_at(ck, "band")))
@@ -392,7 +408,8 @@ static void verdict_points(struct svg_plot *p, const struct bisect_page *pg, con
 		snprintf(label, sizeof(label), "%zu", i + 1);
 		title = xasprintf("step %zu, %.12s: %s, median %g", i + 1, c ? c : "?", v, med);
 		/* a step with no median (its build or runs failed) sits on the x axis */
-		svg_mark(p, at >= 0 ? (double)at : p->x0, isfinite(med) ? med : p->y0, label, title);
+		svg_mark(p, at >= 0 ? (double)at : p->x0, isfinite(med) ? med : p->y0, label,
+			 title);
 		free(title);
 		vals = html_json_at(ck, "values");
 		for (size_t k = 0; at >= 0 && vals && k < json_object_array_length(vals); k++)
@@ -410,13 +427,15 @@ static void check_plot(struct sbuf *b, const struct bisect_page *pg, const char 
 	struct svg_plot p;
 
 	check_range(pg, name, &lo, &hi);
-	title = xasprintf("%s: %s per step (dots: each run) against the commit order", name, subject);
+	title = xasprintf("%s: %s per step (dots: each run) against the commit order", name,
+			  subject);
 	svg_begin(&p, b, id, title, BISECT_PLOT_W, BISECT_PLOT_H, -0.5, x1 + 0.5, lo, hi, false);
 	svg_axes(&p, "position of the commit in good..bad (0: good)", subject);
 	if (pg->first_bad >= 0) {
 		char *t = xasprintf("first bad commit %s", pg->commits[pg->first_bad]);
 
-		svg_band(&p, (double)pg->first_bad - 0.5, (double)pg->first_bad + 0.5, "culprit", t);
+		svg_band(&p, (double)pg->first_bad - 0.5, (double)pg->first_bad + 0.5, "culprit",
+			 t);
 		free(t);
 	}
 	bound_line(&p, pg, name);
@@ -435,9 +454,12 @@ static void plots(struct sbuf *b, const struct bisect_page *pg)
 
 	sbuf_adds(b, "<h2>checked metrics against the commit order</h2>\n");
 	if (!pg->n_commits)
-		sbuf_adds(b, "<p class=\"missing\">no commit order: commits.txt is missing and the tree could not list good..bad; points without a position sit at the left</p>\n");
+		sbuf_adds(
+			b,
+			"<p class=\"missing\">no commit order: commits.txt is missing and the tree could not list good..bad; points without a position sit at the left</p>\n");
 	for (size_t i = 0; i < json_object_array_length(pg->steps); i++) {
-		struct json_object *cks = html_json_at(json_object_array_get_idx(pg->steps, i), "checks");
+		struct json_object *cks =
+			html_json_at(json_object_array_get_idx(pg->steps, i), "checks");
 
 		for (size_t k = 0; cks && k < json_object_array_length(cks); k++) {
 			struct json_object *ck = json_object_array_get_idx(cks, k);
@@ -455,8 +477,11 @@ static void plots(struct sbuf *b, const struct bisect_page *pg)
 void html_bisect_render(struct sbuf *b, const char *dir, struct json_object *cfg,
 			struct json_object *steps, char *const *commits, size_t n_commits)
 {
-	struct bisect_page pg = { .dir = dir, .cfg = cfg, .steps = steps,
-				  .commits = (char **)commits, .n_commits = n_commits };
+	struct bisect_page pg = { .dir = dir,
+				  .cfg = cfg,
+				  .steps = steps,
+				  .commits = (char **)commits,
+				  .n_commits = n_commits };
 	char *title = xasprintf("netlab bisect %s", dir);
 
 	find_first_bad(&pg);
@@ -477,14 +502,17 @@ int html_bisect_write(const char *dir, const char *out, char **err)
 
 	if (access(p, F_OK)) {
 		ret = -errno;
-		err_set(err, "cannot read '%s': %s\nhint: give the run directory of netlab bisect --out",
+		err_set(err,
+			"cannot read '%s': %s\nhint: give the run directory of netlab bisect --out",
 			p, strerror(-ret));
 		free(p);
 		return ret;
 	}
 	pg.cfg = json_object_from_file(p);
 	if (!pg.cfg || !json_object_is_type(pg.cfg, json_type_object)) {
-		err_set(err, "cannot read '%s': not a JSON object\nhint: it is written by netlab bisect", p);
+		err_set(err,
+			"cannot read '%s': not a JSON object\nhint: it is written by netlab bisect",
+			p);
 		ret = -EINVAL;
 		goto out;
 	}
