@@ -139,6 +139,28 @@ static const char *step_verdict(const struct bisect_page *pg, size_t i)
 }
 
 /*
+ * A finished bisection's own answer, from RUN_DIR/bisect.txt ("first bad
+ * commit: ID SUBJECT"), wins over the steps' order: git bisect's answer on a
+ * history with merges need not be the order's neighbour of the last good.
+ */
+static void bisect_txt_first_bad(struct bisect_page *pg)
+{
+	char *path = xasprintf("%s/bisect.txt", pg->dir), *data = NULL, *p;
+	static const char tag[] = "first bad commit: ";
+	size_t len, n;
+
+	if (file_read(path, &data, &len) == 0 && (p = strstr(data, tag))) {
+		p += sizeof(tag) - 1;
+		n = strcspn(p, " \n");
+		for (size_t i = 0; n >= 7 && i < pg->n_commits; i++)
+			if (!strncmp(pg->commits[i], p, n))
+				pg->first_bad = (long)i;
+	}
+	free(data);
+	free(path);
+}
+
+/*
  * The first bad commit as the steps name it: the lowest bad position above
  * the highest good one, when the two are neighbours in the order (as `git
  * bisect run` leaves them on a linear history); else lo and hi say where
@@ -163,6 +185,7 @@ static void find_first_bad(struct bisect_page *pg)
 	}
 	if (pg->lo >= 0 && pg->hi == pg->lo + 1)
 		pg->first_bad = pg->hi;
+	bisect_txt_first_bad(pg);
 }
 
 /* The subject a step recorded for @commit, or NULL. */
