@@ -32,7 +32,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 # harness/: one folder per subsystem (README "Source tree").
 HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance \
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
-	       vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
+	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
 	       run/run run/result run/runview run/counters run/pcapstat \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \

@@ -199,6 +199,13 @@ static int parse_kv(const struct job_line *l, const char *key, const char *value
 		}
 		return vars_set(&job->envs, &job->n_envs, key + 4, value);
 	}
+	if (!strncmp(key, "share.", 6)) {
+		if (!key[6] || (strncmp(value, "ro /", 4) && strncmp(value, "rw /", 4))) {
+			line_warn(l, "malformed share '%s' (want share.TAG=ro|rw /PATH)", key);
+			return 0;
+		}
+		return vars_set(&job->shares, &job->n_shares, key + 6, value);
+	}
 	return 0;	/* unknown key */
 }
 
@@ -281,6 +288,7 @@ void job_release(struct job *job)
 	free(job->nics);
 	vars_free(job->sysctls, job->n_sysctls);
 	vars_free(job->envs, job->n_envs);
+	vars_free(job->shares, job->n_shares);
 	free(job->topology);
 	memset(job, 0, sizeof(*job));
 }

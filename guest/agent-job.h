@@ -18,8 +18,8 @@
  *
  * Known keys: version, topology, timeout, nic.<ID>.<field> (any number of
  * NICs, in order of first appearance; fields mac, model, netns, ifname, ipv4,
- * ipv6), sysctl.<dotted.name> and env.<NAME> (both in order of first
- * appearance).
+ * ipv6), sysctl.<dotted.name>, env.<NAME> and share.<TAG> (all in order of
+ * first appearance; share's value is "ro PATH" or "rw PATH").
  */
 #ifndef NETLAB_AGENT_JOB_H
 #define NETLAB_AGENT_JOB_H
@@ -54,6 +54,8 @@ struct job {
 	size_t n_sysctls;
 	struct job_var *envs;
 	size_t n_envs;
+	struct job_var *shares;	/* name: the 9p mount tag; value: "ro|rw PATH" */
+	size_t n_shares;
 };
 
 /* Called once per malformed line; @lineno counts from 1. */

@@ -462,6 +462,45 @@ static void job_load(struct agent *a)
 		    a->job.version, NETLAB_PROTO_VERSION);
 }
 
+/* mkdir -p @path (absolute); 0 or -errno. */
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -errno;
+		if (!c)
+			return 0;
+		*p = c;
+	}
+}
+
+/* The job's share.* over virtio-9p, before anything runs; a failure ends the run. */
+static void shares_mount(struct agent *a)
+{
+	for (size_t i = 0; i < a->job.n_shares; i++) {
+		const char *tag = a->job.shares[i].name, *v = a->job.shares[i].value;
+		bool ro = v[1] == 'o';
+		const char *path = v + 3;
+		int e = mkdir_p(path);
+
+		if (!e && mount(tag, path, "9p", ro ? MS_RDONLY : 0,
+				"trans=virtio,version=9p2000.L,msize=262144,cache=none"))
+			e = -errno;
+		if (e)
+			fatal(a, "cannot mount share '%s' on '%s': %s", tag, path, strerror(-e));
+		agent_say("share '%s' mounted on '%s' (%s)", tag, path, ro ? "read-only" : "read-write");
+	}
+}
+
 /* ---- child processes ---------------------------------------------------- */
 
 /* In a fresh child: default signal mask, as exec(2) keeps it. */
@@ -736,6 +775,7 @@ int main(void)
 	if (a.root_netns < 0)
 		fatal(&a, "cannot open '/proc/self/ns/net': %s", strerror(errno));
 	job_load(&a);
+	shares_mount(&a);
 	if (agent_topology_up(&a) == 0)
 		command_run(&a);
 	files_send(&a);

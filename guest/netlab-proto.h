@@ -68,6 +68,10 @@
  *   timeout=SECONDS            guest-side command timeout (0 = none)
  *   sysctl.<name>=value        applied before the command (e.g.
  *                              sysctl.net.core.rmem_max=...)
+ *   share.<TAG>=ro|rw PATH     mount the virtio-9p share with mount tag TAG
+ *                              at PATH (created), read-only or read-write,
+ *                              before the topology and the command; a share
+ *                              that does not mount ends the run ("error")
  *   ack=1                      after "poweroff", wait for a byte from the
  *                              host on the status port before powering off:
  *                              for hosts whose ports are streams (the libvirt

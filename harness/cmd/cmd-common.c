@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "vm/share.h"
 
 void cmd_error(const char *what, const char *err)
 {
@@ -86,4 +87,51 @@ const char *cmd_opt_name(const struct option *longopts, int li, int c, char *buf
 	else
 		snprintf(buf, n, "-%c", c);
 	return buf;
+}
+
+int cmd_parse_share(const char *spec, bool add, struct cmd_shares *cs, char **err)
+{
+	struct vm_share sh;
+	char *why = NULL;
+
+	if (add ? add_parse(spec, NULL, &sh, &why) : share_parse(spec, NULL, &sh, &why)) {
+		err_set(err, "--%s '%s': %s", add ? "add" : "share", spec, why);
+		free(why);
+		return -EINVAL;
+	}
+	if (add) {
+		cs->adds = xrealloc_array(cs->adds, cs->n_adds + 1, sizeof(*cs->adds));
+		cs->adds[cs->n_adds++] = sh;
+	} else {
+		cs->shares = xrealloc_array(cs->shares, cs->n_shares + 1, sizeof(*cs->shares));
+		cs->shares[cs->n_shares++] = sh;
+	}
+	return 0;
+}
+
+int cmd_shares_finish(struct cmd_shares *cs, struct run_opts *o, char **err)
+{
+	char *why = NULL;
+
+	if (share_list_check(cs->shares, cs->n_shares, cs->adds, cs->n_adds, &why)) {
+		err_set(err, "--share/--add: %s", why);
+		free(why);
+		return -EINVAL;
+	}
+	o->shares = cs->shares;
+	o->n_shares = cs->n_shares;
+	o->adds = cs->adds;
+	o->n_adds = cs->n_adds;
+	return 0;
+}
+
+void cmd_shares_release(struct cmd_shares *cs)
+{
+	for (size_t i = 0; i < cs->n_shares; i++)
+		share_release(&cs->shares[i]);
+	for (size_t i = 0; i < cs->n_adds; i++)
+		share_release(&cs->adds[i]);
+	free(cs->shares);
+	free(cs->adds);
+	memset(cs, 0, sizeof(*cs));
 }

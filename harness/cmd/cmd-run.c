@@ -38,6 +38,7 @@ static const char run_usage[] =
 	"      --sysctl N=V      set guest sysctl N (dotted, e.g. net.core.rmem_max) to V\n"
 	"      --acpi FILE       ACPI table for the kernel's initrd table upgrade: .asl/.dsl\n"
 	"                        (compiled with iasl) or .aml; repeatable (see RUN_DIR/acpi.json)\n"
+	CMD_SHARE_HELP
 	"      --icount SHIFT    deterministic TCG: virtual time follows instruction count\n"
 	"                        (QEMU -icount shift=SHIFT,sleep=off; 3 is a good start)\n"
 	"      --record[=VM]     record the run with QEMU record/replay (TCG): every VM, or VM a\n"
@@ -58,6 +59,7 @@ enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_MODULES, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
 	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML, OPT_SNAPLEN,
+	OPT_SHARE, OPT_ADD,
 };
 
 static const struct option run_longopts[] = {
@@ -80,6 +82,8 @@ static const struct option run_longopts[] = {
 	{ "peer-exec", required_argument, NULL, OPT_PEER_EXEC },
 	{ "peer-kernel", required_argument, NULL, OPT_PEER_KERNEL },
 	{ "acpi", required_argument, NULL, OPT_ACPI },
+	{ "share", required_argument, NULL, OPT_SHARE },
+	{ "add", required_argument, NULL, OPT_ADD },
 	{ "record", optional_argument, NULL, OPT_RECORD },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "connect", required_argument, NULL, OPT_CONNECT },
@@ -185,6 +189,8 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case OPT_NIC: return parse_nic(arg, o, err);
 	case OPT_SYSCTL: return parse_sysctl(arg, rc, err);
 	case OPT_ACPI: return parse_acpi(arg, o, err);
+	case OPT_SHARE: return cmd_parse_share(arg, false, &rc->shares, err);
+	case OPT_ADD: return cmd_parse_share(arg, true, &rc->shares, err);
 	case OPT_TIMEOUT: return parse_num("--timeout", arg, 1, 86400, &o->timeout_s, err);
 	case OPT_MEM: return parse_num("--mem", arg, 64, 65536, &o->mem_mb, err);
 	case OPT_SMP: return parse_num("--smp", arg, 1, 64, &o->smp, err);
@@ -270,7 +276,7 @@ int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
 		return -EINVAL;
 	}
 	fill_defaults(rc);
-	return 0;
+	return cmd_shares_finish(&rc->shares, &rc->opts, err);
 }
 
 void run_cmd_release(struct run_cmd *rc)
@@ -281,6 +287,7 @@ void run_cmd_release(struct run_cmd *rc)
 		free(rc->job_lines[i]);
 	free(rc->job_lines);
 	free((void *)rc->opts.acpi);
+	cmd_shares_release(&rc->shares);
 }
 
 static volatile sig_atomic_t run_stop;

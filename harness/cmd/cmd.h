@@ -18,6 +18,27 @@ int cmd_report(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_gdb(int argc, char **argv);
 
+/* --share and --add of run, regress, gdb and bisect: owned arrays (vm/share.h). */
+struct cmd_shares {
+	struct vm_share *shares;
+	size_t n_shares;
+	struct vm_share *adds;
+	size_t n_adds;
+};
+
+#define CMD_SHARE_HELP \
+	"      --share DIR[:GUEST][:rw]  mount host directory DIR in the guest (virtio-9p) at\n" \
+	"                        GUEST (default /mnt/share/BASENAME), read-only unless :rw;\n" \
+	"                        repeatable\n" \
+	"      --add FILE[:GUEST]  put FILE in the guest's initramfs at GUEST (default\n" \
+	"                        /mnt/add/BASENAME); repeatable\n"
+
+/* --share (add false) or --add (add true) SPEC into cs: 0, or -EINVAL with *err. */
+int cmd_parse_share(const char *spec, bool add, struct cmd_shares *cs, char **err);
+/* The shares and files together (share_list_check()), then into o. */
+int cmd_shares_finish(struct cmd_shares *cs, struct run_opts *o, char **err);
+void cmd_shares_release(struct cmd_shares *cs);
+
 /* Options of `netlab run`, parsed; strings borrowed from argv or owned in `own`. */
 struct run_cmd {
 	struct run_opts opts;
@@ -27,6 +48,7 @@ struct run_cmd {
 	char *own[4];
 	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
 	size_t n_job_lines;
+	struct cmd_shares shares;	/* --share, --add */
 };
 
 /* --domain-name: letters, digits, '_', '.', '-', at most 48 characters. */

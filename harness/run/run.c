@@ -209,6 +209,8 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	cfg->icount_shift = o->icount_shift;
 	cfg->job_lines = o->job_lines;
 	cfg->n_job_lines = o->n_job_lines;
+	cfg->shares = o->shares;
+	cfg->n_shares = o->n_shares;
 	cfg->debug = o->debug;
 	return cfg->topo->setup(cfg, err);
 }
@@ -629,6 +631,8 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	if (!ret)
 		ret = initrd_assemble_with(v->initrd, &early, job.s, exec, c->o->initrd, err);
 	cpio_release(&early);
+	if (!ret && c->o->n_adds)
+		ret = initrd_append_adds(v->initrd, c->o->adds, c->o->n_adds, err);
 	c->cfg.vm_initrd[i] = v->initrd;
 	if (i == 0)
 		c->cfg.initrd = v->initrd;

@@ -47,6 +47,12 @@ struct run_opts {
 	 * initrd table upgrade; see harness/boot/acpi.h and RUN_DIR/acpi.json. */
 	const char *const *acpi;
 	size_t n_acpi;
+	/* --share directories (virtio-9p) and --add files (an initrd cpio after
+	 * the base initramfs), parsed and checked (vm/share.h); borrowed. */
+	const struct vm_share *shares;
+	size_t n_shares;
+	const struct vm_share *adds;
+	size_t n_adds;
 	enum vm_accel accel;
 	unsigned int timeout_s;
 	unsigned int mem_mb;

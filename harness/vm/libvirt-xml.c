@@ -18,6 +18,7 @@
 
 #include "lib/xml.h"
 #include "vm/libvirt.h"
+#include "vm/share.h"
 
 #define LV_QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
 /* First PCI slot of the NICs; the virtio-serial controller is in slot 2. */
@@ -160,6 +161,20 @@ static void add_channels(struct sbuf *b, const struct lv_stage *st)
 }
 
 /* pair: the NIC as libvirt's UDP-wired <interface>. */
+/* cfg->shares as virtio-9p filesystems; accessmode squash is QEMU's security_model=none. */
+static void add_shares(struct sbuf *b, const struct vm_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_shares; i++) {
+		const struct vm_share *s = &cfg->shares[i];
+
+		sbuf_adds(b, "    <filesystem type='mount' accessmode='squash'>\n"
+			     "      <driver type='path'/>\n      <source dir='");
+		xml_escape(b, s->host, XML_ESC_APOS);
+		sbuf_addf(b, "'/>\n      <target dir='%s'/>\n%s    </filesystem>\n", s->tag,
+			  s->rw ? "" : "      <readonly/>\n");
+	}
+}
+
 static int add_udp_nic(struct sbuf *b, const struct vm_config *cfg, const struct vm_nic *n,
 		       const struct lv_stage *st, unsigned int slot, char **err)
 {
@@ -229,6 +244,7 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	sbuf_adds(b, "    <controller type='usb' model='none'/>\n");
 	sbuf_adds(b, "    <serial type='pty'>\n      <target port='0'/>\n    </serial>\n");
 	add_channels(b, st);
+	add_shares(b, cfg);
 
 	qemu_icount_args(cfg, &q);
 	for (unsigned int i = 0; !ret && i < cfg->n_nics; i++) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "vm/vm.h"
+#include "vm/share.h"
 #include "vm/vmcfg.h"
 #include "netlab-proto.h"
 
@@ -295,11 +296,30 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	if (qemu_rr_ports(cfg, vm))
 		add_ports(dir, a);
 	cfg->topo->qemu_args(cfg, vm, a);
+	qemu_share_args(cfg, a);
 	if (rr_on(cfg, vm))
 		add_rr_filters(cfg, vm, a);
 	if (vm == cfg->debug.gdb_vm)
 		add_gdb(cfg, a);
 	return 0;
+}
+
+/*
+ * security_model=none: the guest's root writes files as the QEMU user, and
+ * ownership changes it cannot make are not errors (a rw share's files
+ * belong to whoever runs netlab).
+ */
+void qemu_share_args(const struct vm_config *cfg, struct argv *a)
+{
+	for (size_t i = 0; i < cfg->n_shares; i++) {
+		const struct vm_share *s = &cfg->shares[i];
+
+		argv_add(a, "-fsdev");
+		argv_addf(a, "local,id=fs%zu,path=%s,security_model=none%s", i, s->host,
+			  s->rw ? "" : ",readonly=on");
+		argv_add(a, "-device");
+		argv_addf(a, "virtio-9p-pci,fsdev=fs%zu,mount_tag=%s", i, s->tag);
+	}
 }
 
 void job_text(const struct vm_config *cfg, unsigned int vm, struct sbuf *out)
@@ -316,6 +336,8 @@ void job_text(const struct vm_config *cfg, unsigned int vm, struct sbuf *out)
 		sbuf_addf(out, "%s=1\n", NETLAB_KEY_ACK);
 	for (size_t i = 0; i < cfg->n_job_lines; i++)
 		sbuf_addf(out, "%s\n", cfg->job_lines[i]);
+	for (size_t i = 0; i < cfg->n_shares; i++)
+		share_job_line(&cfg->shares[i], out);
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
 

@@ -50,6 +50,7 @@ const char *vm_accel_name(enum vm_accel a);
 int vm_accel_parse(const char *s, enum vm_accel *out);
 
 struct topology;
+struct vm_share;
 
 struct vm_config {
 	const char *qemu;		/* QEMU binary */
@@ -74,6 +75,9 @@ struct vm_config {
 	/* Extra "key=value" job lines, e.g. "sysctl.net.core.rmem_max=4194304". */
 	const char *const *job_lines;
 	size_t n_job_lines;
+	/* Host directories mounted in every VM over virtio-9p (vm/share.h). */
+	const struct vm_share *shares;
+	size_t n_shares;
 	/* NIC models asked for on the command line, by label; NULL = default. */
 	const struct nic_model *want_model[VM_MAX_NICS];
 	struct vm_nic nics[VM_MAX_NICS];
@@ -151,6 +155,9 @@ void qemu_release_filter_args(const struct vm_nic *n, const char *id, const char
 			      const char *queue, struct argv *a);
 /* The filter that keeps frames to NIC n in order on a hub (topo.c). */
 void qemu_hub_order_args(const struct vm_nic *n, const char *netdev, struct argv *a);
+
+/* -fsdev/-device virtio-9p-pci of each of cfg->shares. */
+void qemu_share_args(const struct vm_config *cfg, struct argv *a);
 
 /* The kernel command line of VM `vm` (netlab's base, nokaslr, cfg->append). */
 void qemu_kernel_append(const struct vm_config *cfg, unsigned int vm, struct sbuf *out);

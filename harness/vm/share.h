@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Host files in the guest: directories shared over virtio-9p (--share,
+ * scenario key share) and single files added to the initramfs (--add).
+ *
+ * A share is "HOSTDIR[:GUESTPATH][:rw]": read-only unless ":rw", mounted by
+ * the agent at GUESTPATH (default SHARE_GUEST_DIR/<basename of HOSTDIR>)
+ * before the command runs. An added file is "FILE[:GUESTPATH]" (default
+ * ADD_GUEST_DIR/<basename>), in a cpio appended to the per-run initrd.
+ *
+ * Ownership: share_parse() and add_parse() fill caller-owned structs whose
+ * strings they allocate; release them with share_release().
+ */
+#ifndef NETLAB_SHARE_H
+#define NETLAB_SHARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "boot/initrd.h"
+
+#define SHARE_GUEST_DIR "/mnt/share"
+#define ADD_GUEST_DIR "/mnt/add"
+/* At most this many shares per run (the 9p mount tags netlab0..). */
+#define SHARE_MAX 8
+
+struct vm_share {
+	char *host;		/* absolute path of a directory (a file, for --add) */
+	char *guest;		/* absolute path in the guest */
+	bool rw;
+	char tag[16];		/* 9p mount tag, "netlab<N>"; "" for an added file */
+};
+
+/**
+ * share_parse() - "HOSTDIR[:GUESTPATH][:rw]" into @out
+ * @spec: as the user wrote it
+ * @base: directory a relative HOSTDIR is taken against (NULL: the cwd)
+ * @out:  filled on success (tag left empty: share_tag() numbers them)
+ * @err:  what is wrong, with a "hint:" line
+ *
+ * HOSTDIR must be a directory; ":ro" is accepted as the default.
+ * Return: 0, or -EINVAL.
+ */
+int share_parse(const char *spec, const char *base, struct vm_share *out, char **err);
+
+/* add_parse() - "FILE[:GUESTPATH]": FILE must be a readable regular file. */
+int add_parse(const char *spec, const char *base, struct vm_share *out, char **err);
+
+/**
+ * share_guest_path_check() - whether @path may be a mount point or file in
+ * the guest: absolute, of [A-Za-z0-9._+-/] only, no "." or ".." component,
+ * and not /, nor at or under a directory the agent needs (/proc, /sys,
+ * /dev, /run, /tmp, /netlab, /bin, /sbin, /usr, /lib, /etc, /init).
+ * Return: 0, or -EINVAL with *err saying why.
+ */
+int share_guest_path_check(const char *path, char **err);
+
+/*
+ * share_list_check() - the shares and files of one run together: at most
+ * SHARE_MAX shares, no two with the same guest path, none inside another.
+ * Numbers the shares' tags. Return: 0, or -EINVAL with *err.
+ */
+int share_list_check(struct vm_share *shares, size_t n, const struct vm_share *adds,
+		     size_t n_adds, char **err);
+
+/* The job line of share @s ("share.netlab0=ro /mnt/share/x"), into @out. */
+void share_job_line(const struct vm_share *s, struct sbuf *out);
+
+/*
+ * share_adds_cpio() - the added files, with their parent directories, as a
+ * finished newc archive in @c (cpio_init()ed by the caller). 0, or -errno
+ * with *err when a file cannot be read.
+ */
+int share_adds_cpio(const struct vm_share *adds, size_t n, struct cpio *c, char **err);
+
+void share_release(struct vm_share *s);
+
+#endif /* NETLAB_SHARE_H */
