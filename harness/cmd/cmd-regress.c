@@ -36,6 +36,8 @@ static const char regress_usage[] =
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
 	"                          scenarios that would run cover, and exit (1 if one is not)\n"
 	"      --kernel, --initrd, --modules, --accel, --qemu, --snaplen   as for netlab run\n"
+	"      --share DIR[:GUEST][:rw], --add FILE[:GUEST]   as for netlab run, for every\n"
+	"                          scenario (beside a scenario's own share = ...)\n"
 	"      --backend NAME      qemu (default) or libvirt\n"
 	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
 	"                          libvirt); repeat it to spread the suite over several, each\n"
@@ -44,7 +46,7 @@ static const char regress_usage[] =
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_MODULES, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -60,6 +62,8 @@ static const struct option longopts[] = {
 	{ "coverage", no_argument, NULL, O_COVERAGE },
 	{ "snaplen", required_argument, NULL, O_SNAPLEN },
 	{ "generators", no_argument, NULL, O_GENERATORS },
+	{ "share", required_argument, NULL, O_SHARE },
+	{ "add", required_argument, NULL, O_ADD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -71,6 +75,7 @@ struct regress_cmd {
 	char **own;
 	size_t n_own;
 	const char **connect;
+	struct cmd_shares shares;	/* --share, --add: every scenario gets them */
 };
 
 /* Keep `s` to free it at the end; returns it. */
@@ -206,6 +211,8 @@ static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char 
 		rc->o.connect = rc->connect;
 		rc->o.base.backend = RUN_BACKEND_LIBVIRT;
 		return 0;
+	case O_SHARE: return cmd_parse_share(arg, false, &rc->shares, err);
+	case O_ADD: return cmd_parse_share(arg, true, &rc->shares, err);
 	case 'h': rc->help = true; return 0;
 	default:
 		err_set(err, "bad option (see 'netlab regress --help')");
@@ -256,6 +263,8 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 		err_set(err, "--connect needs --backend libvirt, not qemu");
 		return -EINVAL;
 	}
+	if (cmd_shares_finish(&rc->shares, &rc->o.base, err))
+		return -EINVAL;
 	fill_defaults(rc);
 	if (optind == argc && resolve(rc, "*", err))
 		return -EINVAL;
@@ -273,6 +282,7 @@ static void release(struct regress_cmd *rc)
 	free(rc->o.scenarios);
 	free(rc->filters);
 	free(rc->connect);
+	cmd_shares_release(&rc->shares);
 }
 
 /* --coverage: the table, the cells missing; 1 when a required one is. */

@@ -109,7 +109,9 @@ void coverage_add(struct coverage *cv, const struct scenario *s, const char *con
 	struct dir d = { .from = model_index(nic_models[tx]), .to = model_index(nic_models[rx]),
 			 .cv = cv, .s = s };
 
-	if (!strcmp(s->generator, "udp-stream")) {
+	if (!s->generator) {
+		return;	/* [exec] alone: what it sends is its own */
+	} else if (!strcmp(s->generator, "udp-stream")) {
 		const char *sz = scn_traffic_value(s, "size");
 		const char *range = sz ? strstr(sz, "..") : NULL;
 		unsigned long size = bytes(sz, 1400);

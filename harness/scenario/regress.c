@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "boot/acpi.h"
+#include "vm/share.h"
 #include "scenario/baseline.h"
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
@@ -61,6 +62,8 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->n_job_lines = s->n_sysctl;
 	ro->acpi = (const char *const *)s->acpi;
 	ro->n_acpi = s->n_acpi;
+	ro->shares = rs->shares;
+	ro->n_shares = rs->n_shares;
 	ro->on_output = NULL;
 }
 
@@ -80,6 +83,25 @@ static int load_baseline(struct regress_scn *rs, const char *bpath, char **err)
 		rs->base_stages = baseline_stages(&x, rs->scn);
 	baseline_extra_release(&x);
 	return ret;
+}
+
+/* rs->shares: the scenario's, then --share's, checked together. */
+static int merge_shares(const struct regress_opts *o, struct regress_scn *rs, char **err)
+{
+	const struct scenario *s = rs->scn;
+	char *why = NULL;
+
+	rs->n_shares = s->n_shares + o->base.n_shares;
+	rs->shares = xzalloc((rs->n_shares + 1) * sizeof(*rs->shares));
+	for (size_t i = 0; i < s->n_shares; i++)
+		rs->shares[i] = s->shares[i];
+	for (size_t i = 0; i < o->base.n_shares; i++)
+		rs->shares[s->n_shares + i] = o->base.shares[i];
+	if (!share_list_check(rs->shares, rs->n_shares, o->base.adds, o->base.n_adds, &why))
+		return 0;
+	err_set(err, "%s:%u: share and --share/--add together: %s", s->path, s->share_line, why);
+	free(why);
+	return -EINVAL;
 }
 
 /* One scenario (or matrix case), parsed; r owns scn from here on. */
@@ -121,6 +143,9 @@ static int load_one(const struct regress_opts *o, struct regress *r, struct scen
 	for (size_t i = 0; i < rs->scn->n_sysctl; i++)
 		rs->job_lines[i] = xasprintf("sysctl.%s=%s", rs->scn->sysctl[i].key,
 					     rs->scn->sysctl[i].value);
+	ret = merge_shares(o, rs, err);
+	if (ret)
+		return -EINVAL;
 	scn_run_opts(o, rs, &ro);
 	ret = run_config(&ro, &rs->cfg, err);
 	if (ret)
@@ -786,6 +811,7 @@ void regress_free(struct regress *r)
 			free(rs->job_lines[k]);
 		free(rs->job_lines);
 		free(rs->append);
+		free(rs->shares);
 		free(rs->dir);
 		free(rs->reason);
 		metrics_free(rs->median);

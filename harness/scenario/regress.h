@@ -48,6 +48,10 @@ struct regress_scn {
 	char *peer_script;		/* VM 1's in a two-VM topology, else NULL */
 	char **job_lines;		/* the scenario's sysctls as job lines */
 	char *append;			/* kernel command line (scn_kernel_append) */
+	/* The scenario's shares, then --share's: the array is rs's, the
+	 * strings the scenario's and the options'. */
+	struct vm_share *shares;
+	size_t n_shares;
 	char *dir;
 	struct regress_run *runs;	/* scn->repeat of them */
 	unsigned int n_runs;

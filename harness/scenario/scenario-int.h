@@ -24,6 +24,7 @@ enum scn_section {
 	SEC_TRACE,
 	SEC_GDB,
 	SEC_MATRIX,
+	SEC_EXEC,
 	N_SECTIONS,
 };
 
@@ -48,6 +49,7 @@ struct parse_ctx {
 	unsigned int nic_line[VM_MAX_NICS], ring_line[VM_MAX_NICS];
 	unsigned int netem_line[VM_MAX_NICS], qdisc_line[VM_MAX_NICS];
 	unsigned int gdb_vm_line, gdb_timeout_line;
+	unsigned int exec_netns_line, exec_timeout_line;
 	unsigned int mtu_line[VM_MAX_NICS], direction_line;
 	/* A matrix case: the value of each axis of s->axes, and whether the
 	 * file has the axis's key (else it is added after the file is read). */
@@ -75,6 +77,12 @@ int scn_key_matrix(struct parse_ctx *c, const char *key, const char *value);
 int scn_gdb_script(struct parse_ctx *c, const char *value);
 int scn_gdb_match(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_gdb(struct parse_ctx *c, const char *key, const char *value);
+/* scenario-exec.c: [exec], share, and the exec.* metrics. */
+int scn_key_exec(struct parse_ctx *c, const char *key, const char *value);
+int scn_set_share(struct parse_ctx *c, const char *value);
+void scn_validate_exec(struct parse_ctx *c);
+int scn_exec_metric_check(const struct scenario *s, const char *name, char **why);
+void scn_exec_free(struct scenario *s);
 int scn_scenario_key_find(const char *key, bool *by_prefix);
 /* The generator's own copy of its name (static storage), NULL when there is none. */
 const char *scn_generator_name(const char *name);

@@ -260,12 +260,13 @@ static const struct {
 	{ "direction", set_direction },
 	{ "mem", set_mem },
 	{ "acpi", set_acpi },
+	{ "share", scn_set_share },
 };
 
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, record, mem, acpi"
+	"repeat, timeout, deterministic, record, mem, acpi, share"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)

@@ -117,9 +117,10 @@ static const struct {
 	[SEC_TRACE] = { "trace", scn_key_trace },
 	[SEC_GDB] = { "gdb", scn_key_gdb },
 	[SEC_MATRIX] = { "matrix", scn_key_matrix },
+	[SEC_EXEC] = { "exec", scn_key_exec },
 };
 
-#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix"
+#define SECTION_LIST "scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix, exec"
 
 /*
  * The section a [matrix] axis key sets, and the key within it: sysctl.NAME
@@ -420,8 +421,9 @@ static void validate_traffic(struct parse_ctx *c)
 	const struct tgen *g;
 
 	if (!c->sec_line[SEC_TRAFFIC]) {
-		scn_err(c, 0, "no [traffic] section: a scenario needs a generator (%s)",
-			scn_generator_list());
+		if (!c->sec_line[SEC_EXEC])
+			scn_err(c, 0, "no [traffic] or [exec] section: a scenario needs a "
+				      "generator (%s) or a command", scn_generator_list());
 		return;
 	}
 	if (!c->s->generator) {
@@ -497,8 +499,9 @@ static int validate_metric(void *ctx, const char *name, unsigned int column)
 	char *why = NULL;
 
 	(void)column;
-	if (!strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why)
-				       : !metrics_name_check(name, s->generator, s->labels, &why))
+	if (!strncmp(name, "exec.", 5) ? !scn_exec_metric_check(s, name, &why) :
+	    !strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why)
+				      : !metrics_name_check(name, s->generator, s->labels, &why))
 		return 0;
 	scn_err(mc->c, mc->chk->line, "check '%s': %s", mc->chk->name, why);
 	free(why);
@@ -513,7 +516,7 @@ static void validate_checks(struct parse_ctx *c)
 		scn_err(c, 0, "no checks: a scenario must check something");
 		return;
 	}
-	if (!c->s->generator)
+	if (!c->s->generator && !c->sec_line[SEC_EXEC])
 		return;	/* reported; every generator-bound metric would be wrong too */
 	for (size_t i = 0; i < c->s->n_checks; i++) {
 		mc.chk = &c->s->checks[i];
@@ -617,6 +620,7 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	validate_timeout(c);
 	validate_traffic(c);
 	validate_gdb(c);
+	scn_validate_exec(c);
 	validate_checks(c);
 }
 
@@ -848,6 +852,7 @@ void scn_free(struct scenario *s)
 	for (size_t i = 0; i < s->n_acpi; i++)
 		free(s->acpi[i]);
 	free(s->acpi);
+	scn_exec_free(s);
 	for (size_t i = 0; i < s->n_axes; i++) {
 		matrix_axis_free(&s->axes[i]);
 		free(s->case_values ? s->case_values[i] : NULL);

@@ -121,6 +121,20 @@ struct scenario {
 	unsigned int gdb_timeout_s;	/* gdb is ended after this (default 120) */
 	struct scn_gdb_match *gdb_match;	/* in file order */
 	size_t n_gdb_match;
+
+	/* share = DIR[:GUEST][:rw]...: host directories mounted in the guest
+	 * (vm/share.h), DIR against the scenario's directory. */
+	struct vm_share *shares;
+	size_t n_shares;
+	unsigned int share_line;
+
+	/* [exec]: a command of the user's in the guest, in the same window
+	 * as the generator (scenario-exec.c, scnrun-exec.c). */
+	bool exec;			/* the section is there */
+	char *exec_run;			/* run = shell command line */
+	char exec_netns;		/* netns = a|b|root: 'A', 'B' (a NIC's namespace) or 0 */
+	unsigned int exec_timeout_s;	/* killed after it (exec.exit 124); default 60 */
+	bool exec_ktap;			/* ktap = yes: exec.ktap.* from its output */
 };
 
 /*

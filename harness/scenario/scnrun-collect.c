@@ -250,6 +250,8 @@ static bool gen_is_tcp(const struct scenario *s)
 {
 	const char *proto = scn_traffic_value(s, "proto");
 
+	if (!s->generator)
+		return false;
 	if (!strcmp(s->generator, "tcp-stream"))
 		return true;
 	return !strcmp(s->generator, "rr") && (!proto || !strcmp(proto, "tcp"));
@@ -373,7 +375,7 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 {
 	const char *pv = scn_traffic_value(c->s, "port");
 	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
-	bool udp = !strcmp(c->s->generator, "udp-stream");
+	bool udp = c->s->generator && !strcmp(c->s->generator, "udp-stream");
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
 
@@ -738,12 +740,16 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
 						  : xasprintf("%s/files", rundir);
 
-	if (!strcmp(s->generator, "udp-stream"))
+	if (!s->generator)
+		ret = 0;	/* [exec] alone */
+	else if (!strcmp(s->generator, "udp-stream"))
 		ret = collect_udp(&c);
 	else if (!strcmp(s->generator, "tcp-stream"))
 		ret = collect_tcp(&c);
 	else
 		ret = collect_rr(&c);
+	if (!ret && s->exec)
+		ret = scnrun_exec_metrics(s, c.files[scnrun_exec_vm(s, cfg)], rundir, m, err);
 	if (!ret)
 		ret = collect_counters(&c);
 	if (!ret)
@@ -754,7 +760,7 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_drops(&c);
 	if (!ret && s->trace)
 		ret = collect_trace_path(&c);
-	if (!ret && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
+	if (!ret && s->generator && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
 	if (!ret && s->gdb)
 		ret = scnrun_gdb_metrics(s, rundir, m, err);

@@ -347,13 +347,14 @@ static void script_trace_stop(struct sbuf *o)
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
 		  struct sbuf *o, char **err)
 {
-	const struct tgen *g = tgen_find(s->generator);
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
 
-	if (!g) {
-		err_set(err, "%s: no runner for generator '%s'", s->path, s->generator);
+	if (!g && !s->exec) {
+		err_set(err, "%s: no runner for generator '%s'", s->path,
+			s->generator ? s->generator : "(none)");
 		return -EINVAL;
 	}
-	if (cfg->n_nics < 2) {
+	if (g && cfg->n_nics < 2) {
 		err_set(err, "%s: generator '%s' needs two NICs, topology '%s' has %u", s->path,
 			s->generator, cfg->topo->name, cfg->n_nics);
 		return -EINVAL;
@@ -372,7 +373,11 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	sbuf_adds(o, "snap before\n");
 	if (s->trace)
 		script_trace_start(s, cfg, vm, o);
-	script_traffic(s, cfg, vm, g, o);
+	if (g)
+		script_traffic(s, cfg, vm, g, o);
+	else
+		sbuf_adds(o, "S=0\nRC=0\n");
+	scnrun_exec_script(s, cfg, vm, o);
 	if (s->trace)
 		script_trace_stop(o);
 	sbuf_adds(o, "snap after\n");
