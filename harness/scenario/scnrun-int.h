@@ -32,20 +32,6 @@ struct snap_source {
 extern const struct snap_source scnrun_snap_sources[];
 extern const size_t scnrun_n_snap_sources;
 
-/* scnrun-exec.c: [exec] in the guest script, and its exec.* metrics. */
-struct scenario;
-struct vm_config;
-struct metrics;
-struct sbuf;
-/* The VM whose namespace [exec] netns names (0 for root). */
-unsigned int scnrun_exec_vm(const struct scenario *s, const struct vm_config *cfg);
-/* VM vm's part of [exec]: nothing when the command runs in another VM. */
-void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
-			struct sbuf *o);
-/* exec.exit, exec.timed_out, exec.ktap.*; RUN_DIR/exec.out. -EIO with *err. */
-int scnrun_exec_metrics(const struct scenario *s, const char *files, const char *rundir,
-			struct metrics *m, char **err);
-
 /* TCP port on which a receiver in another VM says it is ready. */
 #define READY_PORT 7999
 

@@ -61,4 +61,19 @@ void scnrun_gdb_finish(struct gdb_batch *g);
 int scnrun_gdb_metrics(const struct scenario *s, const char *rundir, struct metrics *m,
 		       char **err);
 
+/* scnrun-exec.c: [exec] in the guest script, and its metrics. */
+/* The VM whose namespace [exec] netns names (0 for root). */
+unsigned int scnrun_exec_vm(const struct scenario *s, const struct vm_config *cfg);
+/* VM vm's part of [exec]: nothing without [exec] or when it runs in another VM. */
+void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+			struct sbuf *o);
+/*
+ * scnrun_exec_metrics() - exec.exit, exec.timed_out and, with ktap = yes,
+ * exec.ktap.pass/fail/skip and exec.ktap.NAME, from `files` (the guest's
+ * /netlab/out of the VM that ran it); copies its exec.out to `rundir`.
+ * Return: 0, or -EIO with *err when the command left no exit status.
+ */
+int scnrun_exec_metrics(const struct scenario *s, const char *files, const char *rundir,
+			struct metrics *m, char **err);
+
 #endif /* NETLAB_SCNRUN_H */

@@ -222,6 +222,22 @@ static void test_job__rejects_bad_env_and_sysctl_names(void **state)
 	job_release(&job);
 }
 
+static void test_job__keeps_shares_in_order_and_rejects_bad_ones(void **state)
+{
+	struct warnings w;
+	struct job job;
+
+	(void)state;
+	parse_ok(&job, "share.netlab1=rw /mnt/w\nshare.netlab0=ro /mnt/share/d\n"
+		       "share.=ro /x\nshare.netlab2=ro relative\nshare.netlab3=xx /y\n", &w);
+	assert_int_equal(w.count, 3);
+	assert_int_equal(job.n_shares, 2);
+	assert_string_equal(job.shares[0].name, "netlab1");
+	assert_string_equal(job.shares[0].value, "rw /mnt/w");
+	assert_string_equal(job.shares[1].value, "ro /mnt/share/d");
+	job_release(&job);
+}
+
 static void test_job__sysctl_path_turns_dots_into_slashes(void **state)
 {
 	char buf[128];
@@ -289,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_job__reports_malformed_nic_keys),
 		cmocka_unit_test(test_job__later_value_replaces_earlier),
 		cmocka_unit_test(test_job__rejects_bad_env_and_sysctl_names),
+		cmocka_unit_test(test_job__keeps_shares_in_order_and_rejects_bad_ones),
 		cmocka_unit_test(test_job__sysctl_path_turns_dots_into_slashes),
 		cmocka_unit_test(test_job__sysctl_path_refuses_escapes),
 		cmocka_unit_test(test_job__empty_text_gives_defaults),

@@ -259,14 +259,14 @@ static void test_scenario__rejects_unknown_section_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-section.scn", 4,
-		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix)");
+		"unknown section [trafic] (sections: scenario, sysctl, traffic, netem, qdisc, checks, trace, gdb, matrix, exec)");
 }
 
 static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, record, mem, acpi)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, record, mem, acpi, share)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
@@ -436,7 +436,7 @@ static void test_scenario__rejects_scenario_without_traffic(void **state)
 {
 	expect_error(
 		"bad-no-traffic.scn", 0,
-		"no [traffic] section: a scenario needs a generator (udp-stream, tcp-stream, rr)");
+		"no [traffic] or [exec] section: a scenario needs a generator (udp-stream, tcp-stream, rr) or a command");
 }
 
 static void test_scenario__rejects_traffic_without_generator(void **state)
