@@ -291,6 +291,8 @@ static int load_scenario(const struct gdb_cmd *gc, struct scn_session *ss, struc
 	ro->n_job_lines = s->n_sysctl;
 	ro->acpi = (const char *const *)s->acpi;
 	ro->n_acpi = s->n_acpi;
+	ro->shares = s->shares;
+	ro->n_shares = s->n_shares;
 	if (run_config(ro, &ss->cfg, err))
 		return -EINVAL;
 	for (unsigned int vm = 0; vm < ss->cfg.topo->n_vms; vm++) {
