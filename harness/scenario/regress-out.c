@@ -17,6 +17,7 @@
 #include "scenario/baseline.h"
 #include "scenario/regress-int.h"
 #include "scenario/regress.h"
+#include "scenario/scnrun.h"
 
 static void fmt_num(char *buf, size_t n, double v)
 {
@@ -520,6 +521,10 @@ void regress_print_table(const struct regress *r, FILE *f)
 		story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
 		if (story)
 			fprintf(f, "  loss: %s\n", story);
+		free(story);
+		story = rs->n_runs ? scnrun_exec_story(rs->scn, rs->median, rs->runs[0].dir) : NULL;
+		if (story)
+			fprintf(f, "  %s\n", story);
 		free(story);
 		story = scn_stage_story(rs);
 		if (story)

@@ -59,6 +59,20 @@ void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, u
 		     "echo $E > $O/exec.exit\ncd /\n");
 }
 
+char *scnrun_exec_story(const struct scenario *s, const struct metrics *m, const char *rundir)
+{
+	double ex = m ? metrics_value(m, "exec.exit", 0) : 0;
+
+	if (!s->exec || !m || ex == 0)
+		return NULL;
+	if (metrics_value(m, "exec.timed_out", 0) > 0)
+		return xasprintf("exec: '%s' was killed after its timeout, %u s (exec.exit 124); "
+				 "its output: %s/exec.out", s->exec_run, s->exec_timeout_s,
+				 rundir);
+	return xasprintf("exec: '%s' exited with status %g; its output: %s/exec.out", s->exec_run,
+			 ex, rundir);
+}
+
 /* exec.ktap.pass/fail/skip and exec.ktap.NAME from the command's output. */
 static void ktap_metrics(const char *out, struct metrics *m)
 {

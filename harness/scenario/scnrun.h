@@ -68,6 +68,12 @@ unsigned int scnrun_exec_vm(const struct scenario *s, const struct vm_config *cf
 void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
 			struct sbuf *o);
 /*
+ * scnrun_exec_story() - "exec: 'RUN' exited with status N; its output:
+ * RUNDIR/exec.out" (or that it was killed at its timeout) when the median
+ * `m` has a nonzero exec.exit; else NULL. Caller frees.
+ */
+char *scnrun_exec_story(const struct scenario *s, const struct metrics *m, const char *rundir);
+/*
  * scnrun_exec_metrics() - exec.exit, exec.timed_out and, with ktap = yes,
  * exec.ktap.pass/fail/skip and exec.ktap.NAME, from `files` (the guest's
  * /netlab/out of the VM that ran it); copies its exec.out to `rundir`.
