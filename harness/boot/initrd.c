@@ -9,7 +9,6 @@
 
 #include "boot/initrd.h"
 #include "netlab-proto.h"
-#include "vm/share.h"
 
 void cpio_init(struct cpio *c)
 {
@@ -139,45 +138,5 @@ out_fd:
 out_cpio:
 	if (!early)
 		cpio_release(&own);
-	return ret;
-}
-
-static int write_all(int fd, const char *p, size_t left)
-{
-	while (left) {
-		ssize_t n = write(fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		left -= (size_t)n;
-	}
-	return 0;
-}
-
-int initrd_append_adds(const char *path, const struct vm_share *adds, size_t n, char **err)
-{
-	struct cpio c;
-	int fd, ret;
-
-	cpio_init(&c);
-	ret = share_adds_cpio(adds, n, &c, err);
-	fd = ret ? -1 : open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (!ret && fd < 0) {
-		ret = -errno;
-		err_set(err, "cannot open '%s': %s", path, strerror(errno));
-	}
-	/* The kernel looks for the next archive's header at a multiple of 4
-	 * bytes, skipping zeros (init/initramfs.c); the base ends anywhere. */
-	if (!ret && (write_all(fd, "\0\0\0", (4 - lseek(fd, 0, SEEK_END) % 4) % 4) ||
-		     write_all(fd, c.buf.s, c.buf.len))) {
-		ret = -EIO;
-		err_set(err, "cannot write '%s': %s", path, strerror(errno));
-	}
-	if (fd >= 0)
-		close(fd);
-	cpio_release(&c);
 	return ret;
 }

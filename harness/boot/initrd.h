@@ -38,12 +38,4 @@ int initrd_assemble(const char *out, const char *job, const char *exec, const ch
 int initrd_assemble_with(const char *out, struct cpio *early, const char *job, const char *exec,
 			 const char *base, char **err);
 
-struct vm_share;
-/*
- * initrd_append_adds() - the files `adds` (--add, vm/share.h) as one more
- * newc archive at the end of the initrd `path`, after the base initramfs,
- * so that they win over its files of the same name. 0, or -errno with *err.
- */
-int initrd_append_adds(const char *path, const struct vm_share *adds, size_t n, char **err);
-
 #endif /* NETLAB_INITRD_H */

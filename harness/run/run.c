@@ -24,6 +24,7 @@
 #include "run/run.h"
 #include "vm/backend.h"
 #include "vm/libvirt.h"
+#include "vm/share.h"
 #include "vm/vm.h"
 #include "netlab-proto.h"
 
@@ -632,7 +633,7 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 		ret = initrd_assemble_with(v->initrd, &early, job.s, exec, c->o->initrd, err);
 	cpio_release(&early);
 	if (!ret && c->o->n_adds)
-		ret = initrd_append_adds(v->initrd, c->o->adds, c->o->n_adds, err);
+		ret = share_adds_append(v->initrd, c->o->adds, c->o->n_adds, err);
 	c->cfg.vm_initrd[i] = v->initrd;
 	if (i == 0)
 		c->cfg.initrd = v->initrd;

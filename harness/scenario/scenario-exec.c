@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scenario files: the [exec] section, the [scenario] key share, and which
- * exec.* metrics checks may name. Called by scenario.c and scenario-keys.c.
+ * Scenario files: the [exec] section, and which exec.* metrics checks may
+ * name. Called by scenario.c; calls scenario-keys.c's helpers.
  *
  *   [exec]
  *   run = ./my-test.sh --flag	; a shell command line, run by /bin/sh -c
@@ -76,34 +76,6 @@ int scn_key_exec(struct parse_ctx *c, const char *key, const char *value)
 	}
 	return scn_err(c, c->line, "unknown key '%s' in [exec] (allowed: run, netns, timeout, ktap)",
 		       key);
-}
-
-int scn_set_share(struct parse_ctx *c, const char *value)
-{
-	const char *slash = strrchr(c->path, '/');
-	char *dir = slash ? xasprintf("%.*s", (int)(slash - c->path), c->path) : NULL;
-	char *list = xstrdup(value), *rest = list, *f, *why = NULL;
-	struct scenario *s = c->s;
-	int ret = 0;
-
-	s->share_line = c->line;
-	while (!ret && (f = strsep(&rest, " \t"))) {
-		if (!*f)
-			continue;
-		s->shares = xrealloc_array(s->shares, s->n_shares + 1, sizeof(*s->shares));
-		if (share_parse(f, dir, &s->shares[s->n_shares], &why))
-			ret = scn_err(c, c->line, "share '%s': %s", f, why);
-		else
-			s->n_shares++;
-		free(why);
-		why = NULL;
-	}
-	if (!ret && share_list_check(s->shares, s->n_shares, NULL, 0, &why))
-		ret = scn_err(c, c->line, "share: %s", why);
-	free(why);
-	free(list);
-	free(dir);
-	return ret;
 }
 
 void scn_validate_exec(struct parse_ctx *c)

@@ -77,9 +77,8 @@ int scn_key_matrix(struct parse_ctx *c, const char *key, const char *value);
 int scn_gdb_script(struct parse_ctx *c, const char *value);
 int scn_gdb_match(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_gdb(struct parse_ctx *c, const char *key, const char *value);
-/* scenario-exec.c: [exec], share, and the exec.* metrics. */
+/* scenario-exec.c: [exec] and the exec.* metrics. */
 int scn_key_exec(struct parse_ctx *c, const char *key, const char *value);
-int scn_set_share(struct parse_ctx *c, const char *value);
 void scn_validate_exec(struct parse_ctx *c);
 int scn_exec_metric_check(const struct scenario *s, const char *name, char **why);
 void scn_exec_free(struct scenario *s);

@@ -14,6 +14,7 @@
 #include "generators.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario-int.h"
+#include "vm/share.h"
 #include "scenario/matrix.h"
 #include "scenario/metrics.h"
 #include "trace/traceset.h"
@@ -245,6 +246,35 @@ static int set_acpi(struct parse_ctx *c, const char *value)
 	return ret;
 }
 
+/* share = DIR[:GUEST][:rw] ...: DIR against the scenario's directory (vm/share.h). */
+static int set_share(struct parse_ctx *c, const char *value)
+{
+	const char *slash = strrchr(c->path, '/');
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - c->path), c->path) : NULL;
+	char *list = xstrdup(value), *rest = list, *f, *why = NULL;
+	struct scenario *s = c->s;
+	int ret = 0;
+
+	s->share_line = c->line;
+	while (!ret && (f = strsep(&rest, " \t"))) {
+		if (!*f)
+			continue;
+		s->shares = xrealloc_array(s->shares, s->n_shares + 1, sizeof(*s->shares));
+		if (share_parse(f, dir, &s->shares[s->n_shares], &why))
+			ret = scn_err(c, c->line, "share '%s': %s", f, why);
+		else
+			s->n_shares++;
+		free(why);
+		why = NULL;
+	}
+	if (!ret && share_list_check(s->shares, s->n_shares, NULL, 0, &why))
+		ret = scn_err(c, c->line, "share: %s", why);
+	free(why);
+	free(list);
+	free(dir);
+	return ret;
+}
+
 static const struct {
 	const char *key;
 	int (*set)(struct parse_ctx *c, const char *value);
@@ -260,7 +290,7 @@ static const struct {
 	{ "direction", set_direction },
 	{ "mem", set_mem },
 	{ "acpi", set_acpi },
-	{ "share", scn_set_share },
+	{ "share", set_share },
 };
 
 #define SCENARIO_KEYS                                                                          \

@@ -4,6 +4,7 @@
  * (an initrd cpio). See share.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +236,46 @@ int share_adds_cpio(const struct vm_share *adds, size_t n, struct cpio *c, char 
 	}
 	cpio_finish(c);
 	sbuf_release(&done);
+	return ret;
+}
+
+static int write_all(int fd, const char *p, size_t left)
+{
+	while (left) {
+		ssize_t n = write(fd, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		left -= (size_t)n;
+	}
+	return 0;
+}
+
+int share_adds_append(const char *path, const struct vm_share *adds, size_t n, char **err)
+{
+	struct cpio c;
+	int fd, ret;
+
+	cpio_init(&c);
+	ret = share_adds_cpio(adds, n, &c, err);
+	fd = ret ? -1 : open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (!ret && fd < 0) {
+		ret = -errno;
+		err_set(err, "cannot open '%s': %s", path, strerror(errno));
+	}
+	/* The kernel looks for the next archive's header at a multiple of 4
+	 * bytes, skipping zeros (init/initramfs.c); the base ends anywhere. */
+	if (!ret && (write_all(fd, "\0\0\0", (4 - lseek(fd, 0, SEEK_END) % 4) % 4) ||
+		     write_all(fd, c.buf.s, c.buf.len))) {
+		ret = -EIO;
+		err_set(err, "cannot write '%s': %s", path, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	cpio_release(&c);
 	return ret;
 }
 

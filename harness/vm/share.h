@@ -73,6 +73,13 @@ void share_job_line(const struct vm_share *s, struct sbuf *out);
  */
 int share_adds_cpio(const struct vm_share *adds, size_t n, struct cpio *c, char **err);
 
+/*
+ * share_adds_append() - the files `adds` as one more newc archive at the
+ * end of the initrd `path`, after the base initramfs, so that they win over
+ * its files of the same name. 0, or -errno with *err.
+ */
+int share_adds_append(const char *path, const struct vm_share *adds, size_t n, char **err);
+
 void share_release(struct vm_share *s);
 
 #endif /* NETLAB_SHARE_H */
