@@ -161,7 +161,11 @@ static void add_channels(struct sbuf *b, const struct lv_stage *st)
 }
 
 /* pair: the NIC as libvirt's UDP-wired <interface>. */
-/* cfg->shares as virtio-9p filesystems; accessmode squash is QEMU's security_model=none. */
+/*
+ * cfg->shares as virtio-9p filesystems; accessmode squash is QEMU's
+ * security_model=none. In the PCI slots after the NICs': those are on
+ * the QEMU command line, where libvirt does not see them taken.
+ */
 static void add_shares(struct sbuf *b, const struct vm_config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_shares; i++) {
@@ -170,8 +174,10 @@ static void add_shares(struct sbuf *b, const struct vm_config *cfg)
 		sbuf_adds(b, "    <filesystem type='mount' accessmode='squash'>\n"
 			     "      <driver type='path'/>\n      <source dir='");
 		xml_escape(b, s->host, XML_ESC_APOS);
-		sbuf_addf(b, "'/>\n      <target dir='%s'/>\n%s    </filesystem>\n", s->tag,
+		sbuf_addf(b, "'/>\n      <target dir='%s'/>\n%s", s->tag,
 			  s->rw ? "" : "      <readonly/>\n");
+		pci_addr(b, LV_NIC_SLOT0 + VM_MAX_NICS + (unsigned int)i);
+		sbuf_adds(b, "    </filesystem>\n");
 	}
 }
 

@@ -166,6 +166,7 @@ if virsh -c "$URI" version >/dev/null 2>&1; then
 		test $rc = 0
 		grep -Eq "^byo +tcp +exec.ktap.tcp_echo +1 .*pass" "$T_TMP/lv.out"
 		grep -q "<filesystem type=.mount. accessmode=.squash.>" "$T_TMP/lv/byo/run-1/domain.xml"
+		virt-xml-validate "$T_TMP/lv/byo/run-1/domain.xml" domain
 	'
 elif [ "${NETLAB_REQUIRE_LIBVIRT:-0}" = 1 ]; then
 	test_expect_success 'the libvirt backend (required)' 'echo "libvirt at $URI does not answer"; false'
