@@ -22,6 +22,7 @@
 #include "scenario/scenario.h"
 #include "scenario/scnrun.h"
 #include "trace/tracedrops.h"
+#include "vm/share.h"
 #include "vm/vm.h"
 
 static const char gdb_usage[] =
@@ -44,6 +45,7 @@ static const char gdb_usage[] =
 	"      --kernel FILE     bzImage; its vmlinux and gdb scripts must be beside it\n"
 	"      --initrd FILE     base initramfs\n"
 	"      --qemu PATH       QEMU binary\n"
+	CMD_SHARE_HELP
 	"exit status: the run's (0 ok, 1 failed, panic or timeout), 1 when gdb failed,\n"
 	"2 on bad input (no vmlinux with debug info, no gdb, no recording), 125 when\n"
 	"the guest could not run or a replay did not finish.\n";
@@ -57,10 +59,11 @@ struct gdb_cmd {
 	unsigned int timeout_s;		/* 0: default */
 	bool replay, record, help;
 	char *own[3];
+	struct cmd_shares shares;	/* --share, --add: after the scenario's shares */
 };
 
 enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
-       OPT_QEMU, OPT_UNTIL };
+       OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD };
 
 static const struct option gdb_longopts[] = {
 	{ "break", required_argument, NULL, 'b' },
@@ -74,6 +77,8 @@ static const struct option gdb_longopts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
+	{ "share", required_argument, NULL, OPT_SHARE },
+	{ "add", required_argument, NULL, OPT_ADD },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -94,6 +99,8 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 	case OPT_KERNEL: gc->kernel = arg; return 0;
 	case OPT_INITRD: gc->initrd = arg; return 0;
 	case OPT_QEMU: gc->qemu = arg; return 0;
+	case OPT_SHARE: return cmd_parse_share(arg, false, &gc->shares, err);
+	case OPT_ADD: return cmd_parse_share(arg, true, &gc->shares, err);
 	case OPT_UNTIL:
 		/* One gdb command line: no newline may end it early. */
 		if (!*arg || strpbrk(arg, "\n\r")) {
@@ -162,6 +169,7 @@ static void gdb_cmd_release(struct gdb_cmd *gc)
 	for (size_t i = 0; i < ARRAY_SIZE(gc->own); i++)
 		free(gc->own[i]);
 	free(gc->breaks);
+	cmd_shares_release(&gc->shares);
 }
 
 /* ---- the gdb process ---------------------------------------------------- */
@@ -264,6 +272,8 @@ struct scn_session {
 	char **job_lines;
 	char *append;
 	char *sock;
+	struct vm_share *shares;	/* the scenario's and --share's (share_merge()) */
+	size_t n_shares;
 };
 
 static int load_scenario(const struct gdb_cmd *gc, struct scn_session *ss, struct run_opts *ro,
@@ -291,8 +301,14 @@ static int load_scenario(const struct gdb_cmd *gc, struct scn_session *ss, struc
 	ro->n_job_lines = s->n_sysctl;
 	ro->acpi = (const char *const *)s->acpi;
 	ro->n_acpi = s->n_acpi;
-	ro->shares = s->shares;
-	ro->n_shares = s->n_shares;
+	ret = share_merge(s->shares, s->n_shares, gc->shares.shares, gc->shares.n_shares,
+			  gc->shares.adds, gc->shares.n_adds, &ss->shares, &ss->n_shares, err);
+	if (ret)
+		return -EINVAL;
+	ro->shares = ss->shares;
+	ro->n_shares = ss->n_shares;
+	ro->adds = gc->shares.adds;
+	ro->n_adds = gc->shares.n_adds;
 	if (run_config(ro, &ss->cfg, err))
 		return -EINVAL;
 	for (unsigned int vm = 0; vm < ss->cfg.topo->n_vms; vm++) {
@@ -318,6 +334,7 @@ static void scn_session_release(struct scn_session *ss)
 		free(ss->script[i]);
 	free(ss->append);
 	free(ss->sock);
+	free(ss->shares);
 	scn_free(ss->scn);
 }
 

@@ -91,13 +91,8 @@ static int merge_shares(const struct regress_opts *o, struct regress_scn *rs, ch
 	const struct scenario *s = rs->scn;
 	char *why = NULL;
 
-	rs->n_shares = s->n_shares + o->base.n_shares;
-	rs->shares = xzalloc((rs->n_shares + 1) * sizeof(*rs->shares));
-	for (size_t i = 0; i < s->n_shares; i++)
-		rs->shares[i] = s->shares[i];
-	for (size_t i = 0; i < o->base.n_shares; i++)
-		rs->shares[s->n_shares + i] = o->base.shares[i];
-	if (!share_list_check(rs->shares, rs->n_shares, o->base.adds, o->base.n_adds, &why))
+	if (!share_merge(s->shares, s->n_shares, o->base.shares, o->base.n_shares, o->base.adds,
+			 o->base.n_adds, &rs->shares, &rs->n_shares, &why))
 		return 0;
 	err_set(err, "%s:%u: share and --share/--add together: %s", s->path, s->share_line, why);
 	free(why);

@@ -192,6 +192,19 @@ int share_list_check(struct vm_share *shares, size_t n, const struct vm_share *a
 	return 0;
 }
 
+int share_merge(const struct vm_share *a, size_t na, const struct vm_share *b, size_t nb,
+		const struct vm_share *adds, size_t n_adds, struct vm_share **out, size_t *n,
+		char **err)
+{
+	*n = na + nb;
+	*out = xzalloc((*n + 1) * sizeof(**out));
+	if (na)
+		memcpy(*out, a, na * sizeof(*a));
+	if (nb)
+		memcpy(*out + na, b, nb * sizeof(*b));
+	return share_list_check(*out, *n, adds, n_adds, err);
+}
+
 void share_job_line(const struct vm_share *s, struct sbuf *out)
 {
 	sbuf_addf(out, "share.%s=%s %s\n", s->tag, s->rw ? "rw" : "ro", s->guest);

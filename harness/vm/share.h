@@ -63,6 +63,16 @@ int share_guest_path_check(const char *path, char **err);
 int share_list_check(struct vm_share *shares, size_t n, const struct vm_share *adds,
 		     size_t n_adds, char **err);
 
+/*
+ * share_merge() - the shares `a` then `b` (a scenario's, then --share's) in
+ * one new array *out of *n (the strings stay a's and b's: free only the
+ * array), checked together with `adds` (share_list_check(), which numbers
+ * the tags). *out is set in all cases. 0, or -EINVAL with *err.
+ */
+int share_merge(const struct vm_share *a, size_t na, const struct vm_share *b, size_t nb,
+		const struct vm_share *adds, size_t n_adds, struct vm_share **out, size_t *n,
+		char **err);
+
 /* The job line of share @s ("share.netlab0=ro /mnt/share/x"), into @out. */
 void share_job_line(const struct vm_share *s, struct sbuf *out);
 
