@@ -14,11 +14,12 @@
 
 #include "vm/share.h"
 
-/* Directories the agent mounts or runs from: never a share's mount point. */
+/* What the agent mounts or owns, then what it runs from (a share would hide it). */
 static const char *const agent_paths[] = {
-	"/proc", "/sys", "/dev", "/run", "/tmp", "/netlab", "/bin", "/sbin", "/usr", "/lib",
-	"/lib64", "/etc", "/init",
+	"/proc", "/sys", "/dev", "/run", "/tmp", "/netlab", "/init",
+	"/bin", "/sbin", "/usr", "/lib", "/lib64", "/etc",
 };
+#define AGENT_OWN_PATHS 7	/* the first ones: no added file either */
 
 static bool under(const char *path, const char *dir)
 {
@@ -27,7 +28,7 @@ static bool under(const char *path, const char *dir)
 	return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-int share_guest_path_check(const char *path, char **err)
+int share_guest_path_check(const char *path, bool file, char **err)
 {
 	const char *ok = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-/";
 	size_t n = strlen(path);
@@ -50,12 +51,13 @@ int share_guest_path_check(const char *path, char **err)
 			     "hint: pick a directory such as " SHARE_GUEST_DIR "/data");
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(agent_paths); i++)
+	for (size_t i = 0; i < (file ? AGENT_OWN_PATHS : ARRAY_SIZE(agent_paths)); i++)
 		if (under(path, agent_paths[i])) {
 			err_set(err, "guest path '%s' is inside '%s', which the guest agent uses\n"
 				     "hint: pick a path outside /proc, /sys, /dev, /run, /tmp, "
-				     "/netlab, /bin, /sbin, /usr, /lib, /etc, e.g. " SHARE_GUEST_DIR
-				     "/data", path, agent_paths[i]);
+				     "/netlab%s, e.g. %s/data", path, agent_paths[i],
+				file ? "" : ", /bin, /sbin, /usr, /lib, /etc",
+				file ? ADD_GUEST_DIR : SHARE_GUEST_DIR);
 			return -EINVAL;
 		}
 	return 0;
@@ -110,7 +112,7 @@ static int split_spec(const char *spec, bool mode, char **host, char **guest, bo
 	*guest = NULL;
 	colon = strrchr(copy, ':');
 	if (mode && colon && (!strcmp(colon + 1, "rw") || !strcmp(colon + 1, "ro"))) {
-		*rw = colon[1] == 'w' || colon[2] == 'w';
+		*rw = !strcmp(colon + 1, "rw");
 		*colon = '\0';
 		colon = strrchr(copy, ':');
 	}
@@ -147,7 +149,7 @@ static int parse_any(const char *spec, const char *base, bool dir, struct vm_sha
 				  slash[1] ? slash + 1 : "root");
 	}
 	if (!ret)
-		ret = share_guest_path_check(guest, err);
+		ret = share_guest_path_check(guest, !dir, err);
 	free(host);
 	if (ret) {
 		free(guest);

@@ -47,13 +47,15 @@ int share_parse(const char *spec, const char *base, struct vm_share *out, char *
 int add_parse(const char *spec, const char *base, struct vm_share *out, char **err);
 
 /**
- * share_guest_path_check() - whether @path may be a mount point or file in
- * the guest: absolute, of [A-Za-z0-9._+-/] only, no "." or ".." component,
- * and not /, nor at or under a directory the agent needs (/proc, /sys,
- * /dev, /run, /tmp, /netlab, /bin, /sbin, /usr, /lib, /etc, /init).
+ * share_guest_path_check() - whether @path may be a share's mount point
+ * (@file false) or an added file (@file true) in the guest: absolute, of
+ * [A-Za-z0-9._+-/] only, no "." or ".." component, not /, nor at or under
+ * what the agent mounts or owns (/proc, /sys, /dev, /run, /tmp, /netlab,
+ * /init) or, for a mount point, what it runs from (/bin, /sbin, /usr,
+ * /lib, /lib64, /etc), which a mount would hide.
  * Return: 0, or -EINVAL with *err saying why.
  */
-int share_guest_path_check(const char *path, char **err);
+int share_guest_path_check(const char *path, bool file, char **err);
 
 /*
  * share_list_check() - the shares and files of one run together: at most

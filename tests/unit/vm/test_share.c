@@ -98,6 +98,27 @@ static void test_share__rejects_bad_input(void **state)
 	expect_bad(p, false, "'..'");
 	free(p);
 	expect_bad(dir, true, "not a regular file");
+	p = xasprintf("%s:/usr/x", dir);
+	expect_bad(p, false, "which the guest agent uses");
+	free(p);
+}
+
+static void test_share__added_file_may_go_to_etc_not_proc(void **state)
+{
+	char *f = xasprintf("%s/f.txt", dir), *spec, *err = NULL;
+	struct vm_share s;
+
+	(void)state;
+	assert_int_equal(file_writef(f, "x\n"), 0);
+	spec = xasprintf("%s:/etc/netlab-test.conf", f);
+	assert_int_equal(add_parse(spec, NULL, &s, &err), 0);
+	assert_string_equal(s.guest, "/etc/netlab-test.conf");
+	share_release(&s);
+	free(spec);
+	spec = xasprintf("%s:/proc/x", f);
+	expect_bad(spec, true, "which the guest agent uses");
+	free(spec);
+	free(f);
 }
 
 static void test_share__clash_and_qemu_args(void **state)
@@ -137,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_share__defaults_and_rw),
 		cmocka_unit_test(test_share__relative_to_base),
 		cmocka_unit_test(test_share__rejects_bad_input),
+		cmocka_unit_test(test_share__added_file_may_go_to_etc_not_proc),
 		cmocka_unit_test(test_share__clash_and_qemu_args),
 	};
 
