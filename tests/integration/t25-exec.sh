@@ -145,15 +145,17 @@ test_expect_success 'a :rw share carries a file back to the host; a read-only on
 	test ! -e "$T/x"
 '
 
-test_expect_success '--add FILE puts the file in the guest (default path and a given one)' '
+test_expect_success '--add FILE puts the file in the guest (default path, given ones, /etc; not /proc)' '
 	printf "added-%s\n" one >"$T_TMP/add1.txt"
 	printf "added-%s\n" two >"$T_TMP/add2.txt"
 	"$NETLAB" run --topology none --out "$T_TMP/addrun" --add "$T_TMP/add1.txt" \
-		--add "$T_TMP/add2.txt:/opt/t/two.txt" \
-		--exec "cat /mnt/add/add1.txt /opt/t/two.txt" >"$T_TMP/add.out" 2>&1 ||
+		--add "$T_TMP/add2.txt:/opt/t/two.txt" --add "$T_TMP/add2.txt:/etc/netlab-t25.conf" \
+		--exec "cat /mnt/add/add1.txt /opt/t/two.txt; cat /etc/netlab-t25.conf" >"$T_TMP/add.out" 2>&1 ||
 		{ cat "$T_TMP/add.out"; false; }
 	grep -qx added-one "$T_TMP/add.out"
-	grep -qx added-two "$T_TMP/add.out"
+	test "$(grep -cx added-two "$T_TMP/add.out")" = 2
+	rc=0; "$NETLAB" run --out "$T_TMP/addbad" --add "$T_TMP/add1.txt:/proc/x" --exec true 2>"$T_TMP/addbad.err" || rc=$?
+	test $rc = 2; grep -q "inside ./proc." "$T_TMP/addbad.err"
 '
 
 URI=${NETLAB_LIBVIRT_URI:-qemu:///system}
