@@ -44,40 +44,13 @@ static void ktap_diag(FILE *f, const char *text)
 	}
 }
 
-/* What explains scenario rs: its reason, the loss story, which stage moved, where to look. */
+/* What explains scenario rs (regress_explain()), as diagnostic lines. */
 static void ktap_scenario_story(const struct regress_scn *rs, FILE *f)
 {
-	char *text;
+	char *text = regress_explain(rs);
 
-	if (rs->reason) {
-		text = xasprintf("%s: %s", regress_outcome_name(rs->outcome), rs->reason);
-		ktap_diag(f, text);
-		free(text);
-	}
-	text = regress_loss_story(rs->median);
-	if (text) {
-		char *t = xasprintf("loss: %s", text);
-
-		ktap_diag(f, t);
-		free(t);
-	}
-	free(text);
-	text = regress_scn_stage_story(rs);
 	ktap_diag(f, text);
 	free(text);
-	if (rs->outcome == RO_FAIL) {
-		char *look = regress_look_commands(rs);
-
-		for (const char *p = look; p && *p;) {
-			size_t n = strcspn(p, "\n");
-
-			text = xasprintf("look: %.*s", (int)n, p);
-			ktap_diag(f, text);
-			free(text);
-			p += n + (p[n] == '\n');
-		}
-		free(look);
-	}
 }
 
 static void ktap_item(const struct regress_scn *rs, size_t i, bool *told, FILE *f)
@@ -208,21 +181,10 @@ static char *junit_story(const struct regress_scn *rs)
 
 	if (!f)
 		return NULL;
-	if (rs->reason)
-		fprintf(f, "%s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
-	story = regress_loss_story(rs->median);
+	story = regress_explain(rs);
 	if (story)
-		fprintf(f, "loss: %s\n", story);
+		fputs(story, f);
 	free(story);
-	story = regress_scn_stage_story(rs);
-	if (story)
-		fprintf(f, "%s\n", story);
-	free(story);
-	if (rs->outcome == RO_FAIL) {
-		story = regress_look_commands(rs);
-		regress_print_lines(f, "look: ", story);
-		free(story);
-	}
 	for (unsigned int k = 0; k < rs->n_runs; k++)
 		if (rs->runs[k].dir)
 			fprintf(f, "run %u: %s (%s, %.1f s)\n", k + 1, rs->runs[k].dir,

@@ -12,8 +12,7 @@ void regress_fmt_num(char *buf, size_t n, double v);
 /* The check's value, with "[min..max]" over the runs when they differ. */
 void regress_fmt_value(char *buf, size_t n, const struct regress_check *rc, unsigned int runs);
 /* "stage moved: ..." when a latency check of rs failed, else NULL; caller frees. */
-char *regress_scn_stage_story(const struct regress_scn *rs);
+char *regress_explain(const struct regress_scn *rs);
 /* Each line of text (NULL: none) to f, after prefix. */
-void regress_print_lines(FILE *f, const char *prefix, const char *text);
 
 #endif /* NETLAB_REGRESS_INT_H */

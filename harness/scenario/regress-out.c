@@ -425,6 +425,17 @@ static void print_lines(FILE *f, const char *prefix, const char *text)
 	}
 }
 
+/* The same into @b. */
+static void print_lines_sbuf(struct sbuf *b, const char *prefix, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, "\n");
+
+		sbuf_addf(b, "%s%.*s\n", prefix, (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 /* ---- what CI outputs count ------------------------------------------ */
 
 static enum regress_item_class outcome_class(enum regress_outcome o)
@@ -516,26 +527,11 @@ void regress_print_table(const struct regress *r, FILE *f)
 				rc->check->name, subj ? subj : "-", val,
 				rs->median ? bound : "-", check_verdict(rs, rc));
 		}
-		if (rs->outcome != RO_PASS && rs->reason)
-			fprintf(f, "  %s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
-		story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
-		if (story)
-			fprintf(f, "  loss: %s\n", story);
+		story = regress_explain(rs);
+		print_lines(f, "  ", story);
 		free(story);
-		story = rs->n_runs ? scnrun_exec_story(rs->scn, rs->median, rs->runs[0].dir) : NULL;
-		if (story)
-			fprintf(f, "  %s\n", story);
-		free(story);
-		story = scn_stage_story(rs);
-		if (story)
-			fprintf(f, "  %s\n", story);
-		free(story);
-		if (rs->outcome == RO_FAIL) {
-			story = regress_look_commands(rs);
-			print_lines(f, "  look: ", story);
-			free(story);
+		if (rs->outcome == RO_FAIL)
 			print_replay_hint(rs, f);
-		}
 	}
 	fprintf(f, "%zu/%zu scenarios passed in %.0f s; results in %s\n", pass, r->n, r->wall_s,
 		r->dir);
@@ -681,12 +677,41 @@ void regress_fmt_value(char *buf, size_t n, const struct regress_check *rc, unsi
 	fmt_value(buf, n, rc, runs);
 }
 
-char *regress_scn_stage_story(const struct regress_scn *rs)
+/*
+ * What explains scenario @rs, a line each (NULL: nothing): why it did not
+ * pass, its loss story, what its [exec] command did, which stage moved and,
+ * when it failed, the commands that open what explains it. The text table,
+ * KTAP's diagnostics and JUnit's system-out all print these lines.
+ */
+char *regress_explain(const struct regress_scn *rs)
 {
-	return scn_stage_story(rs);
+	struct sbuf b;
+	char *story;
+
+	sbuf_init(&b);
+	if (rs->outcome != RO_PASS && rs->reason)
+		sbuf_addf(&b, "%s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
+	story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
+	if (story)
+		sbuf_addf(&b, "loss: %s\n", story);
+	free(story);
+	story = rs->n_runs ? scnrun_exec_story(rs->scn, rs->median, rs->runs[0].dir) : NULL;
+	if (story)
+		sbuf_addf(&b, "%s\n", story);
+	free(story);
+	story = scn_stage_story(rs);
+	if (story)
+		sbuf_addf(&b, "%s\n", story);
+	free(story);
+	if (rs->outcome == RO_FAIL) {
+		story = regress_look_commands(rs);
+		print_lines_sbuf(&b, "look: ", story);
+		free(story);
+	}
+	if (!b.len) {
+		sbuf_release(&b);
+		return NULL;
+	}
+	return sbuf_detach(&b);
 }
 
-void regress_print_lines(FILE *f, const char *prefix, const char *text)
-{
-	print_lines(f, prefix, text);
-}
