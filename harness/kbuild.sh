@@ -123,16 +123,31 @@ if [ -n "${avail_kb:-}" ] && [ "$avail_kb" -lt $((need_mb * 1024)) ]; then
 	die "no space left on $dev (mounted at $mnt): $((avail_kb / 1024)) MB free, needed about $need_mb MB to build the kernel in $build" \
 		"free some space there, or point NETLAB_CACHE at a file system with more room" 1
 fi
-ksrc="$src"
+# The build reads a private copy of the sources, $build/src (hard links where
+# the file system allows), patched when there are driver patches: every tree
+# is then built from the same layout, $build/src and $build/obj, which keeps
+# ccache's hits across trees (see below).
+ksrc="$build/src"
 skipped=() # "SERIES PATCH: what failed", one per series left out
+log "preparing the source tree in $ksrc"
+if [ ! -d "$ksrc" ] || [ "$(cat "$build/src.id" 2>/dev/null)" != "$srcid" ]; then
+	rm -rf "$ksrc"
+	cp -al "$src" "$ksrc" 2>/dev/null || cp -a "$src" "$ksrc"
+	echo "$srcid" >"$build/src.id"
+	rm -f "$build/patched-files"
+fi
+# The files the last build patched are pristine again (a patch removed since,
+# or DRIVER_PATCHES=none), with new mtimes so that make rebuilds them; those
+# this build patches are listed first, so that an interrupted build's are too.
+if [ -f "$build/patched-files" ]; then
+	while IFS= read -r f; do
+		if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
+	done <"$build/patched-files"
+fi
+for p in "${patchlist[@]+"${patchlist[@]}"}"; do
+	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"
+done | sort -u >"$build/patched-files"
 if [ ${#patchlist[@]} -gt 0 ]; then
-	ksrc="$build/src"
-	log "preparing patched source tree in $ksrc"
-	if [ ! -d "$ksrc" ] || [ "$(cat "$build/src.id" 2>/dev/null)" != "$srcid" ]; then
-		rm -rf "$ksrc"
-		cp -al "$src" "$ksrc" 2>/dev/null || cp -a "$src" "$ksrc"
-		echo "$srcid" >"$build/src.id"
-	fi
 	# Files the series touch are restored from the pristine tree first
 	# (unshared from the hard-linked copy), then the series are applied.
 	restore() { # restore PATCH...: pristine copies of the files they touch
@@ -207,8 +222,17 @@ if [ ${#patchlist[@]} -gt 0 ]; then
 fi
 obj="$build/obj"
 mkdir -p "$obj"
+# ccache, when installed: its hits survive a change of the tree's path (a
+# bisect worktree, another checkout of the same sources). Paths below
+# $cache/build are hashed relative to the object directory, whose layout is
+# the same for every tree, and the object directory's own path is left out of
+# the hash. An object taken from the cache names, in its debug information,
+# the directories of the build that compiled it, where the same sources are.
 cc=gcc
-command -v ccache >/dev/null && cc="ccache gcc"
+if command -v ccache >/dev/null; then
+	cc="ccache gcc"
+	export CCACHE_BASEDIR="$cache/build" CCACHE_NOHASHDIR=1
+fi
 mk() { make -C "$ksrc" O="$obj" ARCH=x86_64 CC="$cc" "$@"; }
 
 log "configuring: tinyconfig + ${frags[*]##*/}"
