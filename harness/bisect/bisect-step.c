@@ -342,6 +342,11 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 	run_opts_init(&o.base);
 	o.base.kernel = kernel;
 	o.base.initrd = x->initrd ? x->initrd : x->c->initrd;
+	/* --share/--add, after the scenario's own shares (regress merges them) */
+	o.base.shares = x->c->shares;
+	o.base.n_shares = x->c->n_shares;
+	o.base.adds = x->c->adds;
+	o.base.n_adds = x->c->n_adds;
 	ret = regress_load(&o, &r, err);
 	if (!ret)
 		ret = regress_execute(r, &o, x->stop, err);

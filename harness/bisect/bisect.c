@@ -166,6 +166,12 @@ void bisect_config_release(struct bisect_config *c)
 	free(c->initrd);
 	free(c->worktree);
 	free(c->phase);
+	for (size_t i = 0; i < c->n_shares; i++)
+		share_release(&c->shares[i]);
+	for (size_t i = 0; i < c->n_adds; i++)
+		share_release(&c->adds[i]);
+	free(c->shares);
+	free(c->adds);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -192,6 +198,65 @@ static double jnum(struct json_object *o, const char *k)
 	return json_object_get_double(v);
 }
 
+/* "shares": [{"host": ..., "guest": ..., "rw": B}], "adds" the same without rw. */
+static void jadd_shares(struct json_object *o, const char *k, const struct vm_share *v, size_t n,
+			bool dirs)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_new_object();
+
+		jadd_str(e, "host", v[i].host);
+		jadd_str(e, "guest", v[i].guest);
+		if (dirs)
+			json_object_object_add(e, "rw", json_object_new_boolean(v[i].rw));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, k, a);
+}
+
+/* The shares (dirs) or files of key k; the host paths must still be there. */
+static int jshares(struct json_object *o, const char *k, bool dirs, struct vm_share **out,
+		   size_t *n, char **err)
+{
+	struct json_object *a, *rw;
+	size_t len;
+
+	*out = NULL;
+	*n = 0;
+	if (!json_object_object_get_ex(o, k, &a) || !json_object_is_type(a, json_type_array))
+		return 0;	/* a bisection from before --share */
+	len = json_object_array_length(a);
+	*out = xzalloc((len + 1) * sizeof(**out));
+	for (size_t i = 0; i < len; i++) {
+		struct json_object *e = json_object_array_get_idx(a, i);
+		struct vm_share *sh = &(*out)[(*n)++];
+		const char *why = NULL;
+		struct stat st;
+
+		sh->host = jstr(e, "host");
+		sh->guest = jstr(e, "guest");
+		sh->rw = dirs && json_object_object_get_ex(e, "rw", &rw) && json_object_get_boolean(rw);
+		if (!sh->host || !sh->guest) {
+			err_set(err, "bisect.json: a '%s' entry lacks host or guest", k);
+			return -EINVAL;
+		}
+		if (stat(sh->host, &st))
+			why = strerror(errno);
+		else if (dirs && !S_ISDIR(st.st_mode))
+			why = "not a directory";
+		else if (!dirs && !S_ISREG(st.st_mode))
+			why = "not a regular file";
+		if (why) {
+			err_set(err, "--%s '%s' of this bisection: %s\nhint: put it back: every step "
+				     "runs with it", dirs ? "share" : "add", sh->host, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int bisect_config_save(const struct bisect_config *c, const char *run_dir, char **err)
 {
 	struct json_object *o = json_object_new_object();
@@ -212,6 +277,8 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 	jadd_str(o, "worktree", c->worktree);
 	jadd_str(o, "phase", c->phase);
 	json_object_object_add(o, "module", json_object_new_boolean(c->module));
+	jadd_shares(o, "shares", c->shares, c->n_shares, true);
+	jadd_shares(o, "adds", c->adds, c->n_adds, false);
 	ret = json_file_write(p, o);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", p, strerror(-ret));
@@ -251,6 +318,13 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 	c->phase = jstr(o, "phase");
 	v = jnum(o, "module");
 	c->module = !isnan(v) && v != 0;
+	if (jshares(o, "shares", true, &c->shares, &c->n_shares, err) ||
+	    jshares(o, "adds", false, &c->adds, &c->n_adds, err)) {
+		json_object_put(o);
+		free(p);
+		bisect_config_release(c);
+		return -EINVAL;
+	}
 	json_object_put(o);
 	if (!c->ksrc || !c->good || !c->bad || !c->scenario || !c->worktree || !c->initrd ||
 	    !c->phase) {
@@ -312,6 +386,21 @@ static int validate_scenario(struct bisect_config *c, char **err)
 		ret = baseline_load(bpath, &b, err) ? -EINVAL : 0;
 		metrics_free(b);
 		free(bpath);
+	}
+	/* Its shares and --share/--add together, as each step's runs merge them. */
+	if (!ret && (c->n_shares || c->n_adds)) {
+		struct vm_share *all = NULL;
+		size_t n = 0;
+		char *why = NULL;
+
+		if (share_merge(s->shares, s->n_shares, c->shares, c->n_shares, c->adds, c->n_adds,
+				&all, &n, &why)) {
+			err_set(err, "%s:%u: share and --share/--add together: %s", s->path,
+				s->share_line, why);
+			ret = -EINVAL;
+		}
+		free(why);
+		free(all);
 	}
 	scn_free(s);
 	abs = realpath(c->scenario, NULL);

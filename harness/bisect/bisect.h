@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "scenario/check.h"
+#include "vm/share.h"
 
 /* Step verdicts, as `git bisect run` reads a step's exit status. */
 enum bisect_verdict {
@@ -101,10 +102,15 @@ struct bisect_config {
 	bool module;		/* ksrc is an out-of-tree driver (--module), built as a
 				 * module against kbuild.sh's kernel and loaded in the
 				 * guest in place of the built-in driver */
+	/* --share, --add: every step's runs get them, after the scenario's
+	 * own shares (as netlab regress --share/--add); owned, tags unset. */
+	struct vm_share *shares, *adds;
+	size_t n_shares, n_adds;
 };
 
 void bisect_config_release(struct bisect_config *c);
 int bisect_config_save(const struct bisect_config *c, const char *run_dir, char **err);
+/* Also -EINVAL when a recorded --share directory or --add file is gone. */
 int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err);
 
 /* ---- validation and the worktree ------------------------------------------ */

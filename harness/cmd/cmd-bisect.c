@@ -17,6 +17,7 @@
 #include "cmd/cmd.h"
 #include "scenario/scenario.h"
 #include "lib/util.h"
+#include "vm/share.h"
 
 static const char bisect_usage[] =
 	"usage: netlab bisect --ksrc DIR --good REV --bad REV --scenario FILE [options]\n"
@@ -39,12 +40,16 @@ static const char bisect_usage[] =
 	"  -o, --out DIR           run directory (default runs/bisect-DATE-PID)\n"
 	"      --resume RUN_DIR    continue an interrupted bisection\n"
 	"      --initrd FILE       as for netlab run\n"
+	"      --share DIR[:GUEST][:rw], --add FILE[:GUEST]   as for netlab regress: every\n"
+	"                          step's runs get them (beside the scenario's share = ...);\n"
+	"                          repeatable, kept in bisect.json for --resume\n"
+	"      --modules DIR       refused: bisect builds its own kernels, drivers built in\n"
 	"exit status: 0 first bad commit found, 2 bad input or endpoints that do not\n"
 	"verify (good fails, bad passes), 125 an endpoint cannot be tested or only\n"
 	"skipped commits are left, 130 interrupted (--resume continues).\n";
 
 enum { O_KSRC = 256, O_GOOD, O_BAD, O_SCN, O_CHECK, O_RUNS, O_DET, O_RESUME, O_INITRD, O_STEP,
-       O_STATE, O_MODULE };
+       O_STATE, O_MODULE, O_SHARE, O_ADD, O_MODULES };
 
 static const struct option longopts[] = {
 	{ "ksrc", required_argument, NULL, O_KSRC }, { "good", required_argument, NULL, O_GOOD },
@@ -55,6 +60,8 @@ static const struct option longopts[] = {
 	{ "resume", required_argument, NULL, O_RESUME },
 	{ "initrd", required_argument, NULL, O_INITRD }, { "step", no_argument, NULL, O_STEP },
 	{ "state", required_argument, NULL, O_STATE }, { "module", required_argument, NULL, O_MODULE },
+	{ "share", required_argument, NULL, O_SHARE }, { "add", required_argument, NULL, O_ADD },
+	{ "modules", required_argument, NULL, O_MODULES },
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -75,6 +82,16 @@ static int parse_one(struct bisect_cmd *bc, int c, const char *opt, const char *
 	case O_STEP: bc->step = true; return 0;
 	case O_STATE: bc->state = arg; return 0;
 	case O_MODULE: bc->module = arg; return 0;
+	case O_SHARE: return cmd_parse_share(arg, false, &bc->shares, err);
+	case O_ADD: return cmd_parse_share(arg, true, &bc->shares, err);
+	case O_MODULES:
+		/* Each step boots the kernel it built: its drivers are built in
+		 * (kconfigs/), and --module's driver comes in as its own module. */
+		err_set(err, "--modules '%s': netlab bisect builds the kernel of each step, with its "
+			     "NIC drivers built in: it loads no distribution kernel's modules\n"
+			     "hint: bisect the kernel tree (--ksrc) or the driver's (--module); "
+			     "'netlab regress --kernel FILE --modules DIR' tests one prebuilt kernel", arg);
+		return -EINVAL;
 	case 'h': bc->help = true; return 0;
 	case O_RUNS:
 		if (parse_uint(arg, 1, 50, &v))
@@ -102,6 +119,7 @@ bad:
 
 int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 {
+	char *why = NULL;
 	int c, li = -1;
 
 	memset(bc, 0, sizeof(*bc));
@@ -134,8 +152,14 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 		}
 		return 0;
 	}
-	if (bc->resume)
+	if (bc->resume) {
+		if (bc->shares.n_shares || bc->shares.n_adds) {
+			err_set(err, "--share/--add with --resume: a bisection keeps those it started "
+				     "with (bisect.json)\nhint: start a new bisection to change them");
+			return -EINVAL;
+		}
 		return 0;
+	}
 	if (bc->module && bc->ksrc) {
 		err_set(err, "--module and --ksrc exclude each other\n"
 			"hint: --module DIR bisects a driver's tree against kbuild.sh's kernel (KSRC=... picks it)");
@@ -147,7 +171,31 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 			: !bc->bad ? "--bad REV" : "--scenario FILE");
 		return -EINVAL;
 	}
+	if (share_list_check(bc->shares.shares, bc->shares.n_shares, bc->shares.adds,
+			     bc->shares.n_adds, &why)) {
+		err_set(err, "--share/--add: %s", why);
+		free(why);
+		return -EINVAL;
+	}
 	return 0;
+}
+
+void bisect_cmd_release(struct bisect_cmd *bc)
+{
+	cmd_shares_release(&bc->shares);
+}
+
+/* The steps' own copies of --share/--add (bisect.json keeps them). */
+static struct vm_share *shares_dup(const struct vm_share *v, size_t n)
+{
+	struct vm_share *out = xzalloc((n + 1) * sizeof(*out));
+
+	for (size_t i = 0; i < n; i++) {
+		out[i].host = xstrdup(v[i].host);
+		out[i].guest = xstrdup(v[i].guest);
+		out[i].rw = v[i].rw;
+	}
+	return out;
 }
 
 static volatile sig_atomic_t bisect_stop;
@@ -227,6 +275,10 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	c->deterministic = bc->deterministic;
 	c->initrd = bc->initrd ? xstrdup(bc->initrd) : cmd_default_initrd();
 	c->phase = xstrdup("verify");
+	c->shares = shares_dup(bc->shares.shares, bc->shares.n_shares);
+	c->n_shares = bc->shares.n_shares;
+	c->adds = shares_dup(bc->shares.adds, bc->shares.n_adds);
+	c->n_adds = bc->shares.n_adds;
 	ret = bisect_validate(c, &warn, err);
 	if (ret)
 		return ret;
@@ -501,14 +553,17 @@ int cmd_bisect(int argc, char **argv)
 	if (bisect_cmd_parse(argc, argv, &bc, &err)) {
 		cmd_error("bisect", err);
 		free(err);
+		bisect_cmd_release(&bc);
 		return NL_EXIT_USAGE;
 	}
 	if (bc.help) {
 		fputs(bisect_usage, stdout);
-		return NL_EXIT_OK;
+		ret = NL_EXIT_OK;
+	} else if (bc.step) {
+		ret = step(&bc);
+	} else {
+		ret = __cmd_bisect(&bc);
 	}
-	if (bc.step)
-		return step(&bc);
-	ret = __cmd_bisect(&bc);
+	bisect_cmd_release(&bc);
 	return ret;
 }

@@ -70,6 +70,7 @@ void run_cmd_release(struct run_cmd *rc);
 /* Options of `netlab bisect`, parsed; strings borrowed from argv. */
 struct bisect_cmd {
 	const char *ksrc, *good, *bad, *scenario, *check, *out, *resume, *initrd, *module;
+	struct cmd_shares shares;	/* --share, --add: every step's runs get them */
 	unsigned int runs, jobs;
 	int deterministic;		/* -1: the scenario's */
 	bool help;
@@ -79,6 +80,7 @@ struct bisect_cmd {
 
 /* Parse `netlab bisect` options (argv[0] is "bisect"). 0 or -EINVAL with *err. */
 int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err);
+void bisect_cmd_release(struct bisect_cmd *bc);
 
 /* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
 void cmd_error(const char *what, const char *err);

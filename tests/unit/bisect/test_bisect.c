@@ -192,6 +192,108 @@ static void test_bisect_cmd__rejects_bad_input_naming_it(void **state)
 	free(err);
 }
 
+/* --share/--add land in the struct, checked; --modules and --resume with a share refused. */
+static void test_bisect_cmd__share_add_and_modules(void **state)
+{
+	char tmp[] = "/tmp/netlab-test-bisect-share-XXXXXX", *file, *spec;
+	struct bisect_cmd bc;
+	char *err = NULL;
+
+	assert_non_null(mkdtemp(tmp));
+	file = xasprintf("%s/repro.sh", tmp);
+	assert_int_equal(file_write(file, "true\n", 5), 0);
+	spec = xasprintf("%s:/opt/t:rw", tmp);
+	assert_int_equal(parse(&bc, &err, "--ksrc", "/k", "--good", "a", "--bad", "b", "--scenario",
+			       "s", "--share", spec, "--add", file, NULL), 0);
+	assert_int_equal(bc.shares.n_shares, 1);
+	assert_string_equal(bc.shares.shares[0].host, tmp);
+	assert_string_equal(bc.shares.shares[0].guest, "/opt/t");
+	assert_true(bc.shares.shares[0].rw);
+	assert_int_equal(bc.shares.n_adds, 1);
+	assert_string_equal(bc.shares.adds[0].guest, "/mnt/add/repro.sh");
+	bisect_cmd_release(&bc);
+
+	/* a file under a share's mount point would be hidden */
+	free(spec);
+	spec = xasprintf("%s:/opt/t/repro.sh", file);
+	assert_int_equal(parse(&bc, &err, "--ksrc", "/k", "--good", "a", "--bad", "b", "--scenario",
+			       "s", "--share", tmp, "--share", "/tmp:/opt/t", "--add", spec, NULL),
+			 -EINVAL);
+	assert_non_null(strstr(err, "--share/--add: "));
+	bisect_cmd_release(&bc);
+	free(err);
+	err = NULL;
+	assert_int_equal(parse(&bc, &err, "--share", "/no/such/dir", NULL), -EINVAL);
+	assert_non_null(strstr(err, "--share '/no/such/dir'"));
+	bisect_cmd_release(&bc);
+	free(err);
+	err = NULL;
+	assert_int_equal(parse(&bc, &err, "--resume", "runs/x", "--add", file, NULL), -EINVAL);
+	assert_non_null(strstr(err, "--resume"));
+	bisect_cmd_release(&bc);
+	free(err);
+	err = NULL;
+	assert_int_equal(parse(&bc, &err, "--ksrc", "/k", "--good", "a", "--bad", "b", "--scenario",
+			       "s", "--modules", tmp, NULL), -EINVAL);
+	assert_non_null(strstr(err, "--modules '"));
+	assert_non_null(strstr(err, "\nhint: "));
+	bisect_cmd_release(&bc);
+	free(err);
+	free(spec);
+	free(file);
+	rm_rf(tmp);
+}
+
+/* bisect.json keeps --share/--add for every step and --resume; a share gone is an error. */
+static void test_bisect_config__shares_round_trip(void **state)
+{
+	char tmp[] = "/tmp/netlab-test-bisect-config-XXXXXX", *share, *file;
+	struct bisect_config c = { 0 }, back;
+	char *err = NULL;
+
+	assert_non_null(mkdtemp(tmp));
+	share = xasprintf("%s/tests", tmp);
+	file = xasprintf("%s/repro.sh", tmp);
+	assert_int_equal(mkdir_p(share, 0755), 0);
+	assert_int_equal(file_write(file, "true\n", 5), 0);
+	c.ksrc = xstrdup("/k");
+	c.good = xstrdup("1111");
+	c.bad = xstrdup("2222");
+	c.scenario = xstrdup("/s.scn");
+	c.initrd = xstrdup("/i");
+	c.worktree = xstrdup("/w");
+	c.phase = xstrdup("verify");
+	c.runs = c.jobs = 1;
+	c.shares = xzalloc(2 * sizeof(*c.shares));
+	c.shares[0] = (struct vm_share){ .host = xstrdup(share), .guest = xstrdup("/opt/t"),
+					 .rw = true };
+	c.n_shares = 1;
+	c.adds = xzalloc(2 * sizeof(*c.adds));
+	c.adds[0] = (struct vm_share){ .host = xstrdup(file), .guest = xstrdup("/root/r.sh") };
+	c.n_adds = 1;
+	assert_int_equal(bisect_config_save(&c, tmp, &err), 0);
+	assert_int_equal(bisect_config_load(tmp, &back, &err), 0);
+	assert_int_equal(back.n_shares, 1);
+	assert_string_equal(back.shares[0].host, share);
+	assert_string_equal(back.shares[0].guest, "/opt/t");
+	assert_true(back.shares[0].rw);
+	assert_int_equal(back.n_adds, 1);
+	assert_string_equal(back.adds[0].host, file);
+	assert_string_equal(back.adds[0].guest, "/root/r.sh");
+	assert_false(back.adds[0].rw);
+	bisect_config_release(&back);
+
+	assert_int_equal(rm_rf(share), 0);
+	assert_int_equal(bisect_config_load(tmp, &back, &err), -EINVAL);
+	assert_non_null(strstr(err, "--share '"));
+	assert_non_null(strstr(err, "No such file or directory"));
+	free(err);
+	bisect_config_release(&c);
+	free(share);
+	free(file);
+	rm_rf(tmp);
+}
+
 static void sample_step(struct bisect_step *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -401,6 +503,8 @@ int main(void)
 		cmocka_unit_test(test_bisect_cmd__options_land_in_struct),
 		cmocka_unit_test(test_bisect_cmd__rejects_bad_input_naming_it),
 		cmocka_unit_test(test_bisect_cmd__module_and_ksrc_exclude_each_other),
+		cmocka_unit_test(test_bisect_cmd__share_add_and_modules),
+		cmocka_unit_test(test_bisect_config__shares_round_trip),
 		cmocka_unit_test(test_bisect_log__json_round_trip),
 		cmocka_unit_test(test_bisect_log__text_shows_verdict_times_and_spread),
 		cmocka_unit_test(test_bisect_result__skipped_only_lists_candidates),
