@@ -44,6 +44,8 @@ static const char gdb_usage[] =
 	"                        for an interactive session; 600 for a replay)\n"
 	"      --kernel FILE     bzImage; its vmlinux and gdb scripts must be beside it\n"
 	"      --initrd FILE     base initramfs\n"
+	"      --modules DIR     as for netlab run: the kernel's lib/modules/VERSION, for a\n"
+	"                        kernel whose NIC drivers are modules (not with --replay)\n"
 	"      --qemu PATH       QEMU binary\n"
 	CMD_SHARE_HELP
 	"exit status: the run's (0 ok, 1 failed, panic or timeout), 1 when gdb failed,\n"
@@ -54,7 +56,7 @@ struct gdb_cmd {
 	const char *target;
 	const char **breaks;
 	size_t n_breaks;
-	const char *batch, *out, *kernel, *initrd, *qemu, *until;
+	const char *batch, *out, *kernel, *initrd, *qemu, *until, *modules;
 	int vm;				/* -1: default */
 	unsigned int timeout_s;		/* 0: default */
 	bool replay, record, help;
@@ -63,7 +65,7 @@ struct gdb_cmd {
 };
 
 enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
-       OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD };
+       OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD, OPT_MODULES };
 
 static const struct option gdb_longopts[] = {
 	{ "break", required_argument, NULL, 'b' },
@@ -76,6 +78,7 @@ static const struct option gdb_longopts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
+	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
 	{ "share", required_argument, NULL, OPT_SHARE },
 	{ "add", required_argument, NULL, OPT_ADD },
@@ -98,6 +101,17 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 	case 'o': gc->out = arg; return 0;
 	case OPT_KERNEL: gc->kernel = arg; return 0;
 	case OPT_INITRD: gc->initrd = arg; return 0;
+	case OPT_MODULES: {
+		struct stat st;
+
+		if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
+			err_set(err, "--modules '%s': not a directory\nhint: the kernel's "
+				     "lib/modules/VERSION, or a package unpacked with dpkg -x", arg);
+			return -EINVAL;
+		}
+		gc->modules = arg;
+		return 0;
+	}
 	case OPT_QEMU: gc->qemu = arg; return 0;
 	case OPT_SHARE: return cmd_parse_share(arg, false, &gc->shares, err);
 	case OPT_ADD: return cmd_parse_share(arg, true, &gc->shares, err);
@@ -360,6 +374,7 @@ static int run_scenario(const struct gdb_cmd *gc, struct session *s, struct run_
 	run_opts_init(&ro);
 	ro.kernel = gc->kernel;
 	ro.initrd = gc->initrd;
+	ro.modules = gc->modules;	/* NULL: none */
 	if (gc->qemu)
 		ro.qemu = gc->qemu;
 	ret = load_scenario(gc, &ss, &ro, err);
@@ -764,6 +779,11 @@ static int __cmd_gdb(struct gdb_cmd *gc)
 			return NL_EXIT_USAGE;
 		}
 		gc->replay = true;
+	}
+	if (gc->modules && gc->replay) {
+		cmd_error("gdb", "--modules with a replay: it boots the recorded initramfs, with the "
+				 "modules it had\nhint: pass --modules when recording");
+		return NL_EXIT_USAGE;
 	}
 	if (gc->until && !gc->replay) {
 		cmd_error("gdb", "--until needs a recorded run (netlab gdb RUN_DIR)\nhint: record one with 'netlab regress --record' or 'netlab run --record'");
