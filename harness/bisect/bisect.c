@@ -866,6 +866,11 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 				  r->after->kernel_dir, c->initrd, c->runs);
 		if (c->deterministic >= 0)
 			sbuf_addf(&b, " --deterministic %s", c->deterministic ? "yes" : "no");
+		for (size_t i = 0; i < c->n_shares; i++)
+			sbuf_addf(&b, " --share %s:%s%s", c->shares[i].host, c->shares[i].guest,
+				  c->shares[i].rw ? ":rw" : "");
+		for (size_t i = 0; i < c->n_adds; i++)
+			sbuf_addf(&b, " --add %s:%s", c->adds[i].host, c->adds[i].guest);
 		sbuf_addf(&b, " --out runs/repro-%.12s %s", r->first_bad, c->scenario);
 		r->repro = sbuf_detach(&b);
 	}

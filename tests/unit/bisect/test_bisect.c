@@ -435,6 +435,15 @@ static void test_bisect_result__before_and_after_from_the_log(void **state)
 	assert_non_null(strstr(t, "reproduce: netlab regress --kernel /cache/kernels/abc/bzImage "
 				  "--initrd /i.cpio.gz --repeat 3 --out runs/repro-0123456789ab /s.scn"));
 	free(t);
+	bisect_result_release(&r);
+	/* --share/--add: the reproducer has them too */
+	c.shares = &(struct vm_share){ .host = "/t", .guest = "/opt/t", .rw = true };
+	c.n_shares = 1;
+	c.adds = &(struct vm_share){ .host = "/r.sh", .guest = "/mnt/add/r.sh" };
+	c.n_adds = 1;
+	assert_int_equal(bisect_result_parse(&c, out, steps, 3, &r, &err), 0);
+	assert_non_null(strstr(r.repro, "--repeat 3 --share /t:/opt/t:rw --add /r.sh:/mnt/add/r.sh "
+				       "--out runs/repro-"));
 	free(out);
 	bisect_result_release(&r);
 	for (int i = 0; i < 3; i++)
