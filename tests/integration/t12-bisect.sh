@@ -5,7 +5,7 @@
 # make-history.sh) name exactly the culprit with the metric before and
 # after, skip a commit that does not build, decide a noisy metric by the
 # median of --runs, refuse a --good that fails, stop cleanly on Ctrl-C and
-# resume, and bisect an out-of-tree driver (--module).
+# resume, and bisect an out-of-tree driver (--module) with a --share in each run.
 . "$(dirname "$0")/../lib.sh"
 [ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
 command -v git >/dev/null || skip_all "git missing (make deps)"
@@ -45,6 +45,12 @@ bad_input '--check naming no check of the scenario: exit 2' "--check 'nope': sce
 	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --check nope
 bad_input 'a missing option: exit 2' "missing --scenario FILE" \
 	--ksrc "$R" --good HEAD~1 --bad HEAD
+bad_input '--share of a directory that is not there: exit 2' "--share '$T_TMP/nope'" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --share "$T_TMP/nope"
+bad_input '--add clashing with a --share: exit 2' "--share/--add: guest path '/opt/t/f'" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --share "$R:/opt/t" --add "$R/f:/opt/t/f"
+bad_input '--modules: refused, bisect builds its kernels' "--modules '$T_TMP': netlab bisect builds" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --modules "$T_TMP"
 
 test_expect_success 'a scenario with no checks: exit 2, FILE: message' '
 	rc=0; "$NETLAB" bisect --out "$T_TMP/out" --ksrc "$R" --good HEAD~1 --bad HEAD \
@@ -188,7 +194,10 @@ if slow 'the driver-only path (--module): the planted commit, with the module lo
 	test_expect_success 'the driver-only path (--module): the planted commit, with the module loaded' '
 		need_slow
 		M=$("$S/make-history.sh" --module "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e")
+		# with a --share: recorded in bisect.json, mounted in every run
+		mkdir -p "$T_TMP/shr"
 		rc=0; "$NETLAB" bisect --module "$M" --good base --bad plain --scenario "$SCN" \
+			--share "$T_TMP/shr:/opt/shr" \
 			--out "$T_TMP/mod" >"$T_TMP/mod.out" 2>"$T_TMP/mod.err" || rc=$?
 		cat "$T_TMP/mod.out"; tail -5 "$T_TMP/mod.err"
 		test $rc = 0
@@ -198,6 +207,11 @@ if slow 'the driver-only path (--module): the planted commit, with the module lo
 		# the module drove the NIC: its name in the guest, the built-in did not
 		con=$(find "$T_TMP"/mod/steps/01-* -name console.log | head -1)
 		grep -q "nl_e1000e 0000:.*Intel(R) PRO/1000 Network Connection" "$con"
+		test "$(json_get "$T_TMP/mod/bisect.json" shares.0.host)" = "$T_TMP/shr"
+		test "$(json_get "$T_TMP/mod/bisect.json" shares.0.guest)" = /opt/shr
+		for con in "$T_TMP"/mod/steps/*/runs-1/*/run-*/console.log; do
+			grep -q "share 'netlab0' mounted on '/opt/shr' (read-only)" "$con" || { echo "no share in $con"; false; }
+		done
 	'
 fi
 
