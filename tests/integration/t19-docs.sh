@@ -59,6 +59,13 @@ test_expect_success 'every long option of CMD --help is in Documentation/netlab-
 	test -z "$missing" || { echo "undocumented:$missing"; false; }
 '
 
+test_expect_success 'the tutorial: linked from README, its example scenario parses, its files exist' '
+	grep -q "Documentation/tutorial-own-tests.md" README.md
+	"$NETLAB" regress --list Documentation/examples/byot/udp-rx.scn | grep -q "^udp-rx "
+	test -x Documentation/examples/byot/repro/udp-rx.sh
+	test -f Documentation/examples/byot/rx.gdb
+'
+
 test_expect_success 'netlab help regress prints the page' '
 	MANPAGER=cat PAGER=cat "$NETLAB" help regress >"$T_TMP/help" 2>"$T_TMP/help.err"
 	grep -q "netlab-regress" "$T_TMP/help"
