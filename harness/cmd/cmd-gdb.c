@@ -52,18 +52,6 @@ static const char gdb_usage[] =
 	"2 on bad input (no vmlinux with debug info, no gdb, no recording), 125 when\n"
 	"the guest could not run or a replay did not finish.\n";
 
-struct gdb_cmd {
-	const char *target;
-	const char **breaks;
-	size_t n_breaks;
-	const char *batch, *out, *kernel, *initrd, *qemu, *until, *modules;
-	int vm;				/* -1: default */
-	unsigned int timeout_s;		/* 0: default */
-	bool replay, record, help;
-	char *own[3];
-	struct cmd_shares shares;	/* --share, --add: after the scenario's shares */
-};
-
 enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
        OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD, OPT_MODULES };
 
@@ -144,7 +132,7 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 	}
 }
 
-static int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
+int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 {
 	int c;
 
@@ -178,7 +166,7 @@ static int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 	return 0;
 }
 
-static void gdb_cmd_release(struct gdb_cmd *gc)
+void gdb_cmd_release(struct gdb_cmd *gc)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(gc->own); i++)
 		free(gc->own[i]);

@@ -82,6 +82,24 @@ struct bisect_cmd {
 int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err);
 void bisect_cmd_release(struct bisect_cmd *bc);
 
+/* Options of `netlab gdb`, parsed; strings borrowed from argv or owned in `own`. */
+struct gdb_cmd {
+	const char *target;
+	const char **breaks;
+	size_t n_breaks;
+	const char *batch, *out, *kernel, *initrd, *qemu, *until, *modules;
+	int vm;				/* -1: default */
+	unsigned int timeout_s;		/* 0: default */
+	bool replay, record, help;
+	char *own[3];
+	struct cmd_shares shares;	/* --share, --add: after the scenario's shares */
+};
+
+/* Parse `netlab gdb` options (argv[0] is "gdb"): 0 or -EINVAL with *err.
+ * Release gc in both cases. */
+int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err);
+void gdb_cmd_release(struct gdb_cmd *gc);
+
 /* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
 void cmd_error(const char *what, const char *err);
 
