@@ -269,7 +269,7 @@ static void test_bisect_config__shares_round_trip(void **state)
 					 .rw = true };
 	c.n_shares = 1;
 	c.adds = xzalloc(2 * sizeof(*c.adds));
-	c.adds[0] = (struct vm_share){ .host = xstrdup(file), .guest = xstrdup("/root/r.sh") };
+	c.adds[0] = (struct vm_share){ .host = xstrdup(file), .guest = xstrdup("/opt/r.sh") };
 	c.n_adds = 1;
 	assert_int_equal(bisect_config_save(&c, tmp, &err), 0);
 	assert_int_equal(bisect_config_load(tmp, &back, &err), 0);
@@ -279,7 +279,7 @@ static void test_bisect_config__shares_round_trip(void **state)
 	assert_true(back.shares[0].rw);
 	assert_int_equal(back.n_adds, 1);
 	assert_string_equal(back.adds[0].host, file);
-	assert_string_equal(back.adds[0].guest, "/root/r.sh");
+	assert_string_equal(back.adds[0].guest, "/opt/r.sh");
 	assert_false(back.adds[0].rw);
 	bisect_config_release(&back);
 
