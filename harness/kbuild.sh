@@ -228,12 +228,13 @@ mkdir -p "$obj"
 # the same for every tree, and the object directory's own path is left out of
 # the hash. An object taken from the cache names, in its debug information,
 # the directories of the build that compiled it, where the same sources are.
+# The host programs (objtool, fixdep, kconfig, modpost...) go through it too.
 cc=gcc
 if command -v ccache >/dev/null; then
 	cc="ccache gcc"
 	export CCACHE_BASEDIR="$cache/build" CCACHE_NOHASHDIR=1
 fi
-mk() { make -C "$ksrc" O="$obj" ARCH=x86_64 CC="$cc" "$@"; }
+mk() { make -C "$ksrc" O="$obj" ARCH=x86_64 CC="$cc" HOSTCC="$cc" "$@"; }
 
 log "configuring: tinyconfig + ${frags[*]##*/}"
 mk -s tinyconfig >/dev/null
