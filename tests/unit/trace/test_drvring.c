@@ -376,22 +376,7 @@ static void test_drvring__line_parse_keys(void **state)
 
 /* ---- made-up lines: a ring that runs low ---------------------------------------------- */
 
-#define E "netlab_drv: e1000e ethX "
-
-static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
-{
-	char *line;
-	va_list ap;
-
-	va_start(ap, fmt);
-	assert_true(vasprintf(&line, fmt, ap) > 0);
-	va_end(ap);
-	assert_int_equal(drvring_feed(d, ts, 0, line), 0);
-	free(line);
-}
+#include "drvring-feed.h"
 
 /*
  * Ring 32 (low mark 4), refilled to 31, then descriptors cleaned one per

@@ -20,22 +20,7 @@
 #include "trace/drvring.h"
 
 #define MS 1000000ull
-#define E "netlab_drv: e1000e ethX "
-
-static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void feed(struct drvring *d, uint64_t ts, const char *fmt, ...)
-{
-	char *line;
-	va_list ap;
-
-	va_start(ap, fmt);
-	assert_true(vasprintf(&line, fmt, ap) > 0);
-	va_end(ap);
-	assert_int_equal(drvring_feed(d, ts, 0, line), 0);
-	free(line);
-}
+#include "drvring-feed.h"
 
 /* 300 polls 10 ms apart, work = i % 70 capped at the budget 64: 3 s, so 10 ms buckets merge to 40 ms. */
 static void test_drvring_napi__work_per_poll_in_time_buckets(void **state)
