@@ -46,16 +46,6 @@ static const char *jstr_at(struct json_object *o, const char *path)
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
 
-static double jnum_at(struct json_object *o, const char *path)
-{
-	struct json_object *v = html_json_at(o, path);
-
-	return v && (json_object_is_type(v, json_type_int) ||
-		     json_object_is_type(v, json_type_double))
-		       ? json_object_get_double(v)
-		       : NAN;
-}
-
 /* DIR/bisect.log.jsonl as an array of its lines; -EINVAL naming the line that is not JSON. */
 static int read_steps(const char *dir, struct json_object **out, char **err)
 {
@@ -219,7 +209,7 @@ static void header(struct sbuf *b, const struct bisect_page *pg)
 	sbuf_addf(
 		b,
 		"<tr><th class=\"l\">runs per step</th><td class=\"l\">%.0f%s</td></tr>\n</table>\n",
-		jnum_at(pg->cfg, "runs"),
+		html_json_num(pg->cfg, "runs", NAN),
 		json_object_get_boolean(html_json_at(pg->cfg, "module")) ? " (--module)" : "");
 	if (pg->first_bad >= 0) {
 		const char *c = pg->commits[pg->first_bad], *subj = subject_of(pg, c);
@@ -355,11 +345,11 @@ static void check_range(const struct bisect_page *pg, const char *name, double *
 	*hi = -INFINITY;
 	for (size_t i = 0; i < json_object_array_length(pg->steps); i++) {
 		struct json_object *ck = step_check_named(pg, i, name), *vals;
-		double bound = jnum_at(ck, "bound"), band = jnum_at(ck, "band");
+		double bound = html_json_num(ck, "bound", NAN), band = html_json_num(ck, "band", NAN);
 
 		if (!ck)
 			continue;
-		widen(lo, hi, jnum_at(ck, "median"));
+		widen(lo, hi, html_json_num(ck, "median", NAN));
 		widen(lo, hi, bound);
 		if (isfinite(band))
 			widen(lo, hi, bound * (1 + band)), widen(lo, hi, bound * (1 - band));
@@ -383,12 +373,12 @@ static void bound_line(struct svg_plot *p, const struct bisect_page *pg, const c
 		for (size_t i = 0; i < n; i++) {
 			struct json_object *ck = step_check_named(pg, i, name);
 
-			if (ck && step_pos(pg, i) == at && isfinite(jnum_at(ck, "bound")) &&
+			if (ck && step_pos(pg, i) == at && isfinite(html_json_num(ck, "bound", NAN)) &&
 			    m < n) {
 				xs[m] = (double)at;
-				ys[m++] = jnum_at(ck, "bound");
-				if (isfinite(jnum_at(ck, "band")))
-					band = jnum_at(ck, "band");
+				ys[m++] = html_json_num(ck, "bound", NAN);
+				if (isfinite(html_json_num(ck, "band", NAN)))
+					band = html_json_num(ck, "band", NAN);
 				break;
 			}
 		}
@@ -422,7 +412,7 @@ static void verdict_points(struct svg_plot *p, const struct bisect_page *pg, con
 		struct json_object *ck = step_check_named(pg, i, name), *vals;
 		const char *v = step_verdict(pg, i), *c;
 		long at = step_pos(pg, i);
-		double med = jnum_at(ck, "median");
+		double med = html_json_num(ck, "median", NAN);
 		char label[24], *title;
 
 		if (verdict ? strcmp(v, verdict) : !strcmp(v, "good") || !strcmp(v, "bad"))

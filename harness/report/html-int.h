@@ -59,6 +59,8 @@ void html_page_end(struct sbuf *b);
 
 /* The value at dotted @path in @root ("path.rx.stages.drv_ip.p50_us", array indexes as numbers). */
 struct json_object *html_json_at(struct json_object *root, const char *path);
+/* The number at @path in @root (NULL: none), or @dflt when there is none. */
+double html_json_num(struct json_object *root, const char *path, double dflt);
 
 /*
  * A number of the JSON report: <span class="num" data-metric=@path>VALUE</span>,

@@ -44,14 +44,6 @@ static void missing(struct sbuf *b, const char *why)
 	sbuf_adds(b, "</p>\n");
 }
 
-static double jnum(struct json_object *root, const char *path, double dflt)
-{
-	struct json_object *v = root ? html_json_at(root, path) : NULL;
-
-	return v && (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)) ?
-		       json_object_get_double(v) : dflt;
-}
-
 /* ---- header ----------------------------------------------------------------------- */
 
 static void header(struct sbuf *b, const struct html_run *r)
@@ -290,7 +282,7 @@ static void cdf_series(struct svg_plot *p, struct json_object *stage, const stru
 	svg_series_begin(p, name);
 	svg_line(p, xs, ys, n, true);
 	for (size_t k = 0; k < ARRAY_SIZE(marks); k++) {
-		double v = jnum(stage, marks[k].key, NAN);
+		double v = html_json_num(stage, marks[k].key, NAN);
 
 		if (isnan(v))
 			continue;

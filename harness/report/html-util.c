@@ -68,6 +68,16 @@ struct json_object *html_json_at(struct json_object *root, const char *path)
 	return v;
 }
 
+double html_json_num(struct json_object *root, const char *path, double dflt)
+{
+	struct json_object *v = root ? html_json_at(root, path) : NULL;
+
+	return v && (json_object_is_type(v, json_type_int) ||
+		     json_object_is_type(v, json_type_double))
+		       ? json_object_get_double(v)
+		       : dflt;
+}
+
 void html_num(struct sbuf *b, struct json_object *root, const char *source, const char *path)
 {
 	struct json_object *v = NULL;
