@@ -166,12 +166,8 @@ void bisect_config_release(struct bisect_config *c)
 	free(c->initrd);
 	free(c->worktree);
 	free(c->phase);
-	for (size_t i = 0; i < c->n_shares; i++)
-		share_release(&c->shares[i]);
-	for (size_t i = 0; i < c->n_adds; i++)
-		share_release(&c->adds[i]);
-	free(c->shares);
-	free(c->adds);
+	share_array_free(c->shares, c->n_shares);
+	share_array_free(c->adds, c->n_adds);
 	memset(c, 0, sizeof(*c));
 }
 

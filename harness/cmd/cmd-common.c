@@ -127,11 +127,7 @@ int cmd_shares_finish(struct cmd_shares *cs, struct run_opts *o, char **err)
 
 void cmd_shares_release(struct cmd_shares *cs)
 {
-	for (size_t i = 0; i < cs->n_shares; i++)
-		share_release(&cs->shares[i]);
-	for (size_t i = 0; i < cs->n_adds; i++)
-		share_release(&cs->adds[i]);
-	free(cs->shares);
-	free(cs->adds);
+	share_array_free(cs->shares, cs->n_shares);
+	share_array_free(cs->adds, cs->n_adds);
 	memset(cs, 0, sizeof(*cs));
 }

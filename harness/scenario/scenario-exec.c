@@ -130,8 +130,6 @@ int scn_exec_metric_check(const struct scenario *s, const char *name, char **why
 
 void scn_exec_free(struct scenario *s)
 {
-	for (size_t i = 0; i < s->n_shares; i++)
-		share_release(&s->shares[i]);
-	free(s->shares);
+	share_array_free(s->shares, s->n_shares);
 	free(s->exec_run);
 }

@@ -300,3 +300,10 @@ void share_release(struct vm_share *s)
 	free(s->guest);
 	s->host = s->guest = NULL;
 }
+
+void share_array_free(struct vm_share *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		share_release(&v[i]);
+	free(v);
+}

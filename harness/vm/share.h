@@ -93,5 +93,7 @@ int share_adds_cpio(const struct vm_share *adds, size_t n, struct cpio *c, char 
 int share_adds_append(const char *path, const struct vm_share *adds, size_t n, char **err);
 
 void share_release(struct vm_share *s);
+/* share_release() each of the @n in @v, then free @v (NULL: nothing). */
+void share_array_free(struct vm_share *v, size_t n);
 
 #endif /* NETLAB_SHARE_H */
