@@ -136,27 +136,28 @@ if [ ! -d "$ksrc" ] || [ "$(cat "$build/src.id" 2>/dev/null)" != "$srcid" ]; the
 	echo "$srcid" >"$build/src.id"
 	rm -f "$build/patched-files"
 fi
+# patch_files PATCH...: the files they touch. pristine FILE...: the tree's own
+# copy again, unshared from the hard-linked one, with a new mtime.
+patch_files() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"; }
+pristine() {
+	local f
+	for f in "$@"; do
+		if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
+	done
+}
 # The files the last build patched are pristine again (a patch removed since,
 # or DRIVER_PATCHES=none), with new mtimes so that make rebuilds them; those
 # this build patches are listed first, so that an interrupted build's are too.
 if [ -f "$build/patched-files" ]; then
-	while IFS= read -r f; do
-		if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
-	done <"$build/patched-files"
+	while IFS= read -r f; do pristine "$f"; done <"$build/patched-files"
 fi
-for p in "${patchlist[@]+"${patchlist[@]}"}"; do
-	sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"
-done | sort -u >"$build/patched-files"
+if [ ${#patchlist[@]} -gt 0 ]; then patch_files "${patchlist[@]}" | sort -u; fi >"$build/patched-files"
 if [ ${#patchlist[@]} -gt 0 ]; then
-	# Files the series touch are restored from the pristine tree first
-	# (unshared from the hard-linked copy), then the series are applied.
+	# Files the series touch are restored from the pristine tree first,
+	# then the series are applied.
 	restore() { # restore PATCH...: pristine copies of the files they touch
-		local p f
-		for p in "$@"; do
-			for f in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"); do
-				if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
-			done
-		done
+		# shellcheck disable=SC2046 # paths in the tree have no blanks
+		pristine $(patch_files "$@")
 	}
 	apply() { patch -d "$ksrc" -p1 --forward --batch --no-backup-if-mismatch --reject-file=- <"$1" 2>&1; }
 	# A series is the first directory below driver-patches/ (a patch at
