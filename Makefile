@@ -42,7 +42,8 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-exec \
 	       scenario/regress scenario/regress-out scenario/regress-ci scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
-	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg
+	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
+	       selftests/ksft
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
 	       cmd/cmd-bisect cmd/cmd-gdb
 HARNESS_HDRS := $(wildcard harness/*/*.h)

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's own selftests (tools/testing/selftests) under netlab: build
+ * them from a kernel tree, and turn one test into an [exec] scenario that
+ * the regress engine runs in a guest of its own.
+ *
+ *	char *inst = NULL, *err = NULL;
+ *	const char *t[] = { "net" };
+ *
+ *	ret = ksft_build(ksrc, t, 1, NULL, &inst, &err);	// cached per tree + targets
+ *	ret = ksft_write_scenario("net:reuseport_addr_any.sh", inst, KSFT_GUEST_DIR,
+ *				  300, "STEP/reuseport_addr_any.scn", &err);
+ *	// netlab regress STEP/reuseport_addr_any.scn: the metric exec.ktap.fail
+ *	// is 0 when the test passed or skipped; exec.ktap.skip 1 when it skipped
+ *
+ * The build is harness/ksft-build.sh (KSRC OUTDIR TARGET...; exit 0 built,
+ * 1 build failure, 2 bad input); its install directory holds
+ * run_kselftest.sh, kselftest-list.txt and ksft-missing.txt (the tests that
+ * did not build, "TARGET:NAME<TAB>REASON").
+ *
+ * Like the rest of the library these never print to stdout nor exit; they
+ * return 0 or a negative errno with *err (caller frees) saying what and a
+ * "hint:" line.
+ */
+#ifndef NETLAB_KSFT_H
+#define NETLAB_KSFT_H
+
+#include <stddef.h>
+
+/* Where the guest mounts the install directory (a read-only --share). */
+#define KSFT_GUEST_DIR "/mnt/ksft"
+/* The runner's timeout when a target's "settings" names none (kselftest's). */
+#define KSFT_DEFAULT_TIMEOUT 45
+
+/**
+ * ksft_build() - build (or find in the cache) the selftests of @targets
+ * @ksrc:     the kernel tree (its tools/testing/selftests and UAPI headers)
+ * @targets:  @n_targets kselftest targets: "net", "net/forwarding",
+ *            "drivers/net" (6.1: its subtargets), ...
+ * @outdir:   the build directory (ksft-build.sh's OUTDIR); NULL: the cache,
+ *            CACHE/selftests/KEY, KEY a hash of the tree's path and the targets
+ *            (the script rebuilds when the tree's content changed)
+ * @install:  set to OUTDIR/install (caller frees)
+ * @err:      on failure, the script's message and hint (or why it could not run)
+ *
+ * Runs harness/ksft-build.sh next to the netlab binary's tree (or
+ * $NETLAB_KSFT_BUILD); its progress goes to our stderr. A target that built
+ * in part is success: ksft_missing() says what did not.
+ * Return: 0; -EINVAL bad input (no tree, unknown target: exit 2); -EIO the
+ * build failed (exit 1); another -errno when the script could not run.
+ */
+int ksft_build(const char *ksrc, const char *const *targets, size_t n_targets,
+	       const char *outdir, char **install, char **err);
+
+/*
+ * ksft_cache_dir() - the OUTDIR ksft_build() uses for @ksrc and @targets
+ * when given none. Caller frees.
+ */
+char *ksft_cache_dir(const char *ksrc, const char *const *targets, size_t n_targets);
+
+/**
+ * ksft_timeout() - the runner's per-test timeout for @test ("TARGET:TEST")
+ * @install: the install directory
+ *
+ * Its target's "settings" file's timeout=N, else KSFT_DEFAULT_TIMEOUT (as
+ * kselftest/runner.sh reads it). Return: seconds.
+ */
+unsigned int ksft_timeout(const char *install, const char *test);
+
+/**
+ * ksft_write_scenario() - an [exec] scenario that runs one selftest
+ * @test:       "TARGET:TEST", as in kselftest-list.txt
+ * @install:    the install directory (shared read-only into the guest)
+ * @guest_path: where the guest mounts it (KSFT_GUEST_DIR)
+ * @timeout_s:  the runner's per-test timeout (0: ksft_timeout()); the
+ *              [exec] timeout is 30 s more, so the runner reports it
+ * @path:       the .scn file to write (its directory must exist)
+ *
+ * The scenario boots the loop topology (NICs A and B, B in netns "b"), and
+ * runs "./run_kselftest.sh -t TEST" in the root netns with kselftest's
+ * environment (KSELFTEST timeout via the settings, TAP on stdout) and
+ * ktap = yes. Its checks: `no_fail = exec.ktap.fail == 0` and
+ * `ran = exec.ktap.pass + exec.ktap.skip >= 1` (a runner that printed no
+ * verdict fails). A test that skipped passes these checks; exec.ktap.skip
+ * is 1 for it.
+ * Return: 0; -EINVAL for a test not in the install's kselftest-list.txt;
+ * -errno when the file cannot be written.
+ */
+int ksft_write_scenario(const char *test, const char *install, const char *guest_path,
+			unsigned int timeout_s, const char *path, char **err);
+
+/*
+ * ksft_missing() - the reason @test did not build, from the install's
+ * ksft-missing.txt, or NULL when it is not listed there. Caller frees.
+ */
+char *ksft_missing(const char *install, const char *test);
+
+#endif /* NETLAB_KSFT_H */
