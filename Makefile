@@ -43,9 +43,9 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance \
 	       scenario/regress scenario/regress-out scenario/regress-ci scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
 	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
-	       selftests/ksft
+	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
-	       cmd/cmd-bisect cmd/cmd-gdb
+	       cmd/cmd-bisect cmd/cmd-gdb cmd/cmd-selftests
 HARNESS_HDRS := $(wildcard harness/*/*.h)
 # Includes name the subsystem: #include "vm/vm.h".
 HARNESS_INC := -Iharness -Iguest -Itraffic
@@ -119,10 +119,15 @@ $(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest
 
 traffic:: ;
 
-$(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh $(TRAFFIC_BINS)
+$(INITRAMFS): $(B)/guest/netlab-agent guest/mkinitramfs.sh guest/copy-exe.sh $(TRAFFIC_BINS)
 	guest/mkinitramfs.sh $@ $(B)/guest/netlab-agent $(B)/traffic
 
-guest: $(INITRAMFS)
+# The tools the kernel's selftests need, appended by netlab selftests only.
+KSFT_TOOLS := $(B)/ksft-tools.cpio.gz
+$(KSFT_TOOLS): $(INITRAMFS) guest/mkksft-tools.sh guest/copy-exe.sh
+	guest/mkksft-tools.sh $@ $(INITRAMFS)
+
+guest: $(INITRAMFS) $(KSFT_TOOLS)
 
 # ---- kernel ---------------------------------------------------------------
 # harness/kbuild.sh decides from its content-keyed cache whether to build.

@@ -65,8 +65,8 @@ for t in "$@"; do
 	elif [ -d "$sel/$t" ] && sub=$(listed | tr ' ' '\n' | grep "^$t/") && [ -n "$sub" ]; then
 		while IFS= read -r s; do [ -f "$sel/$s/Makefile" ] && targets+=("$s"); done <<<"$sub"
 	else
-		near=$(cd "$sel" && ls -d net net/* drivers/net drivers/net/* 2>/dev/null |
-			while read -r d; do [ -f "$d/Makefile" ] && echo "$d"; done | tr '\n' ' ')
+		near=$(cd "$sel" && for d in net net/* drivers/net/*; do
+			if [ -f "$d/Makefile" ]; then printf '%s ' "$d"; fi; done)
 		die "unknown selftest target '$t' in '$sel'" "targets with a Makefile there: $near"
 	fi
 done

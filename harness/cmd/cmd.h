@@ -17,6 +17,7 @@ int cmd_regress(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_gdb(int argc, char **argv);
+int cmd_selftests(int argc, char **argv);
 
 /* --share and --add of run, regress, gdb and bisect: owned arrays (vm/share.h). */
 struct cmd_shares {

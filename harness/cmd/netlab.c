@@ -19,6 +19,7 @@
 static const struct cmd commands[] = {
 	{ "run", cmd_run, "boot a kernel, run a command in the guest, collect a run directory" },
 	{ "regress", cmd_regress, "run the regression suite: scenarios, checks, baselines" },
+	{ "selftests", cmd_selftests, "build the kernel's selftests and run each in a guest" },
 	{ "pcap", cmd_pcap, "count the packets of a capture (libpcap), optionally by BPF filter" },
 	{ "bisect", cmd_bisect, "find the kernel commit that breaks a scenario's checks (git bisect run)" },
 	{ "report", cmd_report, "what a traced run's trace says: drops, stage latency, flows, NET_RX, rings, wire" },

@@ -114,7 +114,12 @@ void regress_print_ktap(const struct regress *r, FILE *f)
 		fprintf(f, "    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", name, n);
 		for (size_t c = 0; c < n; c++)
 			ktap_item(rs, c, &told, f);
-		if (rs->outcome == RO_INFRA || rs->outcome == RO_INTERRUPTED) {
+		if (rs->outcome == RO_SKIP) {
+			char *why = ktap_text(rs->reason, false);
+
+			fprintf(f, "ok %zu %s # SKIP %s\n", i + 1, name, why);
+			free(why);
+		} else if (rs->outcome == RO_INFRA || rs->outcome == RO_INTERRUPTED) {
 			char *why = ktap_text(rs->reason, false);
 
 			fprintf(f, "ok %zu %s # SKIP %s%s%s\n", i + 1, name,

@@ -450,7 +450,7 @@ static enum regress_item_class outcome_class(enum regress_outcome o)
 
 static enum regress_item_class check_class(const struct regress_scn *rs, const struct regress_check *rc)
 {
-	if (!rs->median)
+	if (!rs->median || rs->outcome == RO_SKIP)
 		return outcome_class(rs->outcome);
 	switch (rc->res.status) {
 	case CHECK_PASS: return RIC_PASSED;

@@ -27,7 +27,7 @@
 
 static const char *const outcome_names[] = {
 	[RO_PASS] = "pass", [RO_FAIL] = "fail", [RO_INFRA] = "infra-error",
-	[RO_BAD] = "bad-scenario", [RO_INTERRUPTED] = "interrupted",
+	[RO_BAD] = "bad-scenario", [RO_INTERRUPTED] = "interrupted", [RO_SKIP] = "skip",
 };
 
 const char *regress_outcome_name(enum regress_outcome o)

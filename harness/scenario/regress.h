@@ -21,6 +21,8 @@ enum regress_outcome {
 	RO_INFRA,	/* boot failure, timeout, QEMU or generator failure: cannot test */
 	RO_BAD,		/* the scenario cannot be applied (ring size refused, no baseline) */
 	RO_INTERRUPTED,
+	RO_SKIP,	/* the test said it cannot run here (netlab selftests: kselftest's
+			 * exit 4); set by the caller after regress_execute(), with a reason */
 };
 
 struct regress_check {

@@ -114,12 +114,16 @@ int ksft_build(const char *ksrc, const char *const *targets, size_t n_targets,
 	p.stderr_path = log;
 	ret = proc_run(&p, 0, err);
 	if (ret >= 0) {
-		/* Its progress, for whoever watches. */
+		/* Its progress, for whoever watches; its error comes back in *err. */
 		char *data = NULL;
 		size_t len;
 
+		char *save = NULL;
+
 		if (!file_read(log, &data, &len))
-			fputs(data, stderr);
+			for (char *l = strtok_r(data, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+				if (strncmp(l, "ksft-build.sh: ", 15) && strncmp(l, "hint:", 5))
+					fprintf(stderr, "%s\n", l);
 		free(data);
 	}
 	if (ret == 0) {
@@ -164,6 +168,17 @@ unsigned int ksft_timeout(const char *install, const char *test)
 	free(path);
 	return (unsigned int)v;
 }
+
+/*
+ * kselftest/runner.sh writes the test's output to /dev/stdout, and scripts
+ * use /dev/fd: links udev would make, which the guest's devtmpfs lacks
+ * (without them, the runner's 4>>/dev/stdout fills a file in /dev). Its
+ * output goes through a pipe: the runner opens /dev/stdout again, and on a
+ * file that second offset would write over the first's lines.
+ */
+#define KSFT_DEV_LINKS                                                                         \
+	"for l in fd:fd stdin:fd/0 stdout:fd/1 stderr:fd/2; do [ -e /dev/${l%%:*} ] || "           \
+	"ln -s /proc/self/${l#*:} /dev/${l%%:*}; done; "
 
 /* Is @test a line of the install's kselftest-list.txt? */
 static int listed(const char *install, const char *test, char **err)
@@ -211,7 +226,7 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
 			  "share = %s:%s\n"
 			  "\n"
 			  "[exec]\n"
-			  "run = ./run_kselftest.sh -t %s\n"
+			  "run = %s./run_kselftest.sh -t %s 2>&1 | cat\n"
 			  "netns = root\n"
 			  "timeout = %us\n"
 			  "ktap = yes\n"
@@ -219,7 +234,7 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
 			  "[checks]\n"
 			  "no_fail = exec.ktap.fail == 0\n"
 			  "ran = exec.ktap.pass + exec.ktap.skip >= 1\n",
-			  test, test, install, guest_path, test, timeout_s);
+			  test, test, install, guest_path, KSFT_DEV_LINKS, test, timeout_s);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
 	return ret;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Usage: mkksft-tools.sh OUTPUT.cpio.gz [BASE.cpio.gz]
+#
+# The tools the kernel's net selftests call that the base guest image lacks,
+# as a gzip'd newc cpio that only `netlab selftests` appends to the guest's
+# initramfs (every other run boots without it): bash (most of them are
+# bash scripts), dash as /bin/sh (the #!/bin/sh ones, which under busybox sh
+# would run busybox's own `ip` applet, which has no netns, instead of
+# iproute2's), socat, nc (OpenBSD's), ping and ping6 (iputils), coreutils'
+# timeout (kselftest/runner.sh's per-test timeout), devlink, and mausezahn
+# and arping when the host has them. Each with its libraries, less those the
+# base image BASE (mkinitramfs.sh's) already has.
+# Exit status: 0 built, 1 a host tool is missing, 2 usage.
+set -euo pipefail
+
+prog=mkksft-tools.sh
+die() { echo "$prog: $1" >&2; [ -n "${2:-}" ] && echo "hint: $2" >&2; exit "${3:-1}"; }
+[ $# = 1 ] || [ $# = 2 ] || die "need the output file" "usage: $prog OUTPUT.cpio.gz [BASE.cpio.gz]" 2
+out=$1
+base=${2:-}
+[ -z "$base" ] || [ -r "$base" ] || die "base image '$base' is not readable" "make guest" 2
+[ -d "$(dirname "$out")" ] || die "output directory '$(dirname "$out")' does not exist" "" 2
+
+# HOST:GUEST; the first group is required (ci/deps.sh installs them).
+# Those busybox also has go to /bin, over its links there (PATH has /bin
+# before /usr/bin).
+need=(/bin/bash:/bin/bash /bin/dash:/bin/dash /bin/dash:/bin/sh /usr/bin/socat:/usr/bin/socat
+	/bin/nc.openbsd:/bin/nc /bin/ping:/bin/ping /bin/ping:/bin/ping6
+	/usr/bin/timeout:/usr/bin/timeout /usr/bin/timeout:/bin/timeout /sbin/devlink:/sbin/devlink)
+optional=(/usr/sbin/mausezahn:/usr/sbin/mausezahn /usr/bin/arping:/bin/arping)
+for t in "${need[@]}"; do
+	[ -x "${t%%:*}" ] || die "host tool '${t%%:*}' not found" "run make deps"
+done
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/netlab-ksft-tools.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+. "$(dirname "$0")/copy-exe.sh"
+
+for t in "${need[@]}"; do copy_exe "${t%%:*}" "${t#*:}"; done
+for t in "${optional[@]}"; do
+	if [ -x "${t%%:*}" ]; then copy_exe "${t%%:*}" "${t#*:}"; else echo "$prog: no ${t%%:*} (skipped)" >&2; fi
+done
+
+# The libraries the base image has already stay out (the same host files).
+if [ -n "$base" ]; then
+	while IFS= read -r f; do
+		case $f in lib*/*|usr/lib*/*) [ -f "$stage/$f" ] && rm -f "$stage/$f" ;; esac
+	done < <(zcat "$base" | cpio -t --quiet | sed 's|^\./||')
+fi
+
+reproducible=
+cpio --help 2>&1 | grep -q -- --reproducible && reproducible=--reproducible
+find "$stage" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
+tmp="$out.tmp.$$"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 $reproducible --quiet) | gzip -n -9 >"$tmp"
+mv "$tmp" "$out"
+echo "$prog: $out: $(stat -c %s "$out") bytes ($(du -sk "$stage" | cut -f1) KiB unpacked)"
