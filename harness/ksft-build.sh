@@ -10,6 +10,7 @@
 # UAPI headers, and installs them as kselftest's `make install` does:
 #
 #   OUTDIR/install/                 INSTALL_PATH: run_kselftest.sh, kselftest/,
+#                                   netlab-ksft.sh TARGET:TEST (the guest's entry),
 #                                   kselftest-list.txt (COLLECTION:TEST of the
 #                                   tests that built), TARGET/... with its settings
 #   OUTDIR/install/ksft-missing.txt one line per test (or helper) that did not
@@ -158,7 +159,20 @@ for t in "${targets[@]}"; do
 done
 cp "$sel/run_kselftest.sh" "$inst/"
 cp "$sel"/kselftest/{runner.sh,prefix.pl,module.sh} "$inst/kselftest/" 2>/dev/null || true
-chmod 0755 "$inst/run_kselftest.sh" "$inst"/kselftest/*
+# netlab's entry point in the guest (ksft_write_scenario()'s run line): the
+# links udev would make, which the runner needs (it writes to /dev/stdout),
+# and the runner's output through a pipe (its second open of /dev/stdout
+# would write over the first's lines on a file).
+cat >"$inst/netlab-ksft.sh" <<'EOF'
+#!/bin/sh
+# Usage: netlab-ksft.sh TARGET:TEST  (written by netlab's ksft-build.sh)
+for l in fd:fd stdin:fd/0 stdout:fd/1 stderr:fd/2; do
+	[ -e "/dev/${l%%:*}" ] || ln -s "/proc/self/${l#*:}" "/dev/${l%%:*}"
+done
+cd "$(dirname "$0")" || exit 2
+./run_kselftest.sh -t "$1" 2>&1 | cat
+EOF
+chmod 0755 "$inst/run_kselftest.sh" "$inst"/kselftest/* "$inst/netlab-ksft.sh"
 
 if [ -s "$inst/ksft-missing.txt" ]; then
 	log "$(wc -l <"$inst/ksft-missing.txt") did not build:"

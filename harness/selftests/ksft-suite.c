@@ -142,15 +142,15 @@ static const char *verdict_line(const char *out, bool *ok)
 	const char *found = NULL;
 
 	for (const char *p = out; p && *p;) {
-		if (!strncmp(p, "ok ", 3) && strstr(p, "selftests: ") < strchr(p, '\n')) {
+		size_t n = strcspn(p, "\n");
+		char *line = strndup(p, n);
+
+		if (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7)) {
 			found = p;
-			*ok = true;
-		} else if (!strncmp(p, "not ok ", 7)) {
-			found = p;
-			*ok = false;
+			*ok = line[0] == 'o';
 		}
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
+		free(line);
+		p += n + (p[n] == '\n');
 	}
 	return found;
 }

@@ -169,17 +169,6 @@ unsigned int ksft_timeout(const char *install, const char *test)
 	return (unsigned int)v;
 }
 
-/*
- * kselftest/runner.sh writes the test's output to /dev/stdout, and scripts
- * use /dev/fd: links udev would make, which the guest's devtmpfs lacks
- * (without them, the runner's 4>>/dev/stdout fills a file in /dev). Its
- * output goes through a pipe: the runner opens /dev/stdout again, and on a
- * file that second offset would write over the first's lines.
- */
-#define KSFT_DEV_LINKS                                                                         \
-	"for l in fd:fd stdin:fd/0 stdout:fd/1 stderr:fd/2; do [ -e /dev/${l%%:*} ] || "           \
-	"ln -s /proc/self/${l#*:} /dev/${l%%:*}; done; "
-
 /* Is @test a line of the install's kselftest-list.txt? */
 static int listed(const char *install, const char *test, char **err)
 {
@@ -226,7 +215,7 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
 			  "share = %s:%s\n"
 			  "\n"
 			  "[exec]\n"
-			  "run = %s./run_kselftest.sh -t %s 2>&1 | cat\n"
+			  "run = ./netlab-ksft.sh %s\n"
 			  "netns = root\n"
 			  "timeout = %us\n"
 			  "ktap = yes\n"
@@ -234,7 +223,7 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
 			  "[checks]\n"
 			  "no_fail = exec.ktap.fail == 0\n"
 			  "ran = exec.ktap.pass + exec.ktap.skip >= 1\n",
-			  test, test, install, guest_path, KSFT_DEV_LINKS, test, timeout_s);
+			  test, test, install, guest_path, test, timeout_s);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", path, strerror(-ret));
 	return ret;

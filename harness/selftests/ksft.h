@@ -77,9 +77,8 @@ unsigned int ksft_timeout(const char *install, const char *test);
  * @path:       the .scn file to write (its directory must exist)
  *
  * The scenario boots the loop topology (NICs A and B, B in netns "b"), and
- * runs "./run_kselftest.sh -t TEST" in the root netns with kselftest's
- * environment (KSELFTEST timeout via the settings, TAP on stdout) and
- * ktap = yes. Its checks: `no_fail = exec.ktap.fail == 0` and
+ * runs "./netlab-ksft.sh TEST" (ksft-build.sh's wrapper of
+ * "run_kselftest.sh -t TEST") in the root netns with ktap = yes. Its checks: `no_fail = exec.ktap.fail == 0` and
  * `ran = exec.ktap.pass + exec.ktap.skip >= 1` (a runner that printed no
  * verdict fails). A test that skipped passes these checks; exec.ktap.skip
  * is 1 for it.
