@@ -17,6 +17,10 @@ pkgs=(
 	qemu-system-x86 qemu-utils gdb acpica-tools jq
 	# the guest image's tools (copied from the host with their libraries)
 	busybox-static iproute2 ethtool trace-cmd tcpdump iperf3
+	# the kernel's selftests (netlab selftests): the tools cpio its guests add
+	# (guest/mkksft-tools.sh; bash, dash, coreutils and devlink come with the
+	# base system and iproute2), and numa.h for reuseport_bpf_numa
+	socat netcat-openbsd iputils-ping iputils-arping netsniff-ng libnuma-dev
 	# the libvirt backend (--backend libvirt): C API, daemons, virsh and
 	# virt-xml-validate (xmllint) for the tests
 	libvirt-dev libvirt-daemon-system libvirt-clients libxml2-utils libxml2-dev

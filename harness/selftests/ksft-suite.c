@@ -160,7 +160,8 @@ static const char *const config_marks[] = {
 	"Unknown device type", "qdisc kind is unknown", "Operation not supported",
 	"Protocol not supported", "Address family not supported", "not supported by kernel",
 	"Unknown filter", "Unknown action", "unknown filter", "Kernel does not support",
-	"CONFIG_", "module not found", "not enabled",
+	"CONFIG_", "module not found", "not enabled", "Function not implemented",
+	"No such device", "can't open tun",
 };
 
 /* The diagnostic lines (the test's own output, "# " stripped), one by one. */
