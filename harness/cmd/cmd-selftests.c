@@ -173,12 +173,14 @@ static int parse(int argc, char **argv, struct selftests_cmd *sc, char **err)
 	return sc->ksrc ? 0 : default_ksrc(sc, err);
 }
 
-/* The targets to build: each argument's TARGET part, once. */
+#define MAX_TARGETS 64
+
+/* The targets to build: each argument's TARGET part, once (at most MAX_TARGETS). */
 static size_t targets_of(const struct selftests_cmd *sc, char **t)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < sc->n_args; i++) {
+	for (size_t i = 0; i < sc->n_args && n < MAX_TARGETS; i++) {
 		char *x = ksft_target_of(sc->args[i]);
 		bool dup = false;
 
@@ -298,7 +300,7 @@ static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regres
 static int run_suite(struct selftests_cmd *sc, char **err)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	char *targets[64] = { NULL }, *inst = NULL;
+	char *targets[MAX_TARGETS] = { NULL }, *inst = NULL;
 	size_t n_t = targets_of(sc, targets);
 	struct ksft_suite s = { 0 };
 	struct regress *r = NULL;
