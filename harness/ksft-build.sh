@@ -152,6 +152,12 @@ for t in "${targets[@]}"; do
 			fi
 		done
 	done
+	# 6.1's net/altnames.sh sources forwarding/lib.sh, which only the
+	# net/forwarding target installs (later kernels list it in TEST_INCLUDES).
+	if [ -f "$sel/$t/forwarding/lib.sh" ] && [ ! -e "$inst/$t/forwarding/lib.sh" ]; then
+		mkdir -p "$inst/$t/forwarding"
+		cp "$sel/$t/forwarding/lib.sh" "$inst/$t/forwarding/"
+	fi
 	if [ $built = 0 ]; then
 		log "$t: no test built"
 		fail=1

@@ -161,7 +161,7 @@ static const char *const config_marks[] = {
 	"Protocol not supported", "Address family not supported", "not supported by kernel",
 	"Unknown filter", "Unknown action", "unknown filter", "Kernel does not support",
 	"CONFIG_", "module not found", "not enabled", "Function not implemented",
-	"No such device", "can't open tun",
+	"No such device", "can't open tun", "is an unknown key", "modprobe",
 };
 
 /* The diagnostic lines (the test's own output, "# " stripped), one by one. */
@@ -209,6 +209,7 @@ void ksft_verdict_parse(const char *out, int exec_exit, bool timed_out, struct k
 	char *directive = NULL, *why;
 
 	memset(v, 0, sizeof(*v));
+	v->has_line = line != NULL;
 	if (line) {
 		size_t n = strcspn(line, "\n");
 		const char *hash = memchr(line, '#', n);
@@ -285,6 +286,13 @@ void ksft_suite_fold(struct ksft_suite *s, struct regress *r)
 			to = metrics_value(rs->runs[0].m, "exec.timed_out", 0);
 		}
 		ksft_verdict_parse(out, (int)ex, to > 0, &v);
+		/* No verdict line because the run itself ended badly (a timeout of
+		 * the whole run, a panic): say that. */
+		if (v.result == KSFT_FAIL && !v.has_line && rs->runs[0].verdict != RV_OK && rs->runs[0].verdict != RV_FAILED) {
+			free(v.reason);
+			v.reason = xasprintf("the run ended: %s", rs->runs[0].reason ? rs->runs[0].reason
+										: "no reason");
+		}
 		free(out);
 		t->result = v.result;
 		t->reason = v.reason;

@@ -56,6 +56,7 @@ struct ksft_verdict {
 	enum ksft_result result;
 	char *reason;		/* NULL for a pass */
 	char *config;		/* a line that points at a missing kernel config, or NULL */
+	bool has_line;		/* the runner printed its verdict line */
 };
 
 /**

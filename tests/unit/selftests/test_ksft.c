@@ -87,6 +87,7 @@ static void test_ksft__verdict_without_a_line(void **state)
 	ksft_verdict_parse("TAP version 13\n1..1\n# selftests: net: slow.sh\n# step 1\n", 124, true,
 			   &v);
 	assert_int_equal(v.result, KSFT_FAIL);
+	assert_false(v.has_line);
 	assert_non_null(strstr(v.reason, "killed at netlab's [exec] timeout"));
 	ksft_verdict_release(&v);
 	ksft_verdict_parse(NULL, -1, false, &v);
