@@ -9,7 +9,8 @@
 # would run busybox's own `ip` applet, which has no netns, instead of
 # iproute2's), socat, nc (OpenBSD's), ping and ping6 (iputils), coreutils'
 # timeout (kselftest/runner.sh's per-test timeout) and mktemp (busybox's
-# wants six X's: fin_ack_lat.sh gives four), devlink, and mausezahn
+# wants six X's: fin_ack_lat.sh gives four), iproute2's devlink and bridge,
+# and mausezahn
 # and arping when the host has them. Each with its libraries, less those the
 # base image BASE (mkinitramfs.sh's) already has.
 # Exit status: 0 built, 1 a host tool is missing, 2 usage.
@@ -29,7 +30,7 @@ base=${2:-}
 need=(/bin/bash:/bin/bash /bin/dash:/bin/dash /bin/dash:/bin/sh /usr/bin/socat:/usr/bin/socat
 	/bin/nc.openbsd:/bin/nc /bin/ping:/bin/ping /bin/ping:/bin/ping6
 	/usr/bin/timeout:/usr/bin/timeout /usr/bin/timeout:/bin/timeout /sbin/devlink:/sbin/devlink
-	/bin/mktemp:/bin/mktemp)
+	/bin/mktemp:/bin/mktemp /sbin/bridge:/sbin/bridge)
 optional=(/usr/sbin/mausezahn:/usr/sbin/mausezahn /usr/bin/arping:/bin/arping)
 for t in "${need[@]}"; do
 	[ -x "${t%%:*}" ] || die "host tool '${t%%:*}' not found" "run make deps"
