@@ -41,6 +41,10 @@ trap 'rm -rf "$stage"' EXIT
 . "$(dirname "$0")/copy-exe.sh"
 
 for t in "${need[@]}"; do copy_exe "${t%%:*}" "${t#*:}"; done
+# The one library a net test binary links beyond libc (reuseport_bpf_numa).
+for l in /lib/x86_64-linux-gnu/libnuma.so.1; do
+	if [ -e "$l" ]; then mkdir -p "$stage$(dirname "$l")"; cp -L "$l" "$stage$l"; fi
+done
 for t in "${optional[@]}"; do
 	if [ -x "${t%%:*}" ]; then copy_exe "${t%%:*}" "${t#*:}"; else echo "$prog: no ${t%%:*} (skipped)" >&2; fi
 done
