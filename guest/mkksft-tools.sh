@@ -10,8 +10,8 @@
 # iproute2's), socat, nc (OpenBSD's), ping and ping6 (iputils), coreutils'
 # timeout (kselftest/runner.sh's per-test timeout) and mktemp (busybox's
 # wants six X's: fin_ack_lat.sh gives four), iproute2's devlink and bridge,
-# and mausezahn
-# and arping when the host has them. Each with its libraries, less those the
+# and mausezahn, arping and jq
+# when the host has them. Each with its libraries, less those the
 # base image BASE (mkinitramfs.sh's) already has.
 # Exit status: 0 built, 1 a host tool is missing, 2 usage.
 set -euo pipefail
@@ -31,7 +31,7 @@ need=(/bin/bash:/bin/bash /bin/dash:/bin/dash /bin/dash:/bin/sh /usr/bin/socat:/
 	/bin/nc.openbsd:/bin/nc /bin/ping:/bin/ping /bin/ping:/bin/ping6
 	/usr/bin/timeout:/usr/bin/timeout /usr/bin/timeout:/bin/timeout /sbin/devlink:/sbin/devlink
 	/bin/mktemp:/bin/mktemp /sbin/bridge:/sbin/bridge)
-optional=(/usr/sbin/mausezahn:/usr/sbin/mausezahn /usr/bin/arping:/bin/arping)
+optional=(/usr/sbin/mausezahn:/usr/sbin/mausezahn /usr/bin/arping:/bin/arping /usr/bin/jq:/usr/bin/jq)
 for t in "${need[@]}"; do
 	[ -x "${t%%:*}" ] || die "host tool '${t%%:*}' not found" "run make deps"
 done
