@@ -6,7 +6,7 @@
 # by the tree's kunit.py), summary.json, junit.xml, report.html. A test
 # that did not build and one that skipped are SKIP with their reason; each
 # test's run directory has its pcaps and drops. Bad input exits 2 before
-# anything boots. With NETLAB_SLOW_TESTS=1, the whole net target.
+# anything boots; ^C leaves no QEMU. With NETLAB_SLOW_TESTS=1, the whole net target.
 . "$(dirname "$0")/../lib.sh"
 need_guest
 [ -r "$TOP/build/ksft-tools.cpio.gz" ] || skip_all "no build/ksft-tools.cpio.gz (run make guest)"
@@ -103,6 +103,20 @@ test_expect_success 'a test.s run directory: its pcaps, trace, drops and the run
 	test -s "$r/files/trace.dat"
 	python3 -c "import json,sys; m=json.load(open(sys.argv[1])); assert \"drops.total\" in m, m.keys()" "$r/metrics.json"
 	grep -q "^ok 1 selftests: net: reuseport_dualstack" "$r/exec.out"
+'
+
+test_expect_success '^C: exit 130, the tests that were running could not run, no QEMU left' '
+	"$NETLAB" selftests -j 2 -o "$T_TMP/int" net:reuseport_dualstack net:udpgso.sh \
+		>"$T_TMP/int.out" 2>&1 &
+	pid=$!
+	for i in $(seq 100); do test -e "$T_TMP/int/net-udpgso.sh/run-1/console.log" && break; sleep 0.2; done
+	sleep 3
+	kill -INT $pid
+	rc=0; wait $pid || rc=$?
+	tail -4 "$T_TMP/int.out"
+	test $rc = 130
+	grep -q "^net:udpgso.sh  *infra-error .*interrupted" "$T_TMP/int.out"
+	sleep 1; test -z "$(qemu_left)"
 '
 
 if [ "${NETLAB_SLOW_TESTS:-}" = 1 ]; then
