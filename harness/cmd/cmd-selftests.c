@@ -194,34 +194,18 @@ static size_t targets_of(const struct selftests_cmd *sc, char **t)
 	return n;
 }
 
-/* The guest's initrd: the base one, then the selftests' tools cpio. */
+/* The guest's initrd: the base one, then the selftests' tools (ksft_tools_initrd()). */
 static int tools_initrd(struct selftests_cmd *sc, char **err)
 {
-	char *bin = exe_dir(), *tools = xasprintf("%s/ksft-tools.cpio.gz", bin);
-	char *out = xasprintf("%s/initrd-selftests.img", sc->o.out), *a = NULL, *b = NULL;
-	size_t la, lb;
-	int ret = -ENOENT;
+	char *out = xasprintf("%s/initrd-selftests.img", sc->o.out);
+	int ret = ksft_tools_initrd(sc->o.base.initrd, NULL, out, err);
 
-	if (file_read(tools, &b, &lb)) {
-		err_set(err, "no selftests tools image '%s'\nhint: 'make guest' builds it; or "
-			"--no-tools", tools);
-	} else if (file_read(sc->o.base.initrd, &a, &la)) {
-		err_set(err, "cannot read the initrd '%s'\nhint: make guest", sc->o.base.initrd);
-	} else {
-		a = xrealloc_array(a, la + lb, 1);
-		memcpy(a + la, b, lb);
-		ret = file_write(out, a, la + lb);
-		if (ret)
-			err_set(err, "cannot write '%s': %s", out, strerror(-ret));
-		else
-			sc->o.base.initrd = own(sc, out), out = NULL;
+	if (ret) {
+		free(out);
+		return ret;
 	}
-	free(a);
-	free(b);
-	free(out);
-	free(tools);
-	free(bin);
-	return ret;
+	sc->o.base.initrd = own(sc, out);
+	return 0;
 }
 
 /* One [exec] scenario per test that built, in SUITE/scenarios/. */

@@ -149,6 +149,33 @@ out:
 	return ret;
 }
 
+int ksft_tools_initrd(const char *base, const char *tools, const char *out, char **err)
+{
+	char *bin = exe_dir(), *t = tools ? xstrdup(tools) : xasprintf("%s/ksft-tools.cpio.gz", bin);
+	char *a = NULL, *b = NULL;
+	size_t la, lb;
+	int ret;
+
+	ret = file_read(t, &b, &lb);
+	if (ret) {
+		err_set(err, "no selftests tools image '%s': %s\nhint: 'make guest' builds it", t,
+			strerror(-ret));
+	} else if ((ret = file_read(base, &a, &la))) {
+		err_set(err, "cannot read the initrd '%s': %s\nhint: make guest", base, strerror(-ret));
+	} else {
+		a = xrealloc_array(a, la + lb, 1);
+		memcpy(a + la, b, lb);
+		ret = file_write(out, a, la + lb);
+		if (ret)
+			err_set(err, "cannot write '%s': %s", out, strerror(-ret));
+	}
+	free(a);
+	free(b);
+	free(t);
+	free(bin);
+	return ret;
+}
+
 unsigned int ksft_timeout(const char *install, const char *test)
 {
 	const char *colon = strrchr(test, ':');

@@ -88,6 +88,19 @@ unsigned int ksft_timeout(const char *install, const char *test);
 int ksft_write_scenario(const char *test, const char *install, const char *guest_path,
 			unsigned int timeout_s, const char *path, char **err);
 
+/**
+ * ksft_tools_initrd() - the initrd of a selftests run: @base (the guest's
+ * initramfs) followed by the selftests' tools cpio, written to @out
+ * @tools: the tools cpio; NULL: ksft-tools.cpio.gz beside the netlab
+ *         binary ('make guest' builds it: bash, dash as /bin/sh, socat, nc,
+ *         ping, coreutils timeout and mktemp, devlink, bridge, jq, ...)
+ *
+ * Boot the scenarios of ksft_write_scenario() with it (run_opts.initrd):
+ * without it most net selftests cannot start (no bash).
+ * Return: 0, or -errno with *err (a missing tools cpio: hint 'make guest').
+ */
+int ksft_tools_initrd(const char *base, const char *tools, const char *out, char **err);
+
 /*
  * ksft_missing() - the reason @test did not build, from the install's
  * ksft-missing.txt, or NULL when it is not listed there. Caller frees.

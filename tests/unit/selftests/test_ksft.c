@@ -221,6 +221,30 @@ static void test_ksft__scenario_parses(void **state)
 	free(inst);
 }
 
+static void test_ksft__tools_initrd_appends_the_tools(void **state)
+{
+	char *base = xasprintf("%s/base.img", dir), *tools = xasprintf("%s/tools.img", dir);
+	char *out = xasprintf("%s/out.img", dir), *nope = xasprintf("%s/nope.img", dir);
+	char *err = NULL, *data = NULL;
+	size_t len;
+
+	(void)state;
+	file_writef(base, "BASE");
+	file_writef(tools, "TOOLS");
+	assert_int_equal(ksft_tools_initrd(base, tools, out, &err), 0);
+	assert_int_equal(file_read(out, &data, &len), 0);
+	assert_int_equal(len, 9);
+	assert_memory_equal(data, "BASETOOLS", 9);
+	free(data);
+	assert_int_equal(ksft_tools_initrd(base, nope, out, &err), -ENOENT);
+	assert_non_null(strstr(err, "hint: 'make guest'"));
+	free(err);
+	free(base);
+	free(tools);
+	free(out);
+	free(nope);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_ksft__select_rejects_unknown),
 		cmocka_unit_test(test_ksft__timeout_from_settings),
 		cmocka_unit_test(test_ksft__scenario_parses),
+		cmocka_unit_test(test_ksft__tools_initrd_appends_the_tools),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
