@@ -18,9 +18,14 @@
 #   slowtx: p1 p2 SLOWTX p4                  (SLOWTX: e1000_xmit_frame busy-waits
 #           NETLAB_SLOWTX_US (default 150) us before queueing a frame shorter
 #           than 256 bytes: nothing is lost, every short transmit is later)
+#   ksft:   p1 p2 KSFT p4                    (KSFT, in net/ipv6/tcp_ipv6.c:
+#           tcp_v6_connect() maps a connect() to the unspecified address
+#           "::" to loopback only for v4-mapped sockets, so an IPv6 socket's
+#           connect() to "::" fails with ENETUNREACH; the kernel's selftest
+#           net:sk_connect_zero_addr catches it. Not in the --module history)
 #
 # Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
-# slowtx-culprit. Every edit replaces
+# slowtx-culprit, ksft-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -41,7 +46,8 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=slowtx-culprit
+last=ksft-culprit
+[ $module = 1 ] && last=slowtx-culprit
 slowtx_us=${NETLAB_SLOWTX_US:-150}
 if git -C "$dir" rev-parse -q --verify "refs/tags/$last" >/dev/null 2>&1; then
 	echo "$dir"
@@ -51,7 +57,8 @@ fi
 KSRC= "$top/harness/kbuild.sh" --print-dir >/dev/null
 src=$(ls -d "$cache"/src/debian-linux-source-6.1-* | head -1)
 [ -f "$src/Makefile" ] || { echo "make-history.sh: no extracted source in $cache/src" >&2; exit 2; }
-sum_before=$(sha256sum "$src/$f" | cut -c1-64)
+pristine() { sha256sum "$src/$f" "$src/net/ipv6/tcp_ipv6.c" | cut -c1-64; }
+sum_before=$(pristine)
 
 rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
@@ -69,8 +76,8 @@ echo "make-history.sh: committing the tree (a minute or two)" >&2
 "${g[@]}" commit -q -m "linux 6.1 (Debian linux-source-6.1)"
 "${g[@]}" tag base
 
-edit() { # edit SED-SCRIPT SUBJECT
-	sed -i "$1" "$f"
+edit() { # edit SED-SCRIPT SUBJECT [FILE]
+	sed -i "$1" "${3:-$f}"
 	git diff --quiet && { echo "make-history.sh: '$2' changed nothing" >&2; exit 1; }
 	"${g[@]}" commit -q -a -m "$2"
 }
@@ -137,8 +144,17 @@ edit '/^static int netlab_broken = ;$/d' "e1000e: fix the build"
 edit "$culprit" "e1000e: drop every 8th received frame (planted regression)"
 "${g[@]}" tag broken-culprit
 edit "$p5" "e1000e: name the MSI handler"
+# the selftest's branch: an IPv6 regression outside the driver
+ksft='/^\t\telse$/{N;/\n\t\t\tusin->sin6_addr = in6addr_loopback;$/d}'
+"${g[@]}" checkout -q -b ksft base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$ksft" "tcp: map a connect() to the unspecified address only for v4-mapped sockets (planted regression)" \
+	net/ipv6/tcp_ipv6.c
+"${g[@]}" tag ksft-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
 "${g[@]}" checkout -q plain
 
-[ "$(sha256sum "$src/$f" | cut -c1-64)" = "$sum_before" ] ||
-	{ echo "make-history.sh: the cached source $src/$f changed!" >&2; exit 1; }
+[ "$(pristine)" = "$sum_before" ] ||
+	{ echo "make-history.sh: the cached source in $src changed!" >&2; exit 1; }
 echo "$dir"
