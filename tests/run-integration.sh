@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 rc=0
 for t in "$@"; do
 	echo "# $t"
+	t0=$(date +%s)
 	bash "$t" || rc=1
+	# what each file costs: the CI budget is spent here
+	echo "# $t: $(($(date +%s) - t0)) s"
 done
 exit $rc
