@@ -56,6 +56,17 @@ struct step_ctx {
 
 static void say(struct step_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Is `line` one of the lines of text? */
+static bool line_in(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
+			return true;
+	return false;
+}
+
 static void say(struct step_ctx *x, const char *fmt, ...)
 {
 	struct sbuf b;
@@ -294,6 +305,54 @@ static int build(struct step_ctx *x)
 	free(ksrc);
 	free(log);
 	return s->kernel_dir ? 0 : -1;
+}
+
+/*
+ * --selftest: the step's tree's selftests of TARGET into RUN_DIR/ksft
+ * (harness/ksft-build.sh; its install/ is what selftest.scn shares), or the
+ * verdict skip when they do not build, or when TEST is not among them.
+ */
+static int build_selftest(struct step_ctx *x, const char *run_dir)
+{
+	struct bisect_step *s = x->s;
+	const char *colon = strchr(x->c->selftest, ':');
+	char *bin = exe_dir(), *script = xasprintf("%s/../harness/ksft-build.sh", bin);
+	char *target = xasprintf("%.*s", (int)(colon - x->c->selftest), x->c->selftest);
+	char *out_dir = xasprintf("%s/ksft", run_dir), *log = xasprintf("%s/ksft-build.log", s->dir);
+	char *list = xasprintf("%s/install/kselftest-list.txt", out_dir), *text = NULL;
+	const char *argv[] = { script, x->c->worktree, out_dir, target, NULL };
+	double t0 = now_s();
+	int ret;
+
+	say(x, "building the selftests of %s (log: %s)", target, log);
+	ret = bisect_exec(argv, NULL, NULL, NULL, log, log);
+	s->build_s += now_s() - t0;
+	if (ret && x->stop && *x->stop) {
+		s->verdict = BV_INTERRUPTED;
+		s->why = xstrdup("interrupted while building the selftests");
+	} else if (ret) {
+		char *what = file_last_line(log, "ksft-build.sh:");
+
+		s->verdict = BV_SKIP;
+		s->why = xasprintf("the selftests of %s do not build (exit %d): %s; log %s", target,
+				   ret, what ? what : "see the log", log);
+		free(what);
+	} else if (file_read(list, &text, NULL) || !line_in(text, x->c->selftest)) {
+		/* kselftest-list.txt names the tests that built, COLLECTION:TEST */
+		s->verdict = BV_SKIP;
+		s->why = xasprintf("selftest %s did not build at this commit (not in %s); log %s",
+				   x->c->selftest, list, log);
+		ret = -1;
+	}
+	say(x, "selftests %s in %.1f s", ret ? "not built" : "built", now_s() - t0);
+	free(text);
+	free(list);
+	free(log);
+	free(out_dir);
+	free(target);
+	free(script);
+	free(bin);
+	return ret ? -1 : 0;
 }
 
 static void read_boot(struct step_ctx *x, const struct regress_run *run)
@@ -579,7 +638,7 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 	}
 	say(&x, "%s%s%s", s->subject ? s->subject : "", label ? ", the endpoint --" : "",
 	    label ? label : "");
-	if (build(&x) == 0)
+	if (build(&x) == 0 && (!c->selftest || build_selftest(&x, run_dir) == 0))
 		test_kernel(&x);
 	s->n_runs = (unsigned int)x.n_ms;
 	if (x.n_timed) {

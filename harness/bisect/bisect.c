@@ -6,6 +6,7 @@
  * (build, boot, scenario, verdict) is in bisect-step.c, which calls into
  * this file; nothing here calls bisect-step.c.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -166,6 +167,7 @@ void bisect_config_release(struct bisect_config *c)
 	free(c->initrd);
 	free(c->worktree);
 	free(c->phase);
+	free(c->selftest);
 	share_array_free(c->shares, c->n_shares);
 	share_array_free(c->adds, c->n_adds);
 	memset(c, 0, sizeof(*c));
@@ -273,6 +275,7 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 	jadd_str(o, "worktree", c->worktree);
 	jadd_str(o, "phase", c->phase);
 	json_object_object_add(o, "module", json_object_new_boolean(c->module));
+	jadd_str(o, "selftest", c->selftest);
 	jadd_shares(o, "shares", c->shares, c->n_shares, true);
 	jadd_shares(o, "adds", c->adds, c->n_adds, false);
 	ret = json_file_write(p, o);
@@ -314,6 +317,7 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 	c->phase = jstr(o, "phase");
 	v = jnum(o, "module");
 	c->module = !isnan(v) && v != 0;
+	c->selftest = jstr(o, "selftest");
 	if (jshares(o, "shares", true, &c->shares, &c->n_shares, err) ||
 	    jshares(o, "adds", false, &c->adds, &c->n_adds, err)) {
 		json_object_put(o);
@@ -350,7 +354,7 @@ static int resolve_rev(const char *dir, const char *opt, const char *rev, char *
 	return -EINVAL;
 }
 
-static int validate_scenario(struct bisect_config *c, char **err)
+int bisect_validate_scenario(struct bisect_config *c, char **err)
 {
 	struct scenario *s = NULL;
 	char *abs;
@@ -407,6 +411,62 @@ static int validate_scenario(struct bisect_config *c, char **err)
 	return ret;
 }
 
+/* Is w a whole word of text (words: runs of [A-Za-z0-9_.-])? */
+static bool word_in(const char *text, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (const char *p = text; (p = strstr(p, w)); p++) {
+		bool l = p == text || !(isalnum((unsigned char)p[-1]) || strchr("_.-", p[-1]));
+		bool r = !p[n] || !(isalnum((unsigned char)p[n]) || strchr("_.-", p[n]));
+
+		if (l && r)
+			return true;
+	}
+	return false;
+}
+
+/* --selftest TARGET:TEST: the tree at --bad has it (its directory, and TEST
+ * in its Makefile or as a file there). */
+static int validate_selftest(const struct bisect_config *c, char **err)
+{
+	const char *colon = strchr(c->selftest, ':');
+	char *target, *spec, *make = NULL, *file = NULL;
+	int ret = -EINVAL;
+
+	if (!colon || colon == c->selftest || !colon[1] || strchr(colon + 1, ':') ||
+	    strchr(colon + 1, '/') || strstr(c->selftest, "..")) {
+		err_set(err, "--selftest '%s': not TARGET:TEST\n"
+			"hint: e.g. --selftest net:sk_connect_zero_addr ('netlab selftests --list' "
+			"names them)", c->selftest);
+		return -EINVAL;
+	}
+	target = xasprintf("%.*s", (int)(colon - c->selftest), c->selftest);
+	spec = xasprintf("%s:tools/testing/selftests/%s/Makefile", c->bad, target);
+	if (bisect_git(c->ksrc, &make, "show", spec, NULL) || !make) {
+		err_set(err, "--selftest '%s': the tree at --bad (%.12s) has no selftest target '%s' "
+			"(no tools/testing/selftests/%s/Makefile)\nhint: targets are the directories "
+			"of tools/testing/selftests with a Makefile, e.g. net", c->selftest, c->bad,
+			target, target);
+		goto out;
+	}
+	free(spec);
+	spec = xasprintf("%s:tools/testing/selftests/%s/%s", c->bad, target, colon + 1);
+	if (!word_in(make, colon + 1) && bisect_git(c->ksrc, &file, "cat-file", "-e", spec, NULL)) {
+		err_set(err, "--selftest '%s': target '%s' at --bad (%.12s) has no test '%s'\n"
+			"hint: its tests are in tools/testing/selftests/%s/Makefile (TEST_PROGS, "
+			"TEST_GEN_PROGS)", c->selftest, target, c->bad, colon + 1, target);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(make);
+	free(file);
+	free(spec);
+	free(target);
+	return ret;
+}
+
 int bisect_validate(struct bisect_config *c, char **warn, char **err)
 {
 	char *top = NULL;
@@ -447,7 +507,9 @@ int bisect_validate(struct bisect_config *c, char **warn, char **err)
 	if (bisect_git(c->ksrc, NULL, "merge-base", "--is-ancestor", c->good, c->bad, NULL) != 0)
 		err_set(warn, "--good '%s' is not an ancestor of --bad '%s': git bisect tests their merge base first",
 			c->good_rev, c->bad_rev);
-	return validate_scenario(c, err);
+	if (c->selftest && !c->scenario)
+		return validate_selftest(c, err);
+	return bisect_validate_scenario(c, err);
 }
 
 /* ---- the worktree ------------------------------------------------------------- */

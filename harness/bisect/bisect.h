@@ -106,6 +106,11 @@ struct bisect_config {
 	 * own shares (as netlab regress --share/--add); owned, tags unset. */
 	struct vm_share *shares, *adds;
 	size_t n_shares, n_adds;
+	/* --selftest TARGET:TEST: the kernel's own selftest decides. Each step
+	 * builds it from the step's tree into RUN_DIR/ksft (harness/ksft-build.sh)
+	 * and runs RUN_DIR/selftest.scn, which shares that directory. NULL: the
+	 * scenario decides. */
+	char *selftest;
 };
 
 void bisect_config_release(struct bisect_config *c);
@@ -125,6 +130,15 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
  * ancestor of bad (git bisects the merge base then).
  */
 int bisect_validate(struct bisect_config *c, char **warn, char **err);
+
+/*
+ * With c->selftest and no scenario yet, bisect_validate() checks the
+ * selftest instead: TARGET:TEST well formed, and the tree at --bad has it
+ * (tools/testing/selftests/TARGET names TEST). The caller then writes the
+ * scenario (ksft_scenario_write()) into the run directory and calls
+ * bisect_validate_scenario(), as bisect_validate() does for --scenario.
+ */
+int bisect_validate_scenario(struct bisect_config *c, char **err);
 
 /* The worktree path for a tree: CACHE/bisect/<hash of its path>/tree. */
 char *bisect_worktree_path(const char *ksrc);

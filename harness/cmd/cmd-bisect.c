@@ -16,12 +16,14 @@
 #include "bisect/bisect.h"
 #include "cmd/cmd.h"
 #include "scenario/scenario.h"
+#include "selftests/ksft.h"
 #include "lib/util.h"
 #include "vm/share.h"
 
 static const char bisect_usage[] =
 	"usage: netlab bisect --ksrc DIR --good REV --bad REV --scenario FILE [options]\n"
 	"       netlab bisect --module DIR --good REV --bad REV --scenario FILE [options]\n"
+	"       netlab bisect --ksrc DIR --good REV --bad REV --selftest TARGET:TEST [options]\n"
 	"       netlab bisect --resume RUN_DIR\n"
 	"  finds the first commit of DIR whose kernel fails the scenario's checks\n"
 	"      --ksrc DIR          kernel git tree (never modified: a worktree is used)\n"
@@ -32,6 +34,9 @@ static const char bisect_usage[] =
 	"      --good REV          a commit that passes\n"
 	"      --bad REV           a later commit that fails\n"
 	"      --scenario FILE     a regression scenario (.scn)\n"
+	"      --selftest TARGET:TEST  instead: the kernel's own selftest decides (e.g.\n"
+	"                          net:sk_connect_zero_addr); each step builds it from\n"
+	"                          its tree and runs it as netlab selftests does\n"
 	"      --check NAME        decide by this check only (default: all)\n"
 	"      --runs N            runs per step; the median decides, and a step too\n"
 	"                          close to call runs N more (default 1)\n"
@@ -49,7 +54,7 @@ static const char bisect_usage[] =
 	"skipped commits are left, 130 interrupted (--resume continues).\n";
 
 enum { O_KSRC = 256, O_GOOD, O_BAD, O_SCN, O_CHECK, O_RUNS, O_DET, O_RESUME, O_INITRD, O_STEP,
-       O_STATE, O_MODULE, O_SHARE, O_ADD, O_MODULES };
+       O_STATE, O_MODULE, O_SHARE, O_ADD, O_MODULES, O_SELFTEST };
 
 static const struct option longopts[] = {
 	{ "ksrc", required_argument, NULL, O_KSRC }, { "good", required_argument, NULL, O_GOOD },
@@ -62,6 +67,7 @@ static const struct option longopts[] = {
 	{ "state", required_argument, NULL, O_STATE }, { "module", required_argument, NULL, O_MODULE },
 	{ "share", required_argument, NULL, O_SHARE }, { "add", required_argument, NULL, O_ADD },
 	{ "modules", required_argument, NULL, O_MODULES },
+	{ "selftest", required_argument, NULL, O_SELFTEST },
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -75,6 +81,7 @@ static int parse_one(struct bisect_cmd *bc, int c, const char *opt, const char *
 	case O_GOOD: bc->good = arg; return 0;
 	case O_BAD: bc->bad = arg; return 0;
 	case O_SCN: bc->scenario = arg; return 0;
+	case O_SELFTEST: bc->selftest = arg; return 0;
 	case O_CHECK: bc->check = arg; return 0;
 	case 'o': bc->out = arg; return 0;
 	case O_RESUME: bc->resume = arg; return 0;
@@ -165,10 +172,21 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 			"hint: --module DIR bisects a driver's tree against kbuild.sh's kernel (KSRC=... picks it)");
 		return -EINVAL;
 	}
-	if ((!bc->ksrc && !bc->module) || !bc->good || !bc->bad || !bc->scenario) {
+	if (bc->selftest && bc->scenario) {
+		err_set(err, "--selftest and --scenario exclude each other\n"
+			"hint: --selftest TARGET:TEST bisects on one kernel selftest; a scenario of yours "
+			"can run it too ([exec] run = ...)");
+		return -EINVAL;
+	}
+	if (bc->selftest && bc->module) {
+		err_set(err, "--selftest with --module: the kernel's selftests come from a kernel tree\n"
+			"hint: --ksrc DIR --selftest TARGET:TEST bisects the kernel tree on it");
+		return -EINVAL;
+	}
+	if ((!bc->ksrc && !bc->module) || !bc->good || !bc->bad || (!bc->scenario && !bc->selftest)) {
 		err_set(err, "missing %s\nhint: netlab bisect --ksrc DIR --good REV --bad REV --scenario FILE",
 			!bc->ksrc && !bc->module ? "--ksrc DIR" : !bc->good ? "--good REV"
-			: !bc->bad ? "--bad REV" : "--scenario FILE");
+			: !bc->bad ? "--bad REV" : "--scenario FILE (or --selftest TARGET:TEST)");
 		return -EINVAL;
 	}
 	if (share_list_check(bc->shares.shares, bc->shares.n_shares, bc->shares.adds,
@@ -257,6 +275,50 @@ static void absolute(char **path)
 	}
 }
 
+/*
+ * --selftest: RUN_DIR/selftest.scn runs TARGET:TEST from RUN_DIR/ksft, where
+ * each step installs the selftests of its tree; then it is validated as a
+ * --scenario is (--check names one of its checks).
+ */
+static int selftest_scenario(struct bisect_config *c, const char *run_dir, char **err)
+{
+	const char *colon = strchr(c->selftest, ':');
+	char *inst = xasprintf("%s/ksft/install", run_dir), *list = NULL, *spec, *settings = NULL;
+	unsigned int timeout_s = KSFT_DEFAULT_TIMEOUT;
+	const char *t;
+	int ret = mkdir_p(inst, 0755);
+
+	if (ret) {
+		err_set(err, "cannot create '%s': %s", inst, strerror(-ret));
+		goto out;
+	}
+	/* Until the first step installs the selftests, the list names the one
+	 * test (ksft_write_scenario() refuses a test the install lacks). */
+	list = xasprintf("%s/kselftest-list.txt", inst);
+	ret = file_writef(list, "%s\n", c->selftest);
+	if (ret) {
+		err_set(err, "cannot write '%s': %s", list, strerror(-ret));
+		goto out;
+	}
+	/* The runner's timeout, as the tree at --bad sets it for the target. */
+	spec = xasprintf("%s:tools/testing/selftests/%.*s/settings", c->bad,
+			 (int)(colon - c->selftest), c->selftest);
+	if (!bisect_git(c->ksrc, &settings, "show", spec, NULL) && settings &&
+	    (t = strstr(settings, "timeout=")))
+		timeout_s = (unsigned int)strtoul(t + strlen("timeout="), NULL, 10);
+	free(spec);
+	c->scenario = xasprintf("%s/selftest.scn", run_dir);
+	ret = ksft_write_scenario(c->selftest, inst, KSFT_GUEST_DIR,
+				  (timeout_s ? timeout_s : KSFT_DEFAULT_TIMEOUT) + 30, c->scenario, err);
+	if (!ret)
+		ret = bisect_validate_scenario(c, err);
+out:
+	free(settings);
+	free(list);
+	free(inst);
+	return ret;
+}
+
 /* A new bisection: validate, the run directory, the worktree. */
 static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **run_dir, char **err)
 {
@@ -268,7 +330,8 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	c->module = bc->module != NULL;
 	c->good_rev = xstrdup(bc->good);
 	c->bad_rev = xstrdup(bc->bad);
-	c->scenario = xstrdup(bc->scenario);
+	c->scenario = bc->scenario ? xstrdup(bc->scenario) : NULL;
+	c->selftest = bc->selftest ? xstrdup(bc->selftest) : NULL;
 	c->check = bc->check ? xstrdup(bc->check) : NULL;
 	c->runs = bc->runs;
 	c->jobs = bc->jobs;
@@ -307,6 +370,13 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 		return ret;
 	absolute(run_dir);
 	absolute(&c->initrd);
+	if (c->selftest) {
+		ret = selftest_scenario(c, *run_dir, err);
+		if (ret) {
+			rm_rf(*run_dir);	/* ours, made just now: bad input leaves nothing */
+			return ret;
+		}
+	}
 	link = xasprintf("%s/worktree", *run_dir);
 	if (symlink(c->worktree, link)) {
 		/* only a convenience */

@@ -71,6 +71,7 @@ void run_cmd_release(struct run_cmd *rc);
 /* Options of `netlab bisect`, parsed; strings borrowed from argv. */
 struct bisect_cmd {
 	const char *ksrc, *good, *bad, *scenario, *check, *out, *resume, *initrd, *module;
+	const char *selftest;		/* --selftest TARGET:TEST, instead of --scenario */
 	struct cmd_shares shares;	/* --share, --add: every step's runs get them */
 	unsigned int runs, jobs;
 	int deterministic;		/* -1: the scenario's */

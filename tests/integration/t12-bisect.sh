@@ -16,7 +16,10 @@ SCN=$S/e1000e-rx.scn
 git_c=(git -c user.name=t -c user.email=t@localhost -c commit.gpgsign=false)
 mkdir -p "$T_TMP/repo"
 (cd "$T_TMP/repo" && "${git_c[@]}" init -q && echo 1 >f && "${git_c[@]}" add f &&
-	"${git_c[@]}" commit -qm one && echo 2 >f && "${git_c[@]}" commit -qam two) >/dev/null
+	"${git_c[@]}" commit -qm one && echo 2 >f && "${git_c[@]}" commit -qam two &&
+	mkdir -p tools/testing/selftests/net &&
+	echo "TEST_PROGS := a_test.sh" >tools/testing/selftests/net/Makefile &&
+	"${git_c[@]}" add tools && "${git_c[@]}" commit -qm three) >/dev/null
 R=$T_TMP/repo
 
 # bad_input TITLE PATTERN ARGS...: exit 2, PATTERN on stderr, a hint, no run directory.
@@ -51,6 +54,19 @@ bad_input '--add clashing with a --share: exit 2' "--share/--add: guest path '/o
 	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --share "$R:/opt/t" --add "$R/f:/opt/t/f"
 bad_input '--modules: refused, bisect builds its kernels' "--modules '$T_TMP': netlab bisect builds" \
 	--ksrc "$R" --good HEAD~1 --bad HEAD --scenario "$SCN" --modules "$T_TMP"
+bad_input '--selftest that is not TARGET:TEST: exit 2' "--selftest 'net': not TARGET:TEST" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --selftest net
+bad_input '--selftest of a target the tree lacks: exit 2' "has no selftest target 'nope'" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --selftest nope:a_test.sh
+bad_input '--selftest of a test the target lacks: exit 2' "target 'net' at --bad (.*) has no test 'b_test.sh'" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --selftest net:b_test.sh
+bad_input '--selftest and --scenario together: exit 2' "--selftest and --scenario exclude each other" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --selftest net:a_test.sh --scenario "$SCN"
+bad_input '--selftest with --module: exit 2' "--selftest with --module" \
+	--module "$R" --good HEAD~1 --bad HEAD --selftest net:a_test.sh
+bad_input '--selftest with a --check its scenario lacks: exit 2, no run directory left' \
+	"--check 'nope': scenario .*selftest.scn' has no such check" \
+	--ksrc "$R" --good HEAD~1 --bad HEAD --selftest net:a_test.sh --check nope
 
 test_expect_success 'a scenario with no checks: exit 2, FILE: message' '
 	rc=0; "$NETLAB" bisect --out "$T_TMP/out" --ksrc "$R" --good HEAD~1 --bad HEAD \
@@ -186,6 +202,29 @@ if slow 'Ctrl-C during a step: exit 130, no QEMU left; --resume finds the culpri
 		first_bad "$T_TMP/int2.out" culprit
 		grep -q "\"verdict\":\"interrupted\"" "$T_TMP/int/bisect.log.jsonl"
 		! pgrep -f -- "$T_TMP/int/"
+	'
+fi
+
+# --selftest: the branch ksft breaks IPv6 connect() to "::" in tcp_ipv6.c;
+# the kernel's own selftest net:sk_connect_zero_addr catches it.
+if slow 'bisect --selftest: the kernel selftest that catches the planted commit names it'; then
+	test_expect_success 'bisect --selftest: the kernel selftest that catches the planted commit names it' '
+		need_slow
+		rc=0; "$NETLAB" bisect --ksrc "$H" --good base --bad ksft \
+			--selftest net:sk_connect_zero_addr \
+			--out "$T_TMP/ksft" >"$T_TMP/ksft.out" 2>"$T_TMP/ksft.err" || rc=$?
+		cat "$T_TMP/ksft.out"; tail -5 "$T_TMP/ksft.err"
+		test $rc = 0
+		grep -q "^first bad commit: $(git -C "$H" rev-parse ksft-culprit) tcp: map a connect()" "$T_TMP/ksft.out"
+		grep -q "^before: .*: pass" "$T_TMP/ksft.out"
+		grep -q "^after : .*: fail" "$T_TMP/ksft.out"
+		test "$(json_get "$T_TMP/ksft/bisect.json" selftest)" = net:sk_connect_zero_addr
+		# each tested step built the selftests of its own tree
+		for d in "$T_TMP"/ksft/steps/*/; do
+			grep -q "installed .* tests\|cached:" "$d/ksft-build.log" || { echo "no selftests build in $d"; false; }
+		done
+		# the bad step ran the test and says so in its output
+		grep -rq "not ok .*sk_connect_zero_addr" "$T_TMP"/ksft/steps/*/runs-1/*/run-1/exec.out
 	'
 fi
 
