@@ -249,7 +249,7 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
 			  "\n"
 			  "[checks]\n"
 			  "no_fail = exec.ktap.fail == 0\n"
-			  "ran = exec.ktap.pass + exec.ktap.skip >= 1\n",
+			  "ran = exec.ktap.pass + exec.ktap.skip > 0\n",
 			  test, test, install, guest_path, test, timeout_s);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", path, strerror(-ret));

@@ -79,7 +79,7 @@ unsigned int ksft_timeout(const char *install, const char *test);
  * The scenario boots the loop topology (NICs A and B, B in netns "b"), and
  * runs "./netlab-ksft.sh TEST" (ksft-build.sh's wrapper of
  * "run_kselftest.sh -t TEST") in the root netns with ktap = yes. Its checks: `no_fail = exec.ktap.fail == 0` and
- * `ran = exec.ktap.pass + exec.ktap.skip >= 1` (a runner that printed no
+ * `ran = exec.ktap.pass + exec.ktap.skip > 0` (a runner that printed no
  * verdict fails). A test that skipped passes these checks; exec.ktap.skip
  * is 1 for it.
  * Return: 0; -EINVAL for a test not in the install's kselftest-list.txt;
