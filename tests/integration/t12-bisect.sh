@@ -249,7 +249,8 @@ if slow 'the driver-only path (--module): the planted commit, with the module lo
 		test "$(json_get "$T_TMP/mod/bisect.json" shares.0.host)" = "$T_TMP/shr"
 		test "$(json_get "$T_TMP/mod/bisect.json" shares.0.guest)" = /opt/shr
 		for con in "$T_TMP"/mod/steps/*/runs-1/*/run-*/console.log; do
-			grep -q "share 'netlab0' mounted on '/opt/shr' (read-only)" "$con" || { echo "no share in $con"; false; }
+			grep -q "share .netlab0. mounted on ./opt/shr. (read-only)" "$con" ||
+				{ echo "no share in $con:"; grep -a "netlab-agent\|9p" "$con" | head -20; false; }
 		done
 	'
 fi
