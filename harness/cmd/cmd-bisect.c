@@ -284,6 +284,7 @@ static int selftest_scenario(struct bisect_config *c, const char *run_dir, char 
 {
 	const char *colon = strchr(c->selftest, ':');
 	char *inst = xasprintf("%s/ksft/install", run_dir), *list = NULL, *spec, *settings = NULL;
+	char *tools = NULL;
 	unsigned int timeout_s = KSFT_DEFAULT_TIMEOUT;
 	const char *t;
 	int ret = mkdir_p(inst, 0755);
@@ -307,12 +308,22 @@ static int selftest_scenario(struct bisect_config *c, const char *run_dir, char 
 	    (t = strstr(settings, "timeout=")))
 		timeout_s = (unsigned int)strtoul(t + strlen("timeout="), NULL, 10);
 	free(spec);
+	/* The steps boot with the selftests' tools (bash, socat, ping, ...),
+	 * as netlab selftests does: bisect.json keeps this initrd. */
+	tools = xasprintf("%s/initrd-selftests.img", run_dir);
+	ret = ksft_tools_initrd(c->initrd, NULL, tools, err);
+	if (ret)
+		goto out;
+	free(c->initrd);
+	c->initrd = tools;
+	tools = NULL;
 	c->scenario = xasprintf("%s/selftest.scn", run_dir);
 	ret = ksft_write_scenario(c->selftest, inst, KSFT_GUEST_DIR,
 				  (timeout_s ? timeout_s : KSFT_DEFAULT_TIMEOUT) + 30, c->scenario, err);
 	if (!ret)
 		ret = bisect_validate_scenario(c, err);
 out:
+	free(tools);
 	free(settings);
 	free(list);
 	free(inst);
