@@ -125,11 +125,4 @@ for f in /etc/protocols /etc/services; do
 done
 
 # Archive, reproducibly.
-reproducible=
-cpio --help 2>&1 | grep -q -- --reproducible && reproducible=--reproducible
-find "$stage" -exec touch -h -d "@${SOURCE_DATE_EPOCH:-0}" {} +
-tmp="$out.tmp.$$"
-(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio -o -H newc -R 0:0 $reproducible --quiet) | gzip -n -9 >"$tmp"
-mv "$tmp" "$out"
-echo "$prog: $out: $(stat -c %s "$out") bytes ($(du -sk "$stage" | cut -f1) KiB unpacked)"
+archive_stage "$out"
