@@ -163,7 +163,12 @@ void traceset_build(const char *events, const char *add, const char *drop,
 		    const struct kernel_offsets *off, struct traceset *out);
 void traceset_release(struct traceset *ts);
 
-/* Per-CPU buffer size (KB) for @ts in a guest of @mem_mb and @cpus CPUs. */
+/*
+ * Per-CPU buffer size (KB) for @ts in a guest of @mem_mb and @cpus CPUs:
+ * TRACESET_BUFFER_KB, at most an eighth of the guest's memory (see
+ * traceset.c for the measurements behind it).
+ */
+#define TRACESET_BUFFER_KB 1024
 unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, unsigned int cpus);
 
 /*
