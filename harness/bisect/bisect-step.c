@@ -22,6 +22,7 @@
 #include "scenario/metrics.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
+#include "selftests/ksft.h"
 #include "lib/util.h"
 
 static double jnum(struct json_object *o, const char *k)
@@ -55,17 +56,6 @@ struct step_ctx {
 };
 
 static void say(struct step_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Is `line` one of the lines of text? */
-static bool line_in(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (!strncmp(p, line, n) && (p[n] == '\n' || !p[n]))
-			return true;
-	return false;
-}
 
 static void say(struct step_ctx *x, const char *fmt, ...)
 {
@@ -319,7 +309,7 @@ static int build_selftest(struct step_ctx *x, const char *run_dir)
 	char *bin = exe_dir(), *script = xasprintf("%s/../harness/ksft-build.sh", bin);
 	char *target = xasprintf("%.*s", (int)(colon - x->c->selftest), x->c->selftest);
 	char *out_dir = xasprintf("%s/ksft", run_dir), *log = xasprintf("%s/ksft-build.log", s->dir);
-	char *list = xasprintf("%s/install/kselftest-list.txt", out_dir), *text = NULL;
+	char *inst = xasprintf("%s/install", out_dir), *why = NULL;
 	const char *argv[] = { script, x->c->worktree, out_dir, target, NULL };
 	double t0 = now_s();
 	int ret;
@@ -337,16 +327,16 @@ static int build_selftest(struct step_ctx *x, const char *run_dir)
 		s->why = xasprintf("the selftests of %s do not build (exit %d): %s; log %s", target,
 				   ret, what ? what : "see the log", log);
 		free(what);
-	} else if (file_read(list, &text, NULL) || !line_in(text, x->c->selftest)) {
+	} else if (ksft_listed(inst, x->c->selftest, &why)) {
 		/* kselftest-list.txt names the tests that built, COLLECTION:TEST */
 		s->verdict = BV_SKIP;
-		s->why = xasprintf("selftest %s did not build at this commit (not in %s); log %s",
-				   x->c->selftest, list, log);
+		s->why = xasprintf("selftest %s did not build at this commit (not in "
+				   "%s/kselftest-list.txt); log %s", x->c->selftest, inst, log);
 		ret = -1;
 	}
 	say(x, "selftests %s in %.1f s", ret ? "not built" : "built", now_s() - t0);
-	free(text);
-	free(list);
+	free(why);
+	free(inst);
 	free(log);
 	free(out_dir);
 	free(target);

@@ -135,7 +135,7 @@ int bisect_validate(struct bisect_config *c, char **warn, char **err);
  * With c->selftest and no scenario yet, bisect_validate() checks the
  * selftest instead: TARGET:TEST well formed, and the tree at --bad has it
  * (tools/testing/selftests/TARGET names TEST). The caller then writes the
- * scenario (ksft_scenario_write()) into the run directory and calls
+ * scenario (ksft_write_scenario()) into the run directory and calls
  * bisect_validate_scenario(), as bisect_validate() does for --scenario.
  */
 int bisect_validate_scenario(struct bisect_config *c, char **err);

@@ -286,7 +286,6 @@ static int selftest_scenario(struct bisect_config *c, const char *run_dir, char 
 	char *inst = xasprintf("%s/ksft/install", run_dir), *list = NULL, *spec, *settings = NULL;
 	char *tools = NULL;
 	unsigned int timeout_s = KSFT_DEFAULT_TIMEOUT;
-	const char *t;
 	int ret = mkdir_p(inst, 0755);
 
 	if (ret) {
@@ -304,9 +303,8 @@ static int selftest_scenario(struct bisect_config *c, const char *run_dir, char 
 	/* The runner's timeout, as the tree at --bad sets it for the target. */
 	spec = xasprintf("%s:tools/testing/selftests/%.*s/settings", c->bad,
 			 (int)(colon - c->selftest), c->selftest);
-	if (!bisect_git(c->ksrc, &settings, "show", spec, NULL) && settings &&
-	    (t = strstr(settings, "timeout=")))
-		timeout_s = (unsigned int)strtoul(t + strlen("timeout="), NULL, 10);
+	if (!bisect_git(c->ksrc, &settings, "show", spec, NULL) && settings)
+		timeout_s = ksft_settings_timeout(settings);
 	free(spec);
 	/* The steps boot with the selftests' tools (bash, socat, ping, ...),
 	 * as netlab selftests does: bisect.json keeps this initrd. */
@@ -319,7 +317,7 @@ static int selftest_scenario(struct bisect_config *c, const char *run_dir, char 
 	tools = NULL;
 	c->scenario = xasprintf("%s/selftest.scn", run_dir);
 	ret = ksft_write_scenario(c->selftest, inst, KSFT_GUEST_DIR,
-				  (timeout_s ? timeout_s : KSFT_DEFAULT_TIMEOUT) + 30, c->scenario, err);
+				  timeout_s + 30, c->scenario, err);
 	if (!ret)
 		ret = bisect_validate_scenario(c, err);
 out:

@@ -176,28 +176,35 @@ int ksft_tools_initrd(const char *base, const char *tools, const char *out, char
 	return ret;
 }
 
+unsigned int ksft_settings_timeout(char *settings)
+{
+	char *line, *save = NULL;
+	unsigned long v = KSFT_DEFAULT_TIMEOUT;
+
+	for (line = strtok_r(settings, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "timeout=", 8) && parse_uint(line + 8, 1, 86400, &v))
+			v = KSFT_DEFAULT_TIMEOUT;
+	return (unsigned int)v;
+}
+
 unsigned int ksft_timeout(const char *install, const char *test)
 {
 	const char *colon = strrchr(test, ':');
-	char *path, *data = NULL, *line, *save = NULL;
+	char *path, *data = NULL;
 	unsigned long v = KSFT_DEFAULT_TIMEOUT;
 	size_t len;
 
 	if (!colon)
 		return KSFT_DEFAULT_TIMEOUT;
 	path = xasprintf("%s/%.*s/settings", install, (int)(colon - test), test);
-	if (!file_read(path, &data, &len)) {
-		for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			if (!strncmp(line, "timeout=", 8) && parse_uint(line + 8, 1, 86400, &v))
-				v = KSFT_DEFAULT_TIMEOUT;
-	}
+	if (!file_read(path, &data, &len))
+		v = ksft_settings_timeout(data);
 	free(data);
 	free(path);
 	return (unsigned int)v;
 }
 
-/* Is @test a line of the install's kselftest-list.txt? */
-static int listed(const char *install, const char *test, char **err)
+int ksft_listed(const char *install, const char *test, char **err)
 {
 	char *path = xasprintf("%s/kselftest-list.txt", install), *data = NULL, *line, *save = NULL;
 	size_t len;
@@ -223,7 +230,7 @@ static int listed(const char *install, const char *test, char **err)
 int ksft_write_scenario(const char *test, const char *install, const char *guest_path,
 			unsigned int timeout_s, const char *path, char **err)
 {
-	int ret = listed(install, test, err);
+	int ret = ksft_listed(install, test, err);
 
 	if (ret)
 		return ret;

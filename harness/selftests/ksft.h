@@ -67,6 +67,21 @@ char *ksft_cache_dir(const char *ksrc, const char *const *targets, size_t n_targ
  */
 unsigned int ksft_timeout(const char *install, const char *test);
 
+/*
+ * ksft_settings_timeout() - the timeout=N of a target's "settings" text
+ * (cut into lines in place), else KSFT_DEFAULT_TIMEOUT: what ksft_timeout()
+ * reads from the install, and netlab bisect --selftest from the tree.
+ */
+unsigned int ksft_settings_timeout(char *settings);
+
+/*
+ * ksft_listed() - is @test ("TARGET:TEST") a line of the install's
+ * kselftest-list.txt (the tests that built)?
+ * Return: 0; -EINVAL when it is not; -ENOENT when the list cannot be read.
+ * *err says which, with a hint.
+ */
+int ksft_listed(const char *install, const char *test, char **err);
+
 /**
  * ksft_write_scenario() - an [exec] scenario that runs one selftest
  * @test:       "TARGET:TEST", as in kselftest-list.txt
