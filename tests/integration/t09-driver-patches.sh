@@ -263,4 +263,19 @@ test_if "$no_guest" 'loop e1000 + virtio-net: e1000 writes every event, well for
 	check_trace "$T_TMP/e1/files/trace.txt" e1000 ethA $ALL
 '
 
+# The agent turns the top buffer off at boot and cuts it to its minimum: an
+# idle buffer's size alone costs throughput under TCG, and trace_printk()
+# in the kernel expands it at boot (1410 KB).
+test_if "$no_guest" 'an untraced run: top buffer off and at its minimum; the driver lines write nothing' '
+	"$NETLAB" run --accel tcg --timeout 120 --out "$T_TMP/off" --exec "
+		T=/sys/kernel/tracing
+		echo on=\$(cat \$T/tracing_on) kb=\$(cat \$T/buffer_size_kb)
+		ping -c 5 -i 0.05 198.18.0.2 > /dev/null
+		grep ^entries: \$T/per_cpu/cpu0/stats" >"$T_TMP/off.out" 2>&1 ||
+		{ cat "$T_TMP/off.out"; false; }
+	cat "$T_TMP/off.out"
+	grep -q "^on=0 kb=[1-8]\$" "$T_TMP/off.out"
+	grep -q "^entries: 0\$" "$T_TMP/off.out"
+'
+
 test_done

@@ -120,6 +120,7 @@ test_expect_success 'a VM records (rr=record): its drops in its output, a replay
 	EOF
 	cat >"$T_TMP/b.sh" <<-\EOF
 	T=/sys/kernel/tracing
+	echo 256 > $T/buffer_size_kb
 	echo 1 > $T/events/skb/kfree_skb/enable
 	echo 1 > $T/tracing_on
 	nc -l -p 7001 > /dev/null
