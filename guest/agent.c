@@ -308,14 +308,17 @@ static void console_setup(void)
  * on; a command that reads the buffer itself writes 1 to tracing_on.
  *
  * A kernel with trace_printk() in it also expands the top buffer at boot
- * (1410 KB per CPU), and an idle buffer's size alone costs throughput under
- * TCG (Documentation/design/tracing-cost.md: UDP flood, untraced, 20000
- * datagrams under -icount, median send time 2.47 s with 4 KB against 2.63 s
- * with 1410 KB, 2.54 s with 64 KB). So it is cut to the minimum, a page
- * or two per CPU: trace-cmd record sets its own size (-b) when it records
- * there, and a command that reads the buffer itself writes buffer_size_kb
- * as it writes tracing_on. An unpatched kernel starts unexpanded, so both
- * kinds of kernel now run untraced with the same idle buffer.
+ * (1410 KB per CPU). With SLOB, tinyconfig's allocator, an idle buffer's size
+ * alone cost throughput on the NIC path (each of its pages has a small
+ * descriptor on SLOB's first-fit list; Documentation/design/tracing-cost.md:
+ * 20000 datagrams under -icount, 2.47 s with 4 KB against 2.63 s with
+ * 1410 KB). netlab's kernel now uses SLUB, where the size costs nothing, but
+ * a user's kernel may still use SLOB, and an idle buffer is memory taken from
+ * a small guest. So it is cut to the minimum, a page or two per CPU:
+ * trace-cmd record sets its own size (-b) when it records there, and a
+ * command that reads the buffer itself writes buffer_size_kb as it writes
+ * tracing_on. An unpatched kernel starts unexpanded, so both kinds of kernel
+ * run untraced with the same idle buffer.
  */
 #define AGENT_TOP_BUFFER_KB "4\n"
 

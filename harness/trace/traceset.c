@@ -604,13 +604,14 @@ unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, 
 	 * trace-cmd record streams each CPU's buffer to the file while the
 	 * traffic runs, and its reader kept up: a 16 KB buffer lost no event
 	 * under the UDP flood with the whole default set (per_cpu/cpu0/stats
-	 * overrun 0 of 279160 events read). A larger buffer costs throughput
-	 * by itself, traced or not: under TCG, a 256 MB guest with only
+	 * overrun 0 of 279160 events read). On a kernel with SLOB (tinyconfig's
+	 * allocator, netlab's until issue 19) a larger buffer also cost
+	 * throughput by itself, traced or not: a 256 MB guest with only
 	 * buffer_size_kb raised and tracing off kept 0.94 (1 MB), 0.73 (4 MB),
 	 * 0.47 (16 MB) and 0.23 (64 MB) of the UDP flood's packet rate
-	 * (Documentation/design/tracing-cost.md). So 1 MB per CPU, whatever
-	 * the set (the loss, if any, is reported as lost events), and never
-	 * more than an eighth of the guest's memory.
+	 * (Documentation/design/tracing-cost.md); with SLUB it costs nothing.
+	 * So 1 MB per CPU, whatever the set (the loss, if any, is reported as
+	 * lost events), and never more than an eighth of the guest's memory.
 	 */
 	unsigned long kb = TRACESET_BUFFER_KB;
 	unsigned long cap = (unsigned long)mem_mb * 1024 / 8 / (cpus ? cpus : 1);
