@@ -312,8 +312,8 @@ static void console_setup(void)
  * alone cost throughput on the NIC path (each of its pages has a small
  * descriptor on SLOB's first-fit list; Documentation/design/tracing-cost.md:
  * 20000 datagrams under -icount, 2.47 s with 4 KB against 2.63 s with
- * 1410 KB). netlab's kernel now uses SLUB, where the size costs nothing, but
- * a user's kernel may still use SLOB, and an idle buffer is memory taken from
+ * 1410 KB). With SLUB the size costs nothing, but netlab's kernel (tinyconfig)
+ * and users' small kernels use SLOB, and an idle buffer is memory taken from
  * a small guest. So it is cut to the minimum, a page or two per CPU:
  * trace-cmd record sets its own size (-b) when it records there, and a
  * command that reads the buffer itself writes buffer_size_kb as it writes

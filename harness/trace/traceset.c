@@ -605,7 +605,7 @@ unsigned int traceset_buffer_kb(const struct traceset *ts, unsigned int mem_mb, 
 	 * traffic runs, and its reader kept up: a 16 KB buffer lost no event
 	 * under the UDP flood with the whole default set (per_cpu/cpu0/stats
 	 * overrun 0 of 279160 events read). On a kernel with SLOB (tinyconfig's
-	 * allocator, netlab's until issue 19) a larger buffer also cost
+	 * allocator, netlab's kernel's) a larger buffer also cost
 	 * throughput by itself, traced or not: a 256 MB guest with only
 	 * buffer_size_kb raised and tracing off kept 0.94 (1 MB), 0.73 (4 MB),
 	 * 0.47 (16 MB) and 0.23 (64 MB) of the UDP flood's packet rate
