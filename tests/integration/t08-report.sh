@@ -199,7 +199,7 @@ guest_test() { # guest_test TITLE BODY
 }
 
 guest_test 'guest: receive buffer overflow reports SOCKET_RCVBUFF at the UDP enqueue, as many as the receiver lost' '
-	"$NETLAB" run --accel tcg -q --timeout 300 --append no_hash_pointers --out "$G" --exec "$GUEST_JOB"
+	"$NETLAB" run --accel tcg -q --timeout 900 --append no_hash_pointers --out "$G" --exec "$GUEST_JOB"
 	ls -l "$G/files"
 	"$NETLAB" report "$G" >"$T_TMP/g.out"
 	cat "$T_TMP/g.out"

@@ -241,7 +241,7 @@ VIRTIO=irq,poll_start,poll_end,rx_handoff,rx_refill,xmit,tx_done,tx_clean
 run_traffic() { # run_traffic NAME NETLAB-RUN-OPTIONS...
 	local name=$1
 	shift
-	"$NETLAB" run --accel tcg --timeout 150 --append no_hash_pointers "$@" --out "$T_TMP/$name" --exec "$(guest_script)" >"$T_TMP/$name.out" 2>&1 ||
+	"$NETLAB" run --accel tcg --timeout 600 --append no_hash_pointers "$@" --out "$T_TMP/$name" --exec "$(guest_script)" >"$T_TMP/$name.out" 2>&1 ||
 		{ cat "$T_TMP/$name.out"; return 1; }
 	test -s "$T_TMP/$name/files/trace.txt"
 	n=$(grep -c "netlab_drv: " "$T_TMP/$name/files/trace.txt") || true
@@ -267,7 +267,7 @@ test_if "$no_guest" 'loop e1000 + virtio-net: e1000 writes every event, well for
 # idle buffer's size alone costs throughput under TCG, and trace_printk()
 # in the kernel expands it at boot (1410 KB).
 test_if "$no_guest" 'an untraced run: top buffer off and at its minimum; the driver lines write nothing' '
-	"$NETLAB" run --accel tcg --timeout 120 --out "$T_TMP/off" --exec "
+	"$NETLAB" run --accel tcg --timeout 600 --out "$T_TMP/off" --exec "
 		T=/sys/kernel/tracing
 		echo on=\$(cat \$T/tracing_on) kb=\$(cat \$T/buffer_size_kb)
 		ping -c 5 -i 0.05 198.18.0.2 > /dev/null

@@ -130,7 +130,7 @@ test_expect_success 'a VM records (rr=record): its drops in its output, a replay
 	grep kfree_skb: $T/trace | sed "s/.*location=\([^ ]*\).*reason: \([A-Z_]*\).*/\1 \2/" > /tmp/drops
 	echo "drop sequence md5: $(md5sum < /tmp/drops)"
 	EOF
-	"$NETLAB" run --topology pair --record=b --append no_hash_pointers --timeout 120 \
+	"$NETLAB" run --topology pair --record=b --append no_hash_pointers --timeout 600 \
 		-o "$T_TMP/rec" -q --exec "$(cat "$T_TMP/a.sh")" --peer-exec "$(cat "$T_TMP/b.sh")" \
 		2>"$T_TMP/rec.err" || { cat "$T_TMP/rec.err"; false; }
 	test -s "$T_TMP/rec/vm-b/replay.bin"
@@ -229,7 +229,7 @@ test_expect_success 'a third replay steps one instruction on and back with rever
 	monitor info replay
 	kill
 	EOF
-	"$NETLAB" gdb --replay --batch "$T_TMP/rev.gdb" --timeout 100 "$T_TMP/rec" \
+	"$NETLAB" gdb --replay --batch "$T_TMP/rev.gdb" --timeout 600 "$T_TMP/rec" \
 		2>"$T_TMP/replay3.err" || true
 	r=$(grep -o "instruction count = [0-9]*" "$T_TMP/rec/vm-b/replay-3/gdb.log" | tr "\n" " ")
 	echo "replay 3: $r"

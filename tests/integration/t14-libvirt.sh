@@ -128,7 +128,7 @@ fi
 
 test_expect_success 'pair topology through libvirt: the two domains talk over UDP' '
 	d=$T_TMP/pair
-	"$NETLAB" run --backend libvirt --topology pair --timeout 120 --out "$d" \
+	"$NETLAB" run --backend libvirt --topology pair --timeout 600 --out "$d" \
 		--exec "ping -c 3 198.18.0.2 | grep -c ttl=" >"$T_TMP/pair.out" 2>&1 ||
 		{ cat "$T_TMP/pair.out"; false; }
 	test "$(cat "$d/vm-a/stdout")" = 3

@@ -56,7 +56,7 @@ test_expect_success 'bad input exits 2 naming it, before any guest' '
 TESTS="net:reuseport_dualstack net:reuseaddr_conflict net:drop_monitor_tests.sh net:tls"
 
 test_expect_success 'netlab selftests: each test in its own guest, pass and skip, exit 0' '
-	rc=0; "$NETLAB" selftests -j 2 --timeout 120 -o "$T_TMP/s" $TESTS >"$T_TMP/s.out" 2>"$T_TMP/s.err" || rc=$?
+	rc=0; "$NETLAB" selftests -j 2 --timeout 600 -o "$T_TMP/s" $TESTS >"$T_TMP/s.out" 2>"$T_TMP/s.err" || rc=$?
 	cat "$T_TMP/s.out"; tail -5 "$T_TMP/s.err"
 	test $rc = 0
 	grep -Eq "^net:reuseport_dualstack +pass " "$T_TMP/s.out"
