@@ -306,7 +306,7 @@ static int build_selftest(struct step_ctx *x, const char *run_dir)
 {
 	struct bisect_step *s = x->s;
 	const char *colon = strchr(x->c->selftest, ':');
-	char *bin = exe_dir(), *script = xasprintf("%s/../harness/ksft-build.sh", bin);
+	char *script = ksft_build_script();
 	char *target = xasprintf("%.*s", (int)(colon - x->c->selftest), x->c->selftest);
 	char *out_dir = xasprintf("%s/ksft", run_dir), *log = xasprintf("%s/ksft-build.log", s->dir);
 	char *inst = xasprintf("%s/install", out_dir), *why = NULL;
@@ -341,7 +341,6 @@ static int build_selftest(struct step_ctx *x, const char *run_dir)
 	free(out_dir);
 	free(target);
 	free(script);
-	free(bin);
 	return ret ? -1 : 0;
 }
 

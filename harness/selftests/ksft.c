@@ -15,8 +15,7 @@
 #include "lib/util.h"
 #include "selftests/ksft.h"
 
-/* The ksft-build.sh of this netlab: $NETLAB_KSFT_BUILD, else BIN/../harness/. */
-static char *build_script(void)
+char *ksft_build_script(void)
 {
 	const char *env = getenv("NETLAB_KSFT_BUILD");
 	char *bin, *p;
@@ -82,7 +81,7 @@ static char *script_error(const char *log)
 int ksft_build(const char *ksrc, const char *const *targets, size_t n_targets,
 	       const char *outdir, char **install, char **err)
 {
-	char *script = build_script(), *dir = outdir ? xstrdup(outdir)
+	char *script = ksft_build_script(), *dir = outdir ? xstrdup(outdir)
 						       : ksft_cache_dir(ksrc, targets, n_targets);
 	char *log = NULL, *msg = NULL;
 	struct argv a;

@@ -53,6 +53,13 @@ int ksft_build(const char *ksrc, const char *const *targets, size_t n_targets,
 	       const char *outdir, char **install, char **err);
 
 /*
+ * ksft_build_script() - the ksft-build.sh this netlab runs: $NETLAB_KSFT_BUILD,
+ * else BIN/../harness/ksft-build.sh. Caller frees. (netlab bisect --selftest
+ * runs it under its own interrupt and log handling.)
+ */
+char *ksft_build_script(void);
+
+/*
  * ksft_cache_dir() - the OUTDIR ksft_build() uses for @ksrc and @targets
  * when given none. Caller frees.
  */
