@@ -9,7 +9,10 @@ S=$TOP/tests/integration/scenarios
 # minutes of a 2-core machine, the largest part of the CI budget. The default
 # run takes every scenario that is not a matrix, and of each matrix a sample
 # where every NIC model meets every direction and every value of every other
-# axis appears (paths-udp's 4 sizes, paths-rr's 2 protocols): 32 cases.
+# axis appears (paths-udp's 4 sizes, paths-rr's 2 protocols): 29 cases.
+# paths-rr takes one direction per model: every transaction crosses B's NIC
+# both ways (request in, response out, or the reverse), so the direction
+# only swaps client and server.
 # NETLAB_SLOW_TESTS=1 runs all 65, as make regress does.
 suite_cases() {
 	"$NETLAB" regress --list | awk '$1 !~ /\[/ { print $1 }'
@@ -17,7 +20,9 @@ suite_cases() {
 	for n in e1000 e1000e virtio-net; do
 		for d in 'A>B' 'B>A'; do
 			echo "paths-udp[nic.B=$n,direction=$d,size=${sizes[$((i % 4))]}]"
-			echo "paths-rr[nic.B=$n,direction=$d,proto=${protos[$(((i + i / 2) % 2))]}]"
+			# e1000 A>B tcp, e1000e B>A udp, virtio-net A>B tcp
+			[ $((i % 2)) = $((i / 2 % 2)) ] &&
+				echo "paths-rr[nic.B=$n,direction=$d,proto=${protos[$((i / 2 % 2))]}]"
 			i=$((i + 1))
 		done
 		# the bulk matrices: each NIC model in both directions, each matrix too
