@@ -285,12 +285,25 @@ static bool recover_lost(struct lv_vm *v)
 	if (v->dom)
 		virDomainFree(v->dom);
 	v->dom = virDomainLookupByUUID(v->c->conn, v->uuid);
-	if (v->dom && virDomainDestroy(v->dom) == 0) {
-		v->killed = true;
-	} else if (v->dom && virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) {
-		/* It went between the lookup and the destroy (seen once). */
-		virDomainFree(v->dom);
-		v->dom = NULL;
+	/*
+	 * The new daemon may still be reconnecting to that QEMU (a job that
+	 * holds the domain): a destroy can then fail on its state lock. Try
+	 * again for a while rather than leave the QEMU running.
+	 */
+	for (double until = now_s() + LV_RECONNECT_S; v->dom;) {
+		if (virDomainDestroy(v->dom) == 0) {
+			v->killed = true;
+			break;
+		}
+		if (virGetLastErrorCode() == VIR_ERR_NO_DOMAIN) {
+			/* It went between the lookup and the destroy (seen once). */
+			virDomainFree(v->dom);
+			v->dom = NULL;
+			break;
+		}
+		if (now_s() >= until || lv_conn_lost(v->c))
+			break;
+		usleep(250000);
 	}
 	v->recovered = xasprintf("%.3f: connected again, domain %s%s", now_s() - v->t0,
 				 !v->dom ? "gone" : v->killed ? "still there: destroyed"

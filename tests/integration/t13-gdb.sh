@@ -73,7 +73,8 @@ test_expect_success 'a [gdb] script that hangs is ended at its timeout; the chec
 	cat "$T_TMP/hang.out"
 	echo "rc=$rc in $(( $(date +%s) - t0 )) s"
 	test $rc = 1
-	test $(( $(date +%s) - t0 )) -lt 90
+	# The script sleeps 600 s: well under that, it was ended at its timeout.
+	test $(( $(date +%s) - t0 )) -lt 400
 	run=$T_TMP/hang/out/hang/run-1
 	test "$(cat "$run/gdb.exit")" = 124
 	test "$(json_get "$run/result.json" verdict)" = ok
