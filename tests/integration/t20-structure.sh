@@ -32,4 +32,24 @@ test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 li
 	! test -s "$T_TMP/big"
 '
 
+# Files that share a host resource must share a lane (tests/run-integration.sh):
+# libvirtd (t17 restarts it) and the bisect-test histories in the cache.
+test_expect_success 'every test file that uses libvirtd or a cached bisect-test history is in its lane group' '
+	groups=$(sed -n "/^declare -A GROUP=/,/)\$/p" tests/run-integration.sh)
+	echo "$groups" | grep -q "\[t14\]=libvirt"
+	bad=
+	for f in tests/integration/t[0-9]*.sh; do
+		k=$(basename "$f" | cut -c1-3)
+		[ "$k" != t20 ] || continue	# this file names them, to look for them
+		if grep -q "virsh" "$f" && ! echo "$groups" | grep -q "\[$k\]=libvirt"; then
+			bad="$bad $k:libvirt"
+		fi
+		if grep -q "bisect-test/" "$f" && ! echo "$groups" | grep -q "\[$k\]=history"; then
+			bad="$bad $k:history"
+		fi
+	done
+	echo "not in their group:$bad"
+	test -z "$bad"
+'
+
 test_done
