@@ -130,8 +130,6 @@ struct topo {
 	char err[ERRLEN];		/* what failed */
 };
 
-static int link_set(struct topo *t, const char *netns, const char *name, const char *newname);
-
 /*
  * Root namespace: write the sysctls not written yet. A missing file (ENOENT: it
  * may name an interface renamed or moved later) stays pending; any other error
@@ -267,58 +265,6 @@ static int netns_create(struct topo *t, const char *netns)
 	return 0;
 }
 
-/*
- * Find NIC @i by MAC, rename it to its ifname (moving a holder of that name out
- * of the way) and move it into its netns. Its final name goes to t->names[i].
- */
-static int nic_place(struct topo *t, size_t i)
-{
-	const struct job_nic *nic = &t->a->job.nics[i];
-	char cur[IFNAMSIZ], tmp[IFNAMSIZ], *name = t->names[i];
-
-	if (!nic->mac || nic_find(nic->mac, cur)) {
-		char why[320];
-
-		if (nic->mac && nic->model && agent_nic_unbound("/sys", nic->model, why, sizeof(why)) == 1)
-			snprintf(t->err, ERRLEN,
-				 "nic %s: no interface with MAC '%s': %s; hint: pass the kernel's modules (netlab run --modules DIR), or build the driver in (=y)",
-				 nic->id, nic->mac, why);
-		else
-			snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,
-				 nic->mac ? nic->mac : "(no nic.<ID>.mac key)");
-		return -1;
-	}
-	if (nic->ifname && (!*nic->ifname || strlen(nic->ifname) >= IFNAMSIZ)) {
-		snprintf(t->err, ERRLEN, "nic %s: bad ifname '%s'", nic->id, nic->ifname);
-		return -1;
-	}
-	strcpy(name, nic->ifname ? nic->ifname : cur);
-	if (strcmp(cur, name)) {
-		snprintf(tmp, sizeof(tmp), "netlab%u", (unsigned int)(i % 1000));
-		if (iface_exists(name) && link_set(t, NULL, name, tmp))
-			return -1;
-		if (link_set(t, NULL, cur, name))
-			return -1;
-	}
-	if (!nic->netns || !*nic->netns)
-		return 0;
-	if (netns_create(t, nic->netns))
-		return -1;
-	return run_ip(t->err, NULL, "link", "set", "dev", name, "netns", nic->netns, NULL);
-}
-
-/* Addresses (IPv6 without DAD, usable at once). */
-static int nic_addresses(const struct job_nic *nic, const char *name, char *err)
-{
-	const char *ns = nic->netns;
-
-	if (nic->ipv4 && run_ip(err, ns, "addr", "add", nic->ipv4, "dev", name, NULL))
-		return -1;
-	if (nic->ipv6 && run_ip(err, ns, "addr", "add", nic->ipv6, "dev", name, "nodad", NULL))
-		return -1;
-	return 0;
-}
-
 /* A netlink socket of network namespace @netns (it stays bound to it). Return fd or -errno. */
 static int netns_rtnl_socket(const struct agent *a, const char *netns)
 {
@@ -425,6 +371,58 @@ static int link_set(struct topo *t, const char *netns, const char *name, const c
 			 netns && *netns ? " in netns " : "", netns ? netns : "", strerror(-ret));
 	agent_say("%s", t->err);
 	return -1;
+}
+
+/*
+ * Find NIC @i by MAC, rename it to its ifname (moving a holder of that name out
+ * of the way) and move it into its netns. Its final name goes to t->names[i].
+ */
+static int nic_place(struct topo *t, size_t i)
+{
+	const struct job_nic *nic = &t->a->job.nics[i];
+	char cur[IFNAMSIZ], tmp[IFNAMSIZ], *name = t->names[i];
+
+	if (!nic->mac || nic_find(nic->mac, cur)) {
+		char why[320];
+
+		if (nic->mac && nic->model && agent_nic_unbound("/sys", nic->model, why, sizeof(why)) == 1)
+			snprintf(t->err, ERRLEN,
+				 "nic %s: no interface with MAC '%s': %s; hint: pass the kernel's modules (netlab run --modules DIR), or build the driver in (=y)",
+				 nic->id, nic->mac, why);
+		else
+			snprintf(t->err, ERRLEN, "nic %s: no interface with MAC '%s'", nic->id,
+				 nic->mac ? nic->mac : "(no nic.<ID>.mac key)");
+		return -1;
+	}
+	if (nic->ifname && (!*nic->ifname || strlen(nic->ifname) >= IFNAMSIZ)) {
+		snprintf(t->err, ERRLEN, "nic %s: bad ifname '%s'", nic->id, nic->ifname);
+		return -1;
+	}
+	strcpy(name, nic->ifname ? nic->ifname : cur);
+	if (strcmp(cur, name)) {
+		snprintf(tmp, sizeof(tmp), "netlab%u", (unsigned int)(i % 1000));
+		if (iface_exists(name) && link_set(t, NULL, name, tmp))
+			return -1;
+		if (link_set(t, NULL, cur, name))
+			return -1;
+	}
+	if (!nic->netns || !*nic->netns)
+		return 0;
+	if (netns_create(t, nic->netns))
+		return -1;
+	return run_ip(t->err, NULL, "link", "set", "dev", name, "netns", nic->netns, NULL);
+}
+
+/* Addresses (IPv6 without DAD, usable at once). */
+static int nic_addresses(const struct job_nic *nic, const char *name, char *err)
+{
+	const char *ns = nic->netns;
+
+	if (nic->ipv4 && run_ip(err, ns, "addr", "add", nic->ipv4, "dev", name, NULL))
+		return -1;
+	if (nic->ipv6 && run_ip(err, ns, "addr", "add", nic->ipv6, "dev", name, "nodad", NULL))
+		return -1;
+	return 0;
 }
 
 /*
