@@ -10,7 +10,7 @@ start_long_run() {
 	"$NETLAB" run --accel tcg --timeout 600 --out "$1" --exec "echo running; sleep 600" \
 		>/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 1 120); do
+	for _ in $(seq 1 480); do
 		grep -qx running "$1/stdout" 2>/dev/null && return 0
 		sleep 0.5
 	done
@@ -24,7 +24,7 @@ for sig in INT TERM KILL; do
 		pgrep -f -- "$d/" >/dev/null
 		kill -'"$sig"' $pid
 		wait $pid || true
-		for _ in $(seq 1 20); do no_process_with "$d/" && break; sleep 0.5; done
+		for _ in $(seq 1 60); do no_process_with "$d/" && break; sleep 0.5; done
 		no_process_with "$d/"
 		grep -q "Linux version" "$d/console.log"
 		test -s "$d/cmdline"

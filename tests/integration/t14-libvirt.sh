@@ -26,7 +26,7 @@ staged() { virsh -c "$URI" vol-list netlab-stage 2>/dev/null | awk "NR>2 {print 
 # Wait up to 20 s until no domain of the runs under DIR... is left, nor their files.
 nothing_left() {
 	local n; n=$(names_of "$@"); test -n "$n" || { echo "no domain.xml under $*"; return 1; }
-	for _ in $(seq 1 40); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
+	for _ in $(seq 1 120); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
 	test -z "$(listed $n)" && test -z "$(staged $n)" || { listed $n; staged $n; return 1; }
 }
 metric() { jq -r ".scenarios[] | select(.name == \"$2\") | .median[\"$3\"]" "$1/summary.json"; }
@@ -179,12 +179,12 @@ test_expect_success 'SIGKILL to netlab run or to regress mid-run: no domain left
 	"$NETLAB" run --backend libvirt --timeout 600 --out "$T_TMP/k1" --exec "echo up; sleep 600" \
 		>/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 1 120); do grep -qx up "$T_TMP/k1/stdout" 2>/dev/null && break; sleep 0.5; done
+	for _ in $(seq 1 480); do grep -qx up "$T_TMP/k1/stdout" 2>/dev/null && break; sleep 0.5; done
 	grep -qx up "$T_TMP/k1/stdout"
 	n=$(names_of "$T_TMP/k1")
 	test -n "$(listed $n)"
 	kill -KILL $pid; wait $pid || true
-	for _ in $(seq 1 40); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
+	for _ in $(seq 1 120); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
 	test -z "$(listed $n)"
 	test -n "$(staged $n)"		# staged files of the killed run ...
 	"$NETLAB" run --backend libvirt --out "$T_TMP/k2" --exec true >/dev/null 2>&1
@@ -193,17 +193,17 @@ test_expect_success 'SIGKILL to netlab run or to regress mid-run: no domain left
 	"$NETLAB" regress --connect "$URI" --connect "$URI2" -j 1 --repeat 2 --out "$T_TMP/k3" \
 		udp-clean >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 1 120); do
+	for _ in $(seq 1 480); do
 		[ "$(names_of "$T_TMP/k3" 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.5
 	done
 	n=$(names_of "$T_TMP/k3")
 	test "$(echo "$n" | wc -l)" -ge 2
-	for _ in $(seq 1 120); do [ "$(listed $n | wc -l)" -ge 2 ] && break; sleep 0.5; done
+	for _ in $(seq 1 480); do [ "$(listed $n | wc -l)" -ge 2 ] && break; sleep 0.5; done
 	test "$(listed $n | wc -l)" -ge 2
 	kill -KILL $pid; wait $pid || true
-	for _ in $(seq 1 40); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
+	for _ in $(seq 1 120); do [ -z "$(listed $n)" ] && break; sleep 0.5; done
 	test -z "$(listed $n)"
-	for _ in $(seq 1 20); do no_process_with "$T_TMP/k3" && break; sleep 0.5; done
+	for _ in $(seq 1 60); do no_process_with "$T_TMP/k3" && break; sleep 0.5; done
 	no_process_with "$T_TMP/k3"
 '
 

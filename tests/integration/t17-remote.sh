@@ -54,7 +54,7 @@ EOF
 chmod +x "$T_TMP/bin/ssh"
 export PATH=$T_TMP/bin:$PATH
 SSH_URI="qemu+ssh://root@127.0.0.1:$PORT/system?keyfile=$T_TMP/id&no_tty=1"
-for _ in $(seq 1 50); do virsh -c "$SSH_URI" version >/dev/null 2>&1 && break; sleep 0.1; done
+for _ in $(seq 1 300); do virsh -c "$SSH_URI" version >/dev/null 2>&1 && break; sleep 0.1; done
 virsh -c "$SSH_URI" version >/dev/null 2>"$T_TMP/virsh.err" ||
 	{ cat "$T_TMP/virsh.err" "$T_TMP/sshd.log"; echo "qemu+ssh to the test's sshd does not work"; exit 1; }
 
@@ -64,9 +64,9 @@ gone() {
 	! virsh -c "$URI" list --all --name | grep -qx "$1" && ! pgrep -f -- "guest=$1[, ]" >/dev/null
 }
 wait_gone() {
-	for _ in $(seq 1 40); do gone "$1" && return 0; sleep 0.5; done
+	for _ in $(seq 1 120); do gone "$1" && return 0; sleep 0.5; done
 	gone "$1" && return 0
-	echo "left after 20 s: $1"; virsh -c "$URI" list --all; pgrep -af -- "guest=$1[, ]"; return 1
+	echo "left after 60 s: $1"; virsh -c "$URI" list --all; pgrep -af -- "guest=$1[, ]"; return 1
 }
 # Start `netlab run` on URI $1 into DIR $2 in the background (pid in $run_pid);
 # return once the guest's command runs (the status port said "exec") and its
@@ -75,7 +75,7 @@ start_run() {
 	"$NETLAB" run --connect "$1" --timeout 300 --out "$2" --exec "echo up; sleep 300" \
 		>"$2.out" 2>&1 &
 	run_pid=$!
-	for _ in $(seq 1 240); do
+	for _ in $(seq 1 960); do
 		grep -q "^exec " "$2/status" 2>/dev/null && grep -qx up "$2/stdout" && return 0
 		sleep 0.25
 	done
@@ -155,7 +155,7 @@ else test_expect_success "$T" '
 	"$NETLAB" regress --connect "$URI" -j 1 --out "$T_TMP/rs" udp-clean udp-rcvbuf-overflow \
 		>"$T_TMP/rs.out" 2>"$T_TMP/rs.err" &
 	pid=$!
-	for _ in $(seq 1 240); do
+	for _ in $(seq 1 960); do
 		f=$(find "$T_TMP/rs" -name status 2>/dev/null | head -n 1)
 		[ -n "$f" ] && grep -q "^exec " "$f" && break; sleep 0.25
 	done
@@ -165,7 +165,7 @@ else test_expect_success "$T" '
 	# QEMU survives and the new daemon takes it back (with SIGTERM it
 	# mostly ends it, not always): netlab must destroy it itself.
 	kill -KILL $(pgrep -x libvirtd)
-	for _ in $(seq 1 100); do pgrep -x libvirtd >/dev/null || break; sleep 0.1; done
+	for _ in $(seq 1 300); do pgrep -x libvirtd >/dev/null || break; sleep 0.1; done
 	pgrep -f -- "guest=$name[, ]" >/dev/null
 	"$TOP/ci/libvirtd.sh" >/dev/null
 	t0=$(date +%s%N)

@@ -15,7 +15,7 @@ start_run() {
 	shift
 	"$NETLAB" run --accel tcg --out "$d" "$@" >"$d.out" 2>"$d.err" &
 	pid=$!
-	for _ in $(seq 1 240); do
+	for _ in $(seq 1 480); do
 		grep -qx running "$d/stdout" 2>/dev/null && return 0
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.5
@@ -103,7 +103,7 @@ test_expect_success 'a guest that floods its console: ok, the whole log on disk,
 
 test_expect_success 'a guest that stops answering (QEMU stopped): timeout at --timeout, QEMU gone' '
 	d=$T_TMP/frozen
-	start_run "$d" --timeout 40 --exec "echo running; sleep 600"
+	start_run "$d" --timeout 60 --exec "echo running; sleep 600"
 	kill -STOP $(qemu_of "$d")
 	wait_rc "$d"
 	test $rc = 1
@@ -184,7 +184,7 @@ test_expect_success 'the disk fills during a suite: that run infra-error, the ne
 	"$NETLAB" regress -j 1 --out "$s" "$TOP/tests/regress/udp-clean.scn" "$TOP/tests/regress/tcp-stream.scn" \
 		>"$T_TMP/suite.out" 2>"$T_TMP/suite.err" &
 	pid=$!
-	for _ in $(seq 1 240); do
+	for _ in $(seq 1 480); do
 		grep -q "^exec " "$s"/udp-clean/run-1/status 2>/dev/null && break
 		sleep 0.5
 	done

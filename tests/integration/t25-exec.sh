@@ -41,7 +41,7 @@ share = mytests
 [exec]
 run = ./udp-tcp.sh
 netns = a
-timeout = 60s
+timeout = 300s
 ktap = yes
 
 [checks]
