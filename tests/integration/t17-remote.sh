@@ -131,8 +131,9 @@ ssh_signalled() {
 	grep -q "Linux version" "$1/console.log"
 	test -s "$1/domain.xml"
 	grep -q "^recovered .*connected again" "$1/libvirt.log"
-	# Nominal: at once (EOF) or 8 s (keepalive); the run's own timeout is 300 s.
-	test $t -lt 60000
+	# Nominal: at once (EOF) or 25-30 s (keepalive: 5 s, 5 missed); the
+	# run's own timeout is 300 s.
+	test $t -lt 120000
 	wait_gone "$name"
 }
 
@@ -140,7 +141,7 @@ test_expect_success 'the ssh client killed mid-run: infra-error within seconds, 
 	ssh_signalled "$T_TMP/cut" KILL "end of file"
 '
 
-test_expect_success 'the ssh client stopped (a hung link): keepalive ends the run infra-error within seconds' '
+test_expect_success 'the ssh client stopped (a hung link): keepalive ends the run infra-error well before its timeout' '
 	ssh_signalled "$T_TMP/hung" STOP "no keepalive answer"
 '
 
@@ -181,7 +182,7 @@ else test_expect_success "$T" '
 	# Once connected again netlab destroys the domain the new daemon took
 	# back. Or the new daemon ends that QEMU itself (SIGTERM from libvirtd,
 	# "shutting down, reason=daemon" in its qemu log; libvirt 9.0, 1 run of
-	# 4 beside another test's guests): then it is gone, which is no leak.
+	# 4 beside the guests of another test): then it is gone, which is no leak.
 	# Either way netlab must have looked ("not destroyed" fails), and
 	# wait_gone below checks that no QEMU is left.
 	grep -Eq "^recovered [0-9.]+: connected again, domain (still there: destroyed|gone)$" \
