@@ -53,12 +53,14 @@ test_skip() {
 # Skip the whole file (a prerequisite is missing that the test cannot install).
 skip_all() {
 	echo "1..0 # SKIP $T_NAME: $1"
+	[ -z "${NETLAB_TEST_PLAN:-}" ] || echo planned >"$NETLAB_TEST_PLAN"
 	[ -n "${NETLAB_TEST_TOTALS:-}" ] && echo "0 0 1" >>"$NETLAB_TEST_TOTALS"
 	exit 0
 }
 
 test_done() {
 	echo "1..$t_n"
+	[ -z "${NETLAB_TEST_PLAN:-}" ] || echo planned >"$NETLAB_TEST_PLAN"
 	[ -n "${NETLAB_TEST_TOTALS:-}" ] && echo "$t_pass $t_fail $t_skip" >>"$NETLAB_TEST_TOTALS"
 	[ $t_fail = 0 ]
 }

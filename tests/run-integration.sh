@@ -37,10 +37,19 @@ ncpu=$(nproc 2>/dev/null || echo 1)
 [ "$lanes" -le $# ] || lanes=$#
 
 run_file() { # run_file FILE: its output, then its time
-	local t0=$(date +%s)
+	local t0=$(date +%s) plan rc
 	echo "# $1"
-	bash "$1"
-	local rc=$?
+	# A file that dies before its plan (a syntax error, a crash, a kill)
+	# counts as a failure of its own: its tests never said "not ok".
+	plan=$(mktemp)
+	NETLAB_TEST_PLAN=$plan bash "$1"
+	rc=$?
+	if ! [ -s "$plan" ]; then
+		echo "not ok - $1: the file ended (exit $rc) before its plan"
+		[ -z "${NETLAB_TEST_TOTALS:-}" ] || echo "0 1 0" >>"$NETLAB_TEST_TOTALS"
+		rc=1
+	fi
+	rm -f "$plan"
 	# what each file costs: the CI budget is spent here
 	echo "# $1: $(($(date +%s) - t0)) s"
 	return $rc

@@ -52,4 +52,16 @@ test_expect_success 'every test file that uses libvirtd or a cached bisect-test 
 	test -z "$bad"
 '
 
+# A test file that does not parse dies before its plan (tests/run-integration.sh
+# then fails it); this names it before anything boots.
+test_expect_success 'every shell script of the tree parses (bash -n)' '
+	bad=
+	for f in $(git ls-files); do
+		[ -f "$f" ] && head -n 1 "$f" | grep -Eq "^#!.*(bash|/sh)" || continue
+		bash -n "$f" 2>>"$T_TMP/parse" || bad="$bad $f"
+	done
+	cat "$T_TMP/parse"
+	test -z "$bad"
+'
+
 test_done
