@@ -29,9 +29,12 @@
  * LV_KEEPALIVE_S * (LV_KEEPALIVE_N + 1) s; one that closed (EOF) is seen
  * at once. netlab then connects again for LV_RECONNECT_S at most, to clean
  * up: a restarted libvirtd keeps the domains whose QEMU survived it.
+ * libvirtd.conf's defaults (5 s, 5 missed): with 2 s and 3, on a loaded
+ * host (load 7 on 2 CPUs, CI) a domain's creation failed "connection
+ * closed due to keepalive timeout" (dead after 6-8 s of silence).
  */
-#define LV_KEEPALIVE_S 2
-#define LV_KEEPALIVE_N 3
+#define LV_KEEPALIVE_S 5
+#define LV_KEEPALIVE_N 5
 #define LV_RECONNECT_S 20.0
 
 struct lv_conn {
