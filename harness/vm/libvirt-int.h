@@ -15,12 +15,13 @@
 
 #include "vm/libvirt.h"
 
-/* After a domain ends, how long its streams may take to drain. */
-#define LV_DRAIN_S 10.0
+/* After a domain ends, how long its streams may take to drain (over ssh, on a
+ * loaded host, the last data can lag): a stream cut there is an error. */
+#define LV_DRAIN_S 30.0
 #define LV_GONE_S 15.0	/* for a transient domain to leave libvirt once its QEMU exited */
 /* Once the guest said "poweroff", its ports are drained when their streams
  * have been quiet this long: every byte it wrote had left QEMU by then. */
-#define LV_QUIET_MS 100
+#define LV_QUIET_MS 500	/* was 100: a files.tar over ssh came cut once at load 8 (cause unseen) */
 /* The status port's index in qemu_guest_ports, +1 for the console. */
 #define LV_STATUS_STREAM 3
 /*

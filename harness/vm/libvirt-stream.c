@@ -128,6 +128,10 @@ void lv_streams_drain(struct lv_vm *v)
 		if (!__atomic_load_n(&s->done, __ATOMIC_ACQUIRE)) {
 			virStreamEventRemoveCallback(s->st);
 			virStreamAbort(s->st);
+			/* What it brought is kept, but it may be cut: say so. */
+			if (!s->error && v->ended && !v->killed)
+				s->error = xasprintf("no end %.0f s after the domain ended (%llu bytes came)",
+						     LV_DRAIN_S, s->bytes);
 		}
 		s->running = false;
 	}
