@@ -36,12 +36,17 @@ ncpu=$(nproc 2>/dev/null || echo 1)
 [ "$lanes" -le "$ncpu" ] || lanes=$ncpu
 [ "$lanes" -le $# ] || lanes=$#
 
+# Each file's log and plan mark (one directory, removed however we end).
+out=$(mktemp -d "${TMPDIR:-/tmp}/netlab-integration.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+
 run_file() { # run_file FILE: its output, then its time
 	local t0=$(date +%s) plan rc
 	echo "# $1"
 	# A file that dies before its plan (a syntax error, a crash, a kill)
 	# counts as a failure of its own: its tests never said "not ok".
-	plan=$(mktemp)
+	plan=$out/$(basename "$1").plan
+	rm -f "$plan"
 	NETLAB_TEST_PLAN=$plan bash "$1"
 	rc=$?
 	if ! [ -s "$plan" ]; then
@@ -49,7 +54,6 @@ run_file() { # run_file FILE: its output, then its time
 		[ -z "${NETLAB_TEST_TOTALS:-}" ] || echo "0 1 0" >>"$NETLAB_TEST_TOTALS"
 		rc=1
 	fi
-	rm -f "$plan"
 	# what each file costs: the CI budget is spent here
 	echo "# $1: $(($(date +%s) - t0)) s"
 	return $rc
@@ -80,8 +84,6 @@ while read -r cost u; do
 	lane_cost[best]=$((lane_cost[best] + cost))
 done < <(for u in "${!unit_files[@]}"; do echo "${unit_cost[$u]} $u"; done | sort -k1,1nr -k2,2)
 
-out=$(mktemp -d "${TMPDIR:-/tmp}/netlab-integration.XXXXXX")
-trap 'rm -rf "$out"' EXIT
 # A lane runs in the background, where a non-interactive shell ignores
 # SIGINT: ^C and SIGTERM reach the test files (whose EXIT traps end their
 # guests) only through us, so the whole tree of each lane gets SIGTERM.
