@@ -32,11 +32,12 @@ usage() { die "usage: regen.sh work DIR [PATH...] | export DIR | check [KSRC]"; 
 
 series_patches() { find "$here" -name '*.patch' | sort; }
 
-# Paths (relative to the kernel tree) that the series touch.
+# Paths (relative to the kernel tree) that the series touch, but not those
+# a patch creates (its "--- /dev/null"): the pristine tree has no such file.
 touched() {
 	local p
 	for p in $(series_patches); do
-		sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p"
+		awk '/^--- / { from = $2 } /^\+\+\+ b\// && from != "/dev/null" { sub(/^b\//, "", $2); print $2 }' "$p"
 	done | sort -u
 }
 

@@ -137,12 +137,14 @@ if [ ! -d "$ksrc" ] || [ "$(cat "$build/src.id" 2>/dev/null)" != "$srcid" ]; the
 	rm -f "$build/patched-files"
 fi
 # patch_files PATCH...: the files they touch. pristine FILE...: the tree's own
-# copy again, unshared from the hard-linked one, with a new mtime.
+# copy again, unshared from the hard-linked one, with a new mtime; a file the
+# tree does not have (a patch created it) is removed.
 patch_files() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$@"; }
 pristine() {
 	local f
 	for f in "$@"; do
-		if [ -f "$src/$f" ]; then rm -f "$ksrc/$f"; cp "$src/$f" "$ksrc/$f"; fi
+		rm -f "$ksrc/$f"
+		if [ -f "$src/$f" ]; then cp "$src/$f" "$ksrc/$f"; fi
 	done
 }
 # The files the last build patched are pristine again (a patch removed since,

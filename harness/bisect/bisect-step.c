@@ -109,13 +109,15 @@ static const char module_build_sh[] =
 	" \"$m\"/*.c | head -1)\n"
 	"[ -n \"$drv\" ] || fail \"no 'char X_driver_name[] = \\\"NAME\\\";' in the module's .c files\"\n"
 	/* The instrumentation series of DRIVER (kbuild.sh's), with paths cut to
-	 * the module's flat tree: its netlab_drv lines, as the built-in has. */
+	 * the module's flat tree and without its Makefile hunks (the module has
+	 * its own Kbuild): its netlab_drv lines, as the built-in has. */
 	"series=${DRIVER_PATCHES:-$(dirname \"$kbuild\")/../driver-patches}/$drv\n"
 	"if [ \"${DRIVER_PATCHES:-}\" != none ] && ls \"$series\"/*.patch >/dev/null 2>&1; then\n"
 	"	for p in \"$series\"/*.patch; do\n"
 	"		lvl=$(($(sed -n 's|^+++ b/||p' \"$p\" | head -1 | tr -cd / | wc -c) + 1))\n"
-	"		if ! patch -d \"$m\" -p$lvl --forward --batch --no-backup-if-mismatch"
-	" --reject-file=- <\"$p\" >&2; then\n"
+	"		if ! awk '/^diff --git / { skip = $NF ~ /\\/Makefile$/ } !skip' \"$p\" |"
+	" patch -d \"$m\" -p$lvl --forward --batch --no-backup-if-mismatch"
+	" --reject-file=- >&2; then\n"
 	"			echo \"[module] driver patch ${p##*/} does not apply: built without"
 	" netlab_drv lines\" >&2\n"
 	"			cp \"$wt\"/*.c \"$m/\"; cp \"$wt\"/*.h \"$m/\" 2>/dev/null || true\n"
@@ -124,8 +126,13 @@ static const char module_build_sh[] =
 	"	done\n"
 	"fi\n"
 	"sed -i \"s/_driver_name\\[\\] = \\\"$drv\\\";/_driver_name[] = \\\"nl_$drv\\\";/\" \"$m\"/*.c\n"
+	/* Its netlab_drv events as nl_DRIVER_*: the built-in driver's events keep
+	 * their names, and tracefs refuses a second event of the same name. */
+	"sed -i 's/^\\(DEFINE_EVENT\\(_PRINT\\)\\{0,1\\}(netlab_[a-z0-9_]*_line, \\)/\\1nl_/' \"$m\"/*.h\n"
+	"sed -i \"s/trace_${drv}_##ev/trace_nl_${drv}_##ev/g\" \"$m\"/*.c\n"
 	"objs=$(cd \"$m\" && ls *.c | sed 's/\\.c$/.o/' | tr '\\n' ' ')\n"
-	"printf 'obj-m := nl_%s.o\\nnl_%s-y := %s\\n' \"$drv\" \"$drv\" \"$objs\" >\"$m/Kbuild\"\n"
+	"printf 'obj-m := nl_%s.o\\nnl_%s-y := %s\\nccflags-y := -I$(src)\\n' \"$drv\" \"$drv\" \"$objs\""
+	" >\"$m/Kbuild\"\n"
 	"cc=gcc; command -v ccache >/dev/null && cc='ccache gcc'\n"
 	"[ -f \"$obj/scripts/module.lds\" ] ||"
 	" make -C \"$obj\" ARCH=x86_64 CC=\"$cc\" modules_prepare >&2\n"

@@ -265,7 +265,8 @@ static char *beside_kernel(const char *kernel, const char *name)
  * it lists none netlab:drv goes (the top-level buffer stays off). A kernel
  * without a manifest (older caches, KERNEL= images) gets netlab:drvprobe for
  * all drivers, and the guest leaves out those whose netlab_drv formats are
- * in tracing/printk_formats. drvring reads lines where a driver has them.
+ * in tracing/printk_formats or that have netlab_drv events. drvring reads
+ * lines where a driver has them.
  */
 static void trace_drv_fallback(const char *kernel, struct traceset *ts,
 			       const struct kernel_offsets *off)

@@ -104,6 +104,8 @@ struct state {
 	struct tracefile *tf;
 	struct tep_handle *tep;
 	int bprint_id, print_id;
+	uint8_t *tp;	/* by event id: 1 for DRVRING_TP_SYSTEM's events */
+	int tp_max;	/* the highest id tp holds, -1 when none */
 	struct tep_format_field *fmt;
 	struct {
 		uint64_t fmt;

@@ -22,8 +22,8 @@
 #include "lib/util.h"
 
 #define NO_DRV_LINES                                                                               \
-	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer; without patches, add netlab:drvprobe to the set ([trace] add)"
-#define RECORD_AGAIN "record it again with trace-cmd record (the top-level buffer)"
+	"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the netlab_drv events (or, with older patches, the top-level buffer); without patches, add netlab:drvprobe to the set ([trace] add)"
+#define RECORD_AGAIN "record it again with trace-cmd record -e netlab_drv (older patches: the top-level buffer)"
 /* The field each role's value comes from (NULL: none). */
 static const char *const role_field[P_ROLES] = {
 	"budget", "work", NULL, NULL, "len", "want", "len"
@@ -297,6 +297,8 @@ static void state_release(struct state *st)
 	for (size_t i = 0; i < DRVRING_MAX_QUEUES; i++)
 		drvring_acc_release(&st->q[i].a);
 	trace_seq_destroy(&st->seq);
+	free(st->tp);
+	st->tp = NULL;
 }
 
 struct drvring *drvring_new(const struct drvring_opts *o)
@@ -317,6 +319,7 @@ struct drvring *drvring_new(const struct drvring_opts *o)
 	d->empty_fill = st->o.empty_fill ? st->o.empty_fill : 4;
 	d->episodes = st->o.episodes ? st->o.episodes : 5;
 	trace_seq_init(&st->seq);
+	st->tp_max = -1;
 	d->priv = st;
 	return d;
 fail:
@@ -325,6 +328,11 @@ fail:
 		free(d->queues);
 	free(d);
 	return NULL;
+}
+
+static bool tp_event(const struct state *st, int type)
+{
+	return type >= 0 && type <= st->tp_max && st->tp[type];
 }
 
 /* Is this bprint format a netlab_drv line? Formatted once per pointer. */
@@ -364,7 +372,7 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 						    : 0) == -ENOMEM
 				       ? -ENOMEM
 				       : 0;
-	if (type < 0 || (type != st->bprint_id && type != st->print_id))
+	if (type < 0 || (type != st->bprint_id && type != st->print_id && !tp_event(st, type)))
 		return 0;
 	if (type == st->bprint_id && st->fmt) {
 		fmt = tracefile_u64(st->tf, rec, st->fmt);
@@ -391,6 +399,27 @@ static int event_id(struct tracefile *tf, const char *name)
 	struct tep_event *ev = tracefile_event(tf, "ftrace", name);
 
 	return ev ? ev->id : -1;
+}
+
+/* The lines' tracepoints, by id (DRVRING_TP_SYSTEM); -ENOMEM. */
+static int tp_events_find(struct state *st)
+{
+	struct tep_event **evs = tep_list_events(st->tep, TEP_EVENT_SORT_ID);
+
+	st->tp_max = -1;
+	for (size_t i = 0; evs && evs[i]; i++)
+		if (evs[i]->system && !strcmp(evs[i]->system, DRVRING_TP_SYSTEM) &&
+		    evs[i]->id > st->tp_max)
+			st->tp_max = evs[i]->id;
+	if (st->tp_max < 0)
+		return 0;
+	st->tp = calloc((size_t)st->tp_max + 1, 1);
+	if (!st->tp)
+		return -ENOMEM;
+	for (size_t i = 0; evs[i]; i++)
+		if (evs[i]->system && !strcmp(evs[i]->system, DRVRING_TP_SYSTEM))
+			st->tp[evs[i]->id] = 1;
+	return 0;
 }
 
 /* The fallback probe events the trace defines (netlab:drv_DRIVER_ROLE). */
@@ -446,6 +475,11 @@ int drvring_attach(struct tracepass *tp, const struct drvring_opts *o, struct dr
 	if (st->bprint_id >= 0)
 		st->fmt = tep_find_field(tracefile_event(st->tf, "ftrace", "bprint"), "fmt");
 	probe_events_find(st);
+	if (tp_events_find(st)) {
+		err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
+		drvring_free(d);
+		return -ENOMEM;
+	}
 	s = xzalloc(sizeof(*s));
 	s->d = d;
 	s->path = tp->path;

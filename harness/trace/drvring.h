@@ -66,9 +66,10 @@
  * "eth<LABEL>" (netlab's names), nic.<LABEL>.{rx_no_buffer_count,
  * rx_missed_errors,alloc_rx_buff_failed} and ring.<LABEL>.rx.
  *
- * Reading: only ftrace:bprint and ftrace:print records are looked at; a
- * bprint format pointer is formatted once to learn whether it is a
- * netlab_drv line, so other trace_printk lines cost one lookup each. Memory
+ * Reading: only the netlab_drv tracepoints (today's patches), ftrace:bprint
+ * and ftrace:print records (the trace_printk lines of older patches) are
+ * looked at; a bprint format pointer is formatted once to learn whether it
+ * is a netlab_drv line, so other trace_printk lines cost one lookup each. Memory
  * is fixed per queue (histograms, level counters, series, episodes) and
  * queues are capped at DRVRING_MAX_QUEUES.
  */
@@ -367,6 +368,13 @@ int drvring_finish(struct drvring *d);
  * index (0..DRVRING_PROBE_DRIVERS-1).
  */
 #define DRVRING_PROBE_DRIVERS 3
+/*
+ * The driver lines as tracepoints (today's driver patches): every event of
+ * this system prints one line, read as the trace_printk lines of older
+ * patches are.
+ */
+#define DRVRING_TP_SYSTEM "netlab_drv"
+
 enum drvring_probe_at { DRVRING_AT_NONE, DRVRING_AT_IRQ, DRVRING_AT_POLL, DRVRING_AT_POLL_RET };
 enum drvring_probe_at drvring_probe_at(const char *event, int *drv);
 

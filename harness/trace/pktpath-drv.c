@@ -34,10 +34,15 @@ static bool drv_line_used(const char *event)
 /* 0 not ours, 1 a line pktpath follows, 2 another netlab_drv line; the parsed line in @d. */
 static int drv_line(struct reader *r, struct tep_record *rec, int e, struct pktpath_drv_line *d)
 {
-	uint64_t fmt = r->f[e].fmt ? U(e, fmt) : 0;
+	uint64_t fmt = 0;
 	size_t i;
 	int ret, kind;
 
+	/* One line shape each: a bprint's format pointer, or a tracepoint's id (top bit set). */
+	if (e == EV_DRVTP)
+		fmt = (uint64_t)tep_data_type(r->tep, rec) | 1ULL << 63;
+	else if (r->f[e].fmt)
+		fmt = U(e, fmt);
 	for (i = 0; fmt && i < r->n_fmts; i++)
 		if (r->fmts[i].fmt == fmt)
 			break;
@@ -148,7 +153,7 @@ void pktpath_probe_event(struct reader *r, struct tep_record *rec, int e)
 	}
 }
 
-/* An ftrace print or bprint record: a driver line, or someone else's. */
+/* An ftrace print or bprint record, or a driver line's tracepoint: a driver line, or someone else's. */
 int pktpath_drv_event(struct reader *r, struct tep_record *rec, int e)
 {
 	struct pktpath_drv_line d;

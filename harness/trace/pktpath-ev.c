@@ -395,6 +395,7 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 	switch (e) {
 	case EV_BPRINT:
 	case EV_PRINT:
+	case EV_DRVTP:
 		return pktpath_drv_event(r, rec, e);
 	case EV_P_IRQ:
 	case EV_P_POLL:
@@ -602,8 +603,10 @@ static int find_events(struct reader *r, const char *path, char **err)
 	}
 	evs = tep_list_events(r->tep, TEP_EVENT_SORT_ID);
 	for (size_t i = 0; evs && evs[i]; i++)
-		if (evs[i]->system && !strcmp(evs[i]->system, "netlab") &&
-		    drvring_probe_at(evs[i]->name, &drv) != DRVRING_AT_NONE && evs[i]->id > r->max_id)
+		if (evs[i]->system && evs[i]->id > r->max_id &&
+		    ((!strcmp(evs[i]->system, "netlab") &&
+		      drvring_probe_at(evs[i]->name, &drv) != DRVRING_AT_NONE) ||
+		     !strcmp(evs[i]->system, DRVRING_TP_SYSTEM)))
 			r->max_id = evs[i]->id;
 	r->kind = calloc((size_t)r->max_id + 1, 1);
 	r->probe_drv = calloc((size_t)r->max_id + 1, 1);
@@ -618,6 +621,8 @@ static int find_events(struct reader *r, const char *path, char **err)
 						   [DRVRING_AT_POLL_RET] = EV_P_POLL_RET };
 		enum drvring_probe_at at;
 
+		if (evs[i]->system && !strcmp(evs[i]->system, DRVRING_TP_SYSTEM))
+			r->kind[evs[i]->id] = EV_DRVTP;
 		if (!evs[i]->system || strcmp(evs[i]->system, "netlab"))
 			continue;
 		at = drvring_probe_at(evs[i]->name, &drv);

@@ -61,6 +61,8 @@ enum ev {
 	EV_P_IRQ = EV_N,
 	EV_P_POLL,
 	EV_P_POLL_RET,
+	/* a driver line as a tracepoint (system DRVRING_TP_SYSTEM), read as EV_BPRINT's */
+	EV_DRVTP,
 	EV_ALL
 };
 

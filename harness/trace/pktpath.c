@@ -12,8 +12,9 @@
  * number of processes and flows only.
  *
  * Text is formatted with libtraceevent only where a number is not enough:
- * driver trace_printk lines (tep_print_event() on ftrace:bprint/print,
- * cached per format pointer so foreign lines are formatted once) and the
+ * driver lines (tep_print_event() on the netlab_drv tracepoints and on
+ * ftrace:bprint/print, cached per event or format pointer so foreign lines
+ * are formatted once) and the
  * kfree_skb reason name (once per reason value: the kernel's own
  * __print_symbolic table, decoded by libtraceevent, as tracedrops does).
  *

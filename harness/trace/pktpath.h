@@ -18,7 +18,7 @@
  *
  *   receive: hand-off -> net:netif_receive_skb -> netlab:ip_local_deliver
  *	      -> netlab:tcp_v4_rcv | netlab:udp_rcv -> copy
- *	The hand-off is the driver's "netlab_drv: ... rx_handoff" trace_printk
+ *	The hand-off is the driver's "netlab_drv: ... rx_handoff"
  *	line when the packet has one (driver-patches/), else
  *	net:napi_gro_receive_entry. The copy is skb:skb_copy_datagram_iovec,
  *	netlab:udp_recv_skb or netlab:skb_copy_csum, whichever comes first.
@@ -193,7 +193,7 @@ struct pktpath_drop {
 	bool reassembly; /* an IP fragment freed with its reassembled packet: not a drop */
 };
 
-/* A driver trace_printk line (driver-patches/README.md). */
+/* A driver line (driver-patches/README.md). */
 struct pktpath_drv_line {
 	char driver[16]; /* "e1000e" */
 	char ifname[16]; /* "ethA" */
@@ -206,8 +206,8 @@ struct pktpath_drv_line {
 
 /**
  * pktpath_drv_line_parse() - parse "netlab_drv: <driver> <ifname> <event> k=v ..."
- * @text: the printed text of a trace_printk line; the prefix may follow the
- *	  caller's symbol ("e1000e_poll: netlab_drv: ...")
+ * @text: the printed text of a driver line; the prefix may follow the
+ *	  event's name or the caller's symbol ("e1000e_poll: netlab_drv: ...")
  * @out: the fields; unknown keys are ignored, key order does not matter
  *
  * Return: 0; -ENOENT when @text has no "netlab_drv: " prefix; -EINVAL when

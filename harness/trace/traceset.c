@@ -217,10 +217,10 @@ static const struct {
 };
 
 /*
- * The driver patches' trace_printk lines: not an event but the top-level
- * ring buffer, the only one trace_printk writes to. A set with it records
- * there; a set without it records in an instance, so the top buffer stays
- * off and the patched drivers skip their lines (see driver-patches/).
+ * The driver patches' lines: the events of the system netlab_drv or, in a
+ * kernel built with older patches, trace_printk lines, which only the
+ * top-level buffer takes. A set with them records there; a set without
+ * them records in an instance (see driver-patches/).
  */
 #define DRV_LINES "netlab:drv"
 #define INSTANCE "netlab"
@@ -648,7 +648,8 @@ static void script_drvprobes(const struct traceset *ts, struct sbuf *o)
 		sbuf_adds(o, "for d in");
 		for (int d = 0; traceset_drivers[d]; d++)
 			sbuf_addf(o, " %s", traceset_drivers[d]);
-		sbuf_adds(o, "; do grep -q \"netlab_drv: $d \" /sys/kernel/tracing/printk_formats "
+		sbuf_adds(o, "; do { [ -d /sys/kernel/tracing/events/netlab_drv/${d}_poll_start ] || "
+			     "grep -q \"netlab_drv: $d \" /sys/kernel/tracing/printk_formats; } "
 			     "2>/dev/null && DPSKIP=\"$DPSKIP $d\"; done\n");
 	}
 	if (addr) {
@@ -715,8 +716,16 @@ void traceset_script_start(const struct traceset *ts, unsigned int buffer_kb, st
 		sbuf_adds(o, "echo \"defined:$DPON; left out for drivers with netlab_drv lines:"
 			     "$DPSKIP\" > $O/drvprobe.txt\n");
 
-	sbuf_addf(o, "trace-cmd record --file-version 6%s -b %u", top ? "" : " -B " INSTANCE,
-		  buffer_kb);
+	/*
+	 * The driver lines: tracepoints (system netlab_drv) in a kernel built
+	 * with today's patches, trace_printk into the top buffer in one built
+	 * with older ones. Recording in the top buffer takes either.
+	 */
+	if (top)
+		sbuf_adds(o, "DRVEV=; [ -d /sys/kernel/tracing/events/netlab_drv ] && "
+			     "DRVEV=' -e netlab_drv'\n");
+	sbuf_addf(o, "trace-cmd record --file-version 6%s -b %u%s", top ? "" : " -B " INSTANCE,
+		  buffer_kb, top ? "$DRVEV" : "");
 	for (size_t i = 0; i < ts->n; i++) {
 		if (!strcmp(ts->ev[i].name, DRV_LINES) || ts->ev[i].driver)
 			continue;

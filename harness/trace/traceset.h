@@ -74,8 +74,9 @@ struct traceset {
 	struct trace_event *ev;
 	size_t n;
 	/*
-	 * The guest leaves out the fallback probes of a driver whose netlab_drv
-	 * formats are in tracing/printk_formats (the kernel is patched for it).
+	 * The guest leaves out the fallback probes of a driver that has
+	 * netlab_drv events, or (older patches) netlab_drv formats in
+	 * tracing/printk_formats: the kernel is patched for it.
 	 */
 	bool drvprobe_unless_lines;
 };
@@ -96,10 +97,11 @@ const char *traceset_default_names(void);
 bool traceset_is_catalogued(const char *name);
 
 /*
- * Whether the set holds netlab:drv, the driver patches' trace_printk lines.
- * They exist only in the top-level buffer, so such a set records there; any
- * other set records in the instance "netlab", and the top buffer, with the
- * drivers' lines, stays off.
+ * Whether the set holds netlab:drv, the driver patches' lines: tracepoints
+ * of the system netlab_drv (-e netlab_drv where the guest's kernel has
+ * them) or, in kernels built with older patches, trace_printk lines, which
+ * exist only in the top-level buffer. So such a set records there; any other
+ * set records in the instance "netlab", and the drivers' lines stay off.
  */
 bool traceset_has_drv_lines(const struct traceset *ts);
 

@@ -13,8 +13,11 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$(dirname "$KERNEL")
 ls "$PATCHES"/*/*.patch >/dev/null 2>&1 || skip_all "no driver series in driver-patches/"
 
-# The files the series touch, relative to the top of the kernel tree.
-touched() { sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$PATCHES"/*/*.patch | sort -u; }
+# The files of the kernel tree the series touch, less those a patch creates.
+touched() {
+	awk '/^--- / { from = $2 } /^\+\+\+ b\// && from != "/dev/null" { sub(/^b\//, "", $2); print $2 }' \
+		"$PATCHES"/*/*.patch | sort -u
+}
 # events SERIES: the events a series writes, from the NETLAB_DRV format strings it adds.
 events() { cat "$PATCHES/$1"/*.patch | sed -n 's/^+.*"\([a-z_]*\) [a-z_]*=.*/\1/p' | sort -u; }
 
@@ -54,7 +57,8 @@ test_if "$no_vmlinux" 'the kernel carries every event of every series (strings v
 	n=0
 	for s in $(cd "$PATCHES" && ls -d */ | tr -d /); do
 		for e in $(events "$s"); do
-			grep -q "^netlab_drv: $s %s $e " "$T_TMP/fmts" || { echo "no format string for $s $e in $KDIR/vmlinux"; false; }
+			# a tracepoint print format (today), or a trace_printk format (older series)
+			grep -q "^\"\\?netlab_drv: $s %s $e " "$T_TMP/fmts" || { echo "no format string for $s $e in $KDIR/vmlinux"; false; }
 			n=$((n + 1))
 		done
 	done
@@ -115,6 +119,7 @@ guest_script() {
 	echo 8192 > $T/buffer_size_kb
 	echo 1 > $T/events/net/napi_gro_receive_entry/enable
 	echo 1 > $T/events/net/netif_receive_skb/enable
+	echo 1 > $T/events/netlab_drv/enable
 	echo > $T/trace
 	echo 1 > $T/tracing_on
 	ping -c 10 -i 0.05 198.18.0.2 > /dev/null

@@ -90,7 +90,7 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	expect(s, "echo 'p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
 		  "vihl=+0(+200($arg1)):u8 ");
 	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 family=+16($arg1):u16 ");
-	expect(s, "trace-cmd record --file-version 6 -b 1024 -e skb:kfree_skb -e skb:consume_skb");
+	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb -e skb:consume_skb");
 	expect(s, " -e irq:softirq_entry -f 'vec == 2 || vec == 3'");
 	expect(s, " -e netlab:ip_local_deliver");
 	expect(s, " -o $O/trace.dat");
@@ -147,7 +147,7 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\n"), 0);
 	s = script_for_kernel("good-udp.scn", NULL, 0, img);
 	expect_not(s, "drvprobe ");
-	expect(s, "trace-cmd record --file-version 6 -b 1024 -e skb:kfree_skb");
+	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
 	free(s);
 	/* e1000e not patched (skipped series): its probes, the others' lines. */
 	assert_int_equal(file_writef(man, "e1000\nvirtio_net\n"), 0);
@@ -156,7 +156,7 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	expect_not(s, "drvprobe e1000 ");
 	expect_not(s, "drvprobe virtio_net ");
 	expect_not(s, "printk_formats");
-	expect(s, "trace-cmd record --file-version 6 -b 1024 -e skb:kfree_skb");
+	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
 	expect(s, " $DP -o $O/trace.dat");
 	free(s);
 	/* DRIVER_PATCHES=none (an empty manifest): probes for all, no top buffer. */
@@ -172,7 +172,7 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	s = script_for_kernel("good-udp.scn", NULL, 0, img);
 	expect(s, "drvprobe virtio_net netlab:drv_virtio_net_poll ");
 	expect(s, "/sys/kernel/tracing/printk_formats");
-	expect(s, "trace-cmd record --file-version 6 -b 1024 -e skb:kfree_skb");
+	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
 	free(s);
 	unlink(img);
 	rmdir(dir);

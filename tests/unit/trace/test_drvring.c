@@ -169,6 +169,44 @@ static void test_drvring__counts_match_trace_cmd_report(void **state)
 }
 
 /*
+ * The same receive path on a kernel whose lines are tracepoints (system
+ * netlab_drv; fixtures/runs/drv-tp-e1000e-rx, UDP 1000 B at 1000 pps into
+ * e1000e B), read as the trace_printk lines are. Counted with
+ * trace-cmd report -i FILE: grep -c 'netlab_drv: ' 13108; 'e1000e ethB
+ * poll_start' 2014 and poll_end 2014, none with work=64; 'ethB irq.*dir=rx'
+ * 2014, dir=tx 8; 'ethB rx_desc', rx_handoff and rx_refill 1006 each, every
+ * refill ring=256 fill=255; 'virtio_net ethA xmit' and tx_done 1006 each.
+ */
+static void test_drvring__tracepoint_lines_read_as_printk_lines(void **state)
+{
+	struct drvring *d = read_run("drv-tp-e1000e-rx", NULL);
+	const struct drvring_queue *q = queue(d, "ethB", 0);
+
+	assert_int_equal(d->lines, 13108);
+	assert_int_equal(d->bad_lines, 0);
+	assert_int_equal(d->unknown_events, 0);
+	assert_int_equal(d->probe_events, 0);
+	assert_string_equal(q->driver, "e1000e");
+	assert_int_equal(q->s.polls, 2014);
+	assert_int_equal(q->s.poll_ends, 2014);
+	assert_int_equal(q->s.budget_exhausted, 0);
+	assert_int_equal(q->s.irqs, 2014);
+	assert_int_equal(q->s.irqs_tx, 8);
+	assert_int_equal(q->s.rx_desc, 1006);
+	assert_int_equal(q->s.rx_handoffs, 1006);
+	assert_int_equal(q->s.rx_desc_no_handoff, 0);
+	assert_int_equal(q->s.refills, 1006);
+	assert_int_equal(q->s.rx_ring, 256);
+	/* one descriptor per poll: rx_desc takes fill to 254, the refill back to 255 */
+	assert_int_equal(q->s.fill.max, 255);
+	assert_int_equal(q->s.fill.min, 254);
+	assert_string_equal(queue(d, "ethA", 0)->driver, "virtio_net");
+	assert_int_equal(queue(d, "ethA", 0)->s.xmits, 1006);
+	assert_int_equal(queue(d, "ethA", 0)->s.tx_done, 1006);
+	drvring_free(d);
+}
+
+/*
  * Ring 80 against 256, same traffic (UDP 1000 B at 2000 pps): the smaller
  * ring is fuller in relative terms only at its top (fill is ring-1 after
  * each refill in both), it spends less time in its top eighth (85% vs 100%),
@@ -831,7 +869,7 @@ static void test_drvring__trace_without_driver_lines_is_enodata(void **state)
 {
 	read_fails(
 		RUNS "udp-path/files/trace.dat", -ENODATA,
-		"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the top-level buffer");
+		"the kernel has no driver patches (make kernel builds them by default) or the trace did not record the netlab_drv events");
 }
 
 /* ---- the kprobe fallback (fixtures/runs/drvprobe-e1000e-rx) ------------------------------ */
@@ -996,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_drvring__rx_default_matches_golden_json),
 		cmocka_unit_test(test_drvring__rx_80_matches_golden_json),
 		cmocka_unit_test(test_drvring__counts_match_trace_cmd_report),
+		cmocka_unit_test(test_drvring__tracepoint_lines_read_as_printk_lines),
 		cmocka_unit_test(test_drvring__ring_80_against_256),
 		cmocka_unit_test(test_drvring__counters_and_metrics),
 		cmocka_unit_test(test_drvring__drvlines_of_three_drivers_parse),

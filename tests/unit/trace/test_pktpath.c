@@ -468,6 +468,7 @@ static void test_pktpath__callback_return_stops_the_read(void **state)
 struct drv_seen {
 	size_t rx, rx_drv, rx_napi;
 	int64_t probe_drv_ip, probe_drv_net; /* of the packet below, -2 when not seen */
+	uint64_t probe; /* its skb; 0: PROBE_SKB */
 };
 
 /*
@@ -489,7 +490,7 @@ static int check_drv_packet(void *ctx, const struct pktpath_packet *pk)
 		s->rx_drv++;
 	else
 		s->rx_napi++;
-	if (pk->skbaddr == PROBE_SKB && s->probe_drv_ip == -2) {
+	if (pk->skbaddr == (s->probe ? s->probe : PROBE_SKB) && s->probe_drv_ip == -2) {
 		s->probe_drv_ip = pk->stage_ns[PKTPATH_RX_DRV_IP];
 		s->probe_drv_net = pk->stage_ns[PKTPATH_RX_DRV_NET];
 	}
@@ -515,6 +516,30 @@ static void test_pktpath__drv_handoff_lines_are_the_handoff(void **state)
 	/* drv_ip from the driver line, not from napi_gro_receive_entry (67376 ns) */
 	assert_int_equal(s.probe_drv_ip, 18887961047ll - 18887888751ll);
 	assert_int_equal(s.probe_drv_net, 18887944543ll - 18887888751ll);
+	pktpath_free(p);
+}
+
+/*
+ * The lines as tracepoints (drv-tp-e1000e-rx): trace-cmd report -t, the
+ * first datagram in skb ffff888000b5c200 is handed up at 9.368821049
+ * (e1000e_rx_handoff), netif_receive_skb at 9.368849217, ip_local_deliver
+ * at 9.368865721; 1005 ip_local_deliver records, 13108 netlab_drv lines.
+ */
+static void test_pktpath__drv_tracepoint_lines_are_the_handoff(void **state)
+{
+	struct drv_seen s = { .probe_drv_ip = -2, .probe_drv_net = -2, .probe = 0xffff888000b5c200ull };
+	struct pktpath_opts o = { .on_packet = check_drv_packet, .ctx = &s };
+	struct pktpath *p = read_ok("drv-tp-e1000e-rx", &o);
+
+	assert_int_equal(p->drv_lines, 13108);
+	assert_int_equal(p->drv_bad_lines, 0);
+	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
+	assert_int_equal(p->dir[PKTPATH_RX].packets, 1005);
+	assert_int_equal(p->handoff_drv, 1005);
+	assert_int_equal(p->handoff_napi, 0);
+	assert_int_equal(s.rx_drv, s.rx);
+	assert_int_equal(s.probe_drv_ip, 9368865721ll - 9368821049ll);
+	assert_int_equal(s.probe_drv_net, 9368849217ll - 9368821049ll);
 	pktpath_free(p);
 }
 
@@ -728,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_pktpath__snoop_lists_every_ip_packet),
 		cmocka_unit_test(test_pktpath__callback_return_stops_the_read),
 		cmocka_unit_test(test_pktpath__drv_handoff_lines_are_the_handoff),
+		cmocka_unit_test(test_pktpath__drv_tracepoint_lines_are_the_handoff),
 		cmocka_unit_test(test_pktpath__unpatched_kernel_hands_off_at_napi),
 		cmocka_unit_test(test_pktpath__drv_line_parses_rx_handoff),
 		cmocka_unit_test(test_pktpath__drv_line_ignores_other_prefixes),
