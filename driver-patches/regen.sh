@@ -33,12 +33,12 @@ usage() { die "usage: regen.sh work DIR [PATH...] | export DIR | check [KSRC]"; 
 series_patches() { find "$here" -name '*.patch' | sort; }
 
 # Paths (relative to the kernel tree) that the series touch, but not those
-# a patch creates (its "--- /dev/null"): the pristine tree has no such file.
+# a patch creates (its "--- /dev/null"; a later patch may change them): the
+# pristine tree has no such file.
 touched() {
-	local p
-	for p in $(series_patches); do
-		awk '/^--- / { from = $2 } /^\+\+\+ b\// && from != "/dev/null" { sub(/^b\//, "", $2); print $2 }' "$p"
-	done | sort -u
+	awk '/^--- / { from = $2 }
+		/^\+\+\+ b\// { sub(/^b\//, "", $2); if (from == "/dev/null") created[$2] = 1; else seen[$2] = 1 }
+		END { for (f in seen) if (!(f in created)) print f }' $(series_patches) | sort -u
 }
 
 # pristine DEST PATH...: copy the pristine PATHs (files or directories) into DEST.

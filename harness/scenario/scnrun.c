@@ -266,7 +266,8 @@ static char *beside_kernel(const char *kernel, const char *name)
  * without a manifest (older caches, KERNEL= images) gets netlab:drvprobe for
  * all drivers, and the guest leaves out those whose netlab_drv formats are
  * in tracing/printk_formats or that have netlab_drv events. drvring reads
- * lines where a driver has them.
+ * lines where a driver has them. When every driver has lines, the default
+ * set leaves out net:napi_gro_receive_entry: rx_handoff is the hand-off.
  */
 static void trace_drv_fallback(const char *kernel, struct traceset *ts,
 			       const struct kernel_offsets *off)
@@ -298,6 +299,8 @@ static void trace_drv_fallback(const char *kernel, struct traceset *ts,
 		}
 		if (!patched)
 			traceset_drop_names(ts, "netlab:drv");
+		else if (!traceset_drivers[patched] && ts->gro_for_handoff)
+			traceset_drop_names(ts, "net:napi_gro_receive_entry");
 	}
 	free(text);
 	free(path);

@@ -36,6 +36,7 @@ static const char *const event_names[DRVRING_EVENTS] = {
 static const char *const key_names[DRVRING_KEYS] = {
 	"q",	"skb",	  "len",  "ring",   "ntu",    "ntc",  "idx",	 "fill", "alloc", "fail",
 	"want", "budget", "work", "repoll", "status", "free", "cleaned", "pkts", "dir",
+	"data_len", "proto",
 };
 
 #define K(k) (1u << DRVRING_K_##k)

@@ -132,6 +132,8 @@ enum drvring_key {
 	DRVRING_K_CLEANED,
 	DRVRING_K_PKTS,
 	DRVRING_K_DIR, /* 0 rx, 1 tx */
+	DRVRING_K_DATA_LEN, /* rx_handoff: skb->data_len (bytes outside the linear part) */
+	DRVRING_K_PROTO, /* rx_handoff: skb->protocol, host order */
 	DRVRING_KEYS
 };
 

@@ -34,6 +34,7 @@ static const struct {
 	[E_RECV] = { "net", "netif_receive_skb", { "skbaddr", "len", "name" } },
 	[E_COPY_IOV] = { "skb", "skb_copy_datagram_iovec", { "skbaddr" } },
 	[E_COPY_UDP] = { "netlab", "udp_recv_skb", { "skb" } },
+	[E_CONSUME_UDP] = { "netlab", "udp_consume", { "skb" } },
 	[E_COPY_CSUM] = { "netlab", "skb_copy_csum", { "skb" } },
 	[E_CONSUME] = { "skb", "consume_skb", { "skbaddr" } },
 	[E_KFREE] = { "skb", "kfree_skb", { "skbaddr", "location" } },
@@ -415,6 +416,7 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 		break;
 	case E_COPY_IOV:
 	case E_COPY_UDP:
+	case E_CONSUME_UDP:
 	case E_COPY_CSUM:
 		on_copy(r, rec, k);
 		break;
@@ -452,7 +454,8 @@ static int find_events(struct reader *r, const char *path, char **err)
 	nr->has_softirq = r->has[E_SIRQ_ENTRY] && r->has[E_SIRQ_EXIT];
 	nr->has_napi = r->has[E_NAPI];
 	nr->has_rx = r->has[E_RECV] || r->has[E_GRO];
-	nr->has_copy = r->has[E_COPY_IOV] || r->has[E_COPY_UDP] || r->has[E_COPY_CSUM];
+	nr->has_copy = r->has[E_COPY_IOV] || r->has[E_COPY_UDP] || r->has[E_CONSUME_UDP] ||
+		       r->has[E_COPY_CSUM];
 	nr->has_free = r->has[E_CONSUME] || r->has[E_KFREE];
 	nr->has_tx = r->has[E_QUEUE] && r->has[E_XMIT];
 	if (!nr->has_irq && !nr->has_softirq && !nr->has_napi && !nr->has_rx && !nr->has_tx) {

@@ -109,6 +109,15 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 			k->drv[D_DESC] = d->desc;
 			d->desc = 0;
 		}
+		/* What napi_gro_receive_entry says, where the line says it too. */
+		if (l->proto >= 0 && l->proto != ETH_P_IP_) {
+			pktpath_pkt_delete(r, k); /* ARP, IPv6: not followed */
+			return 0;
+		}
+		if (l->proto >= 0)
+			k->fl |= F_V4;
+		if (l->data_len >= 0 && l->len >= 0)
+			pktpath_pkt_headlen(k, (uint64_t)l->len, (uint64_t)l->data_len);
 		return 0;
 	}
 	if (!strcmp(l->event, "xmit") || !strcmp(l->event, "tx_done")) {

@@ -47,11 +47,20 @@ static const struct {
 	[EV_UDP_SEND] = { "netlab", "udp_sendmsg", true },
 	[EV_TCP_RECV] = { "netlab", "tcp_recvmsg" },
 	[EV_UDP_RECV] = { "netlab", "udp_recvmsg" },
+	[EV_UDP_CONSUME] = { "netlab", "udp_consume", true },
 	[EV_RETRANS] = { "tcp", "tcp_retransmit_skb" },
 };
 /* ---- per event ------------------------------------------------------------------ */
 
 #define U(e, fld) tracefile_u64(r->tf, rec, r->f[e].fld)
+/*
+ * A header field, from the header fetched whole (the "ip" or "skc" array:
+ * @size bytes at @off) where the probe did so, else from its own field.
+ */
+#define IP(e, off, size, fld)                                                                       \
+	(r->f[e].ip ? tracefile_u64_at(r->tf, rec, r->f[e].ip, off, size) : U(e, fld))
+#define SKC(e, off, size, fld)                                                                      \
+	(r->f[e].skc ? tracefile_u64_at(r->tf, rec, r->f[e].skc, off, size) : U(e, fld))
 
 static bool in_irq(struct reader *r, struct tep_record *rec)
 {
@@ -74,11 +83,11 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 
 	k->fl |= F_IP | F_V4;
 	k->ip_len = (uint16_t)U(e, len);
-	k->vihl = (uint8_t)U(e, vihl);
-	k->frag = swap16(U(e, frag));
-	k->proto = (uint8_t)U(e, proto);
-	k->saddr = (uint32_t)U(e, saddr);
-	k->daddr = (uint32_t)U(e, daddr);
+	k->vihl = (uint8_t)IP(e, 0, 1, vihl);
+	k->frag = swap16(IP(e, 6, 2, frag));
+	k->proto = (uint8_t)IP(e, 9, 1, proto);
+	k->saddr = (uint32_t)IP(e, 12, 4, saddr);
+	k->daddr = (uint32_t)IP(e, 16, 4, daddr);
 	frag = k->frag & (IP_MF | IP_OFFSET);
 	first = !(k->frag & IP_OFFSET);
 	if (frag)
@@ -90,11 +99,11 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 	linear = k->dir == PKTPATH_TX || !frag ||
 		 ((k->fl & F_HEADLEN) && k->headlen >= 20 + (k->proto == IPPROTO_TCP_ ? 14 : 8));
 	if (k->vihl == 0x45 && first && linear && l4_ports(k->proto)) {
-		k->sport = swap16(U(e, sport));
-		k->dport = swap16(U(e, dport));
+		k->sport = swap16(IP(e, 20, 2, sport));
+		k->dport = swap16(IP(e, 22, 2, dport));
 		k->fl |= F_PORTS;
 		if (k->proto == IPPROTO_TCP_) {
-			k->tcpflags = (uint8_t)U(e, flags);
+			k->tcpflags = (uint8_t)IP(e, 33, 1, flags);
 			k->fl |= F_FLAGS;
 		}
 	}
@@ -169,22 +178,22 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 	struct pktpath_tuple t = {
 		.proto = tcp ? IPPROTO_TCP_ : IPPROTO_UDP_,
 		.ports = true,
-		.saddr = (uint32_t)U(e, saddr),
-		.daddr = (uint32_t)U(e, daddr),
-		.sport = (uint16_t)U(e, sport),
-		.dport = swap16(U(e, dport)),
+		.saddr = (uint32_t)SKC(e, 4, 4, saddr),
+		.daddr = (uint32_t)SKC(e, 0, 4, daddr),
+		.sport = (uint16_t)SKC(e, 14, 2, sport),
+		.dport = swap16(SKC(e, 12, 2, dport)),
 	};
 	struct tstate *st;
 	int j, old = 0;
 	long i;
 
-	if (r->f[e].family && U(e, family) != AF_INET_)
+	if ((r->f[e].skc || r->f[e].family) && SKC(e, 16, 2, family) != AF_INET_)
 		return 0;
 	i = pktpath_proc_get(r, tep_data_pid(r->tep, rec));
 	if (i < 0)
 		return -ENOMEM;
 	st = &r->ts[i];
-	if (e == EV_TCP_RECV || e == EV_UDP_RECV) {
+	if (e == EV_TCP_RECV || e == EV_UDP_RECV || e == EV_UDP_CONSUME) {
 		st->last_recv = rec->ts;
 		st->recv[!tcp] = t;
 		st->has_recv[!tcp] = true;
@@ -416,14 +425,8 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		}
 		if (k) {
 			k->fl |= F_V4;
-			if (r->f[EV_GRO].data_len) {
-				uint64_t len = U(EV_GRO, len), dl = U(EV_GRO, data_len);
-
-				k->headlen = (uint16_t)(len > dl ? (len - dl > 0xffff ? 0xffff
-										      : len - dl)
-								 : 0);
-				k->fl |= F_HEADLEN;
-			}
+			if (r->f[EV_GRO].data_len)
+				pktpath_pkt_headlen(k, U(EV_GRO, len), U(EV_GRO, data_len));
 		}
 		return 0;
 	case EV_NETIF:
@@ -441,6 +444,11 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		if (k && e == EV_TCP_RCV)
 			k->fl |= F_TCP_L4;
 		return 0;
+	case EV_UDP_CONSUME:
+		/* The receiving task's recvmsg, then the copy of its skb. */
+		if ((ret = sock_call(r, rec, e)))
+			break;
+		/* fall through */
 	case EV_COPY_IOV:
 	case EV_UDP_RECV_SKB:
 	case EV_COPY_CSUM:
@@ -549,6 +557,30 @@ static struct tep_format_field *field(struct tep_event *ev, const char *a, const
 	return f || !b ? f : tep_find_field(ev, b);
 }
 
+/*
+ * Does the trace hold another event in the place of @e? netlab:udp_consume
+ * does the work of netlab:udp_recvmsg and netlab:udp_recv_skb (UDP's
+ * recvmsg and copy), which traces recorded before it have instead.
+ */
+static bool stands_in(struct tracefile *tf, int e)
+{
+	static const int alt[][3] = {
+		{ EV_UDP_CONSUME, EV_UDP_RECV, EV_UDP_RECV_SKB },
+		{ EV_UDP_RECV, EV_UDP_CONSUME, 0 },
+		{ EV_UDP_RECV_SKB, EV_UDP_CONSUME, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(alt); i++) {
+		if (alt[i][0] != e)
+			continue;
+		for (int j = 1; j < 3 && alt[i][j]; j++)
+			if (!tracefile_event(tf, events[alt[i][j]].sys, events[alt[i][j]].name))
+				return false;
+		return true;
+	}
+	return false;
+}
+
 static int find_events(struct reader *r, const char *path, char **err)
 {
 	struct pktpath *p = r->p;
@@ -563,7 +595,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 		char *name = xasprintf("%s:%s", events[e].sys, events[e].name);
 
 		f->ev = ev;
-		if (e != EV_BPRINT && e != EV_PRINT) {
+		if (e != EV_BPRINT && e != EV_PRINT && (ev || !stands_in(r->tf, e))) {
 			char ***list = ev ? &p->present : &p->missing;
 			size_t *n = ev ? &p->n_present : &p->n_missing;
 			*list = xrealloc_array(*list, *n + 1, sizeof(**list));
@@ -588,6 +620,8 @@ static int find_events(struct reader *r, const char *path, char **err)
 		f->dport = field(ev, "dport", NULL);
 		f->flags = field(ev, "tcpflags", NULL);
 		f->family = field(ev, "family", NULL);
+		f->ip = field(ev, "ip", NULL);
+		f->skc = field(ev, "skc", NULL);
 		f->protocol = field(ev, "protocol", NULL);
 		f->data_len = field(ev, "data_len", NULL);
 		f->rc = field(ev, "rc", NULL);

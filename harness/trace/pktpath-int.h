@@ -55,6 +55,7 @@ enum ev {
 	EV_UDP_SEND,
 	EV_TCP_RECV,
 	EV_UDP_RECV,
+	EV_UDP_CONSUME,
 	EV_RETRANS,
 	EV_N,
 	/* the fallback probes of a kernel without driver lines (no events[] entry) */
@@ -70,6 +71,8 @@ struct evf {
 	struct tep_event *ev;
 	struct tep_format_field *skb, *len, *vihl, *frag, *proto, *saddr, *daddr, *sport, *dport,
 		*flags, *family, *protocol, *data_len, *rc, *loc, *reason, *fmt;
+	/* The header as one array (traceset.c): "ip" the IPv4 header's first 40 bytes, "skc" sock_common's first 24 */
+	struct tep_format_field *ip, *skc;
 };
 
 /* Stages of a packet, per direction. */
@@ -224,6 +227,15 @@ static inline uint64_t mix(uint64_t x)
 static inline uint16_t swap16(uint64_t v)
 {
 	return (uint16_t)(((v & 0xff) << 8) | ((v >> 8) & 0xff));
+}
+
+/* The linear part of a received skb of @len bytes, @data_len of them paged. */
+static inline void pktpath_pkt_headlen(struct pkt *k, uint64_t len, uint64_t data_len)
+{
+	uint64_t h = len > data_len ? len - data_len : 0;
+
+	k->headlen = (uint16_t)(h > 0xffff ? 0xffff : h);
+	k->fl |= F_HEADLEN;
 }
 
 /* pktpath.c */

@@ -101,6 +101,8 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 	out->q = -1;
 	out->dir = -1;
 	out->len = -1;
+	out->data_len = -1;
+	out->proto = -1;
 	if (ret)
 		return ret;
 	snprintf(out->driver, sizeof(out->driver), "%s", l.driver);
@@ -114,6 +116,10 @@ int pktpath_drv_line_parse(const char *text, struct pktpath_drv_line *out)
 		out->len = (long long)l.v[DRVRING_K_LEN];
 	if (l.has & (1u << DRVRING_K_DIR))
 		out->dir = (int)l.v[DRVRING_K_DIR];
+	if (l.has & (1u << DRVRING_K_DATA_LEN))
+		out->data_len = (long long)l.v[DRVRING_K_DATA_LEN];
+	if ((l.has & (1u << DRVRING_K_PROTO)) && l.v[DRVRING_K_PROTO] <= 0xffff)
+		out->proto = (int)l.v[DRVRING_K_PROTO];
 	return 0;
 }
 

@@ -202,6 +202,8 @@ struct pktpath_drv_line {
 	int dir; /* an irq's dir=: 0 rx, 1 tx, -1 when absent (shared) */
 	uint64_t skb; /* 0 when absent */
 	long long len; /* -1 when absent */
+	long long data_len; /* rx_handoff's skb->data_len; -1 when absent (older patches) */
+	int proto; /* rx_handoff's skb->protocol (0x0800: IPv4); -1 when absent */
 };
 
 /**

@@ -206,3 +206,12 @@ uint64_t tracefile_u64(struct tracefile *tf, struct tep_record *rec, struct tep_
 		return 0;
 	return tep_read_number(tf->tep, (char *)rec->data + f->offset, f->size);
 }
+
+uint64_t tracefile_u64_at(struct tracefile *tf, struct tep_record *rec, struct tep_format_field *f,
+			  unsigned int off, unsigned int size)
+{
+	if (!f || rec->size < 0 || off + size > (unsigned int)f->size ||
+	    (unsigned int)(f->offset + off + size) > (unsigned int)rec->size)
+		return 0;
+	return tep_read_number(tf->tep, (char *)rec->data + f->offset + off, size);
+}

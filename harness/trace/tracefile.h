@@ -55,4 +55,12 @@ struct tep_event *tracefile_event(struct tracefile *tf, const char *system, cons
 /* An unsigned field of a record (0 when @f is NULL or out of the record). */
 uint64_t tracefile_u64(struct tracefile *tf, struct tep_record *rec, struct tep_format_field *f);
 
+/*
+ * An unsigned number of @size bytes (1, 2, 4 or 8) at byte @off of field @f
+ * (an array, as a kprobe's "+0(...):x64[5]"), in the trace's byte order:
+ * 0 when @f is NULL or the bytes are not all in the field and the record.
+ */
+uint64_t tracefile_u64_at(struct tracefile *tf, struct tep_record *rec, struct tep_format_field *f,
+			  unsigned int off, unsigned int size);
+
 #endif /* NETLAB_TRACEFILE_H */

@@ -79,6 +79,14 @@ struct traceset {
 	 * tracing/printk_formats: the kernel is patched for it.
 	 */
 	bool drvprobe_unless_lines;
+	/*
+	 * The set holds net:napi_gro_receive_entry only as the hand-off of a
+	 * driver without lines (the default set, not added by name): where
+	 * every driver has lines, their rx_handoff says the same (skb, len,
+	 * data_len, protocol) and the tracepoint can go, one event a received
+	 * frame fewer.
+	 */
+	bool gro_for_handoff;
 };
 
 /*

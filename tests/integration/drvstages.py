@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # drvstages.py TRACE.DAT: the driver-internal receive and transmit stages,
 # counted from `trace-cmd report -t` lines alone (no netlab code): for each
-# IPv4 packet handed off by a patched driver, its device's latest interrupt
+# IPv4 packet handed off by a patched driver (by its line's proto=, else by
+# napi_gro_receive_entry's protocol), its device's latest interrupt
 # (when the poll was the first since), poll_start and rx_desc; for each
 # transmitted skb, net_dev_start_xmit -> the driver's xmit line -> its
 # tx_done. Without driver lines, the fallback probes (netlab:drv_DRIVER_*):
@@ -69,12 +70,18 @@ for line in out.splitlines():
     elif what == "rx_desc":
         d["desc"] = ts
     elif what == "rx_handoff":
-        pend[skb] = {
+        p = {
             "irq_poll": d["poll"] - d["poll_irq"] if d["poll_irq"] and d["poll"] else None,
             "poll_handoff": ts - d["poll"] if d["poll"] else None,
             "desc_handoff": ts - d["desc"] if d["desc"] else None,
         }
         d["desc"] = 0
+        if "proto" not in kv:
+            pend[skb] = p  # IPv4 or not: napi_gro_receive_entry's protocol says
+        elif int(kv["proto"], 16) == 0x0800:
+            for k, v in p.items():
+                if v is not None:
+                    st[k].append(v)
     elif what == "xmit" and skb in txs and not txs[skb][1]:
         st["drv_xmit"].append(ts - txs[skb][0])
         txs[skb][1] = ts

@@ -4,8 +4,8 @@
 # every event they add and lists the series in its driver-patches manifest; a series that does not apply stops make kernel,
 # naming the patch and the hunk; and under ping and UDP traffic in the loop
 # topology each instrumented driver (e1000e, e1000, virtio_net) writes every
-# one of its events, well formed, with rx_handoff skbs that join the stack's
-# net:napi_gro_receive_entry tracepoint and tx_done skbs that were sent.
+# one of its events, well formed, with rx_handoff skbs (and their data_len
+# and protocol) that join the stack's net:napi_gro_receive_entry tracepoint and tx_done skbs that were sent.
 . "$(dirname "$0")/../lib.sh"
 command -v python3 >/dev/null || skip_all "python3 missing (make deps)"
 PATCHES=$TOP/driver-patches
@@ -13,10 +13,12 @@ TARBALL=/usr/src/linux-source-6.1.tar.xz
 KDIR=$(dirname "$KERNEL")
 ls "$PATCHES"/*/*.patch >/dev/null 2>&1 || skip_all "no driver series in driver-patches/"
 
-# The files of the kernel tree the series touch, less those a patch creates.
+# The files of the kernel tree the series touch, less those a patch creates
+# (a later patch may change them).
 touched() {
-	awk '/^--- / { from = $2 } /^\+\+\+ b\// && from != "/dev/null" { sub(/^b\//, "", $2); print $2 }' \
-		"$PATCHES"/*/*.patch | sort -u
+	awk '/^--- / { from = $2 }
+		/^\+\+\+ b\// { sub(/^b\//, "", $2); if (from == "/dev/null") created[$2] = 1; else seen[$2] = 1 }
+		END { for (f in seen) if (!(f in created)) print f }' "$PATCHES"/*/*.patch | sort -u
 }
 # events SERIES: the events a series writes, from the NETLAB_DRV format strings it adds.
 events() { cat "$PATCHES/$1"/*.patch | sed -n 's/^+.*"\([a-z_]*\) [a-z_]*=.*/\1/p' | sort -u; }
@@ -183,7 +185,7 @@ check_trace() {
 	            if ev == "rx_handoff":
 	                if cpu in pending:
 	                    unjoined += 1; fail("rx_handoff without napi_gro_receive_entry", line)
-	                pending[cpu] = kv["skb"]
+	                pending[cpu] = (kv["skb"], g("data_len"), g("proto"))
 	            elif ev == "rx_desc":
 	                idxs.append(g("idx"))
 	            elif ev == "rx_refill":
@@ -215,11 +217,16 @@ check_trace() {
 	            fail(f"missing or bad key {e}", line)
 	    elif "napi_gro_receive_entry:" in line and f"dev={ifn} " in line:
 	        m = re.search(r"skbaddr=(?:0x)?([0-9a-f]+)", line)
+	        gp = re.search(r" protocol=(0x[0-9a-f]+)", line)
+	        gd = re.search(r" data_len=([0-9]+)", line)
 	        if cpu in pending and m:
-	            if pending.pop(cpu) == m.group(1):
-	                joined += 1
-	            else:
+	            skb, dl, proto = pending.pop(cpu)
+	            if skb != m.group(1):
 	                unjoined += 1; fail("rx_handoff skb differs from napi_gro_receive_entry skbaddr", line)
+	            elif not gp or not gd or (dl, proto) != (int(gd.group(1)), int(gp.group(1), 16)):
+	                unjoined += 1; fail("rx_handoff data_len/proto differ from napi_gro_receive_entry's", line)
+	            else:
+	                joined += 1
 	# rx_desc walks the ring in order.
 	if ring:
 	    for a, b in zip(idxs, idxs[1:]):

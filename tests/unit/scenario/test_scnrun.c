@@ -88,8 +88,8 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	 * traffic only.
 	 */
 	expect(s, "echo 'p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
-		  "vihl=+0(+200($arg1)):u8 ");
-	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 family=+16($arg1):u16 ");
+		  "ip=+0(+200($arg1)):x64[5]'");
+	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 skc=+0($arg1):x64[3] ");
 	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb -e skb:consume_skb");
 	expect(s, " -e irq:softirq_entry -f 'vec == 2 || vec == 3'");
 	expect(s, " -e netlab:ip_local_deliver");
@@ -143,11 +143,16 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	img = xasprintf("%s/bzImage", dir);
 	man = xasprintf("%s/driver-patches", dir);
 	assert_int_equal(file_writef(img, "not a kernel"), 0);
-	/* All three patched: the lines only, in the top-level buffer. */
+	/*
+	 * All three patched: the lines only, in the top-level buffer, and their
+	 * rx_handoff is the hand-off: no napi_gro_receive_entry.
+	 */
 	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\n"), 0);
 	s = script_for_kernel("good-udp.scn", NULL, 0, img);
 	expect_not(s, "drvprobe ");
 	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
+	expect(s, " -e net:netif_receive_skb");
+	expect_not(s, "napi_gro_receive_entry");
 	free(s);
 	/* e1000e not patched (skipped series): its probes, the others' lines. */
 	assert_int_equal(file_writef(man, "e1000\nvirtio_net\n"), 0);
@@ -158,6 +163,7 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	expect_not(s, "printk_formats");
 	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
 	expect(s, " $DP -o $O/trace.dat");
+	expect(s, " -e net:napi_gro_receive_entry");
 	free(s);
 	/* DRIVER_PATCHES=none (an empty manifest): probes for all, no top buffer. */
 	assert_int_equal(file_write(man, "", 0), 0);
