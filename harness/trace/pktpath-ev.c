@@ -54,13 +54,15 @@ static const struct {
 
 #define U(e, fld) tracefile_u64(r->tf, rec, r->f[e].fld)
 /*
- * A header field, from the header fetched whole (the "ip" or "skc" array:
- * @size bytes at @off) where the probe did so, else from its own field.
+ * A header field: @size bytes at @off of the header fetched as 8-byte words
+ * (ipN, skcN) where the probe did so, else its own field.
  */
 #define IP(e, off, size, fld)                                                                       \
-	(r->f[e].ip ? tracefile_u64_at(r->tf, rec, r->f[e].ip, off, size) : U(e, fld))
+	(r->f[e].ipw[0] ? tracefile_u64_at(r->tf, rec, r->f[e].ipw[(off) / 8], (off) % 8, size)   \
+			: U(e, fld))
 #define SKC(e, off, size, fld)                                                                      \
-	(r->f[e].skc ? tracefile_u64_at(r->tf, rec, r->f[e].skc, off, size) : U(e, fld))
+	(r->f[e].skw[0] ? tracefile_u64_at(r->tf, rec, r->f[e].skw[(off) / 8], (off) % 8, size)   \
+			: U(e, fld))
 
 static bool in_irq(struct reader *r, struct tep_record *rec)
 {
@@ -187,7 +189,7 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 	int j, old = 0;
 	long i;
 
-	if ((r->f[e].skc || r->f[e].family) && SKC(e, 16, 2, family) != AF_INET_)
+	if ((r->f[e].skw[0] || r->f[e].family) && SKC(e, 16, 2, family) != AF_INET_)
 		return 0;
 	i = pktpath_proc_get(r, tep_data_pid(r->tep, rec));
 	if (i < 0)
@@ -557,12 +559,31 @@ static struct tep_format_field *field(struct tep_event *ev, const char *a, const
 	return f || !b ? f : tep_find_field(ev, b);
 }
 
+/* Does the trace hold a driver's rx_handoff line as a tracepoint (netlab_drv:DRIVER_rx_handoff)? */
+static bool drv_handoff_events(struct tep_handle *tep)
+{
+	struct tep_event **evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	static const char tail[] = "_rx_handoff";
+
+	for (size_t i = 0; evs && evs[i]; i++) {
+		size_t n = strlen(evs[i]->name);
+
+		if (evs[i]->system && !strcmp(evs[i]->system, DRVRING_TP_SYSTEM) && n > strlen(tail) &&
+		    !strcmp(evs[i]->name + n - strlen(tail), tail))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Does the trace hold another event in the place of @e? netlab:udp_consume
  * does the work of netlab:udp_recvmsg and netlab:udp_recv_skb (UDP's
- * recvmsg and copy), which traces recorded before it have instead.
+ * recvmsg and copy), which traces recorded before it have instead. The
+ * drivers' rx_handoff lines are the hand-off that napi_gro_receive_entry is
+ * for drivers without lines (the default set leaves it out when every
+ * driver has them).
  */
-static bool stands_in(struct tracefile *tf, int e)
+static bool stands_in(struct tracefile *tf, struct tep_handle *tep, int e)
 {
 	static const int alt[][3] = {
 		{ EV_UDP_CONSUME, EV_UDP_RECV, EV_UDP_RECV_SKB },
@@ -570,6 +591,8 @@ static bool stands_in(struct tracefile *tf, int e)
 		{ EV_UDP_RECV_SKB, EV_UDP_CONSUME, 0 },
 	};
 
+	if (e == EV_GRO)
+		return drv_handoff_events(tep);
 	for (size_t i = 0; i < ARRAY_SIZE(alt); i++) {
 		if (alt[i][0] != e)
 			continue;
@@ -595,7 +618,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 		char *name = xasprintf("%s:%s", events[e].sys, events[e].name);
 
 		f->ev = ev;
-		if (e != EV_BPRINT && e != EV_PRINT && (ev || !stands_in(r->tf, e))) {
+		if (e != EV_BPRINT && e != EV_PRINT && (ev || !stands_in(r->tf, r->tep, e))) {
 			char ***list = ev ? &p->present : &p->missing;
 			size_t *n = ev ? &p->n_present : &p->n_missing;
 			*list = xrealloc_array(*list, *n + 1, sizeof(**list));
@@ -620,8 +643,15 @@ static int find_events(struct reader *r, const char *path, char **err)
 		f->dport = field(ev, "dport", NULL);
 		f->flags = field(ev, "tcpflags", NULL);
 		f->family = field(ev, "family", NULL);
-		f->ip = field(ev, "ip", NULL);
-		f->skc = field(ev, "skc", NULL);
+		for (int w = 0; w < 5; w++) {
+			char name[8];
+
+			snprintf(name, sizeof(name), "ip%d", w * 8);
+			f->ipw[w] = field(ev, name, NULL);
+			snprintf(name, sizeof(name), "skc%d", w * 8);
+			if (w < 3)
+				f->skw[w] = field(ev, name, NULL);
+		}
 		f->protocol = field(ev, "protocol", NULL);
 		f->data_len = field(ev, "data_len", NULL);
 		f->rc = field(ev, "rc", NULL);

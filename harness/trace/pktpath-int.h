@@ -71,8 +71,12 @@ struct evf {
 	struct tep_event *ev;
 	struct tep_format_field *skb, *len, *vihl, *frag, *proto, *saddr, *daddr, *sport, *dport,
 		*flags, *family, *protocol, *data_len, *rc, *loc, *reason, *fmt;
-	/* The header as one array (traceset.c): "ip" the IPv4 header's first 40 bytes, "skc" sock_common's first 24 */
-	struct tep_format_field *ip, *skc;
+	/*
+	 * The header as 8-byte words (traceset.c): ipN bytes N..N+7 of the IPv4
+	 * header and what follows, skcN of struct sock_common; NULL where the
+	 * trace has a field each instead (or, for ip24, nothing).
+	 */
+	struct tep_format_field *ipw[5], *skw[3];
 };
 
 /* Stages of a packet, per direction. */

@@ -88,8 +88,10 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	 * traffic only.
 	 */
 	expect(s, "echo 'p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
-		  "ip=+0(+200($arg1)):x64[5]'");
-	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 skc=+0($arg1):x64[3] ");
+		  "ip0=+0(+200($arg1)):x64 ip8=+8(+200($arg1)):x64 ip16=+16(+200($arg1)):x64 "
+		  "ip32=+32(+200($arg1)):x64'");
+	expect(s, "echo 'p:netlab/udp_sendmsg udp_sendmsg sk=$arg1:x64 skc0=+0($arg1):x64 "
+		  "skc8=+8($arg1):x64 skc16=+16($arg1):x64 ");
 	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb -e skb:consume_skb");
 	expect(s, " -e irq:softirq_entry -f 'vec == 2 || vec == 3'");
 	expect(s, " -e netlab:ip_local_deliver");

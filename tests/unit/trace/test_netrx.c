@@ -81,6 +81,22 @@ static void test_netrx__tcp_stream_matches_golden_json(void **state)
 }
 
 /*
+ * The default set of issue 19: no napi_gro_receive_entry, UDP copied at
+ * netlab:udp_consume. trace-cmd report -i FILE: 205 udp_consume, 320
+ * netif_receive_skb (113 fragments reassembled into others, 2 ARP).
+ */
+static void test_netrx__lean_udp_matches_golden_json(void **state)
+{
+	struct netrx *nr = read_ok("lean-udp", NETRX_FIRST, 0);
+
+	assert_true(nr->has_copy);
+	assert_int_equal(nr->rx_copied, 205);
+	assert_int_equal(nr->rx_copied + nr->rx_consumed + nr->rx_dropped, 320);
+	netrx_free(nr);
+	golden("lean-udp");
+}
+
+/*
  * Every netif_receive_skb lands in a NET_RX tree: udp-path has 206
  * "netif_receive_skb: dev=ethB" lines in trace-cmd report (and 1 on ethA),
  * all inside NET_RX softirqs.
@@ -402,6 +418,7 @@ int main(void)
 		cmocka_unit_test(test_netrx__udp_path_matches_golden_json),
 		cmocka_unit_test(test_netrx__tcp_rr_matches_golden_json),
 		cmocka_unit_test(test_netrx__tcp_stream_matches_golden_json),
+		cmocka_unit_test(test_netrx__lean_udp_matches_golden_json),
 		cmocka_unit_test(test_netrx__every_receive_is_in_a_tree),
 		cmocka_unit_test(test_netrx__polls_and_budget_exhaustion_match_the_records),
 		cmocka_unit_test(test_netrx__tree_offsets_are_monotonic),

@@ -125,6 +125,16 @@ static void test_pktpath__tcp_stream_matches_golden_json(void **state)
 	golden("tcp-stream");
 }
 
+static void test_pktpath__lean_udp_matches_golden_json(void **state)
+{
+	golden("lean-udp");
+}
+
+static void test_pktpath__lean_tcp_rr_matches_golden_json(void **state)
+{
+	golden("lean-tcp-rr");
+}
+
 /* ---- udp-path --------------------------------------------------------------- */
 
 struct seen {
@@ -554,6 +564,91 @@ static void test_pktpath__unpatched_kernel_hands_off_at_napi(void **state)
 	pktpath_free(p);
 }
 
+/* ---- the default set of issue 19 (fixtures/runs/lean-*) --------------------------- */
+
+/* The (only) flow with this destination port. */
+static const struct pktpath_flow *flow_to(const struct pktpath *p, unsigned int dport)
+{
+	for (size_t i = 0; i < p->n_flows; i++)
+		if (p->flows[i].t.dport == dport)
+			return &p->flows[i];
+	fail_msg("no flow to port %u", dport);
+	return NULL;
+}
+
+/*
+ * lean-udp: the header fetched as words (ip0..ip32, skc0..skc16), UDP's
+ * receive as netlab:udp_consume, no napi_gro_receive_entry (rx_handoff says
+ * proto and data_len). Counted with trace-cmd report -i FILE: 318
+ * ip_local_deliver (205 datagrams, 113 of them fragments reassembled), 205
+ * udp_rcv, udp_consume, udp_sendmsg and ip_output; 320 rx_handoff lines,
+ * 318 of them proto=0x0800 (2 ARP); 2866 netlab_drv lines. send.json: port
+ * 5201. Nothing is reported missing: udp_consume stands in for udp_recvmsg
+ * and udp_recv_skb, rx_handoff for napi_gro_receive_entry.
+ */
+static void test_pktpath__lean_set_follows_udp_without_gro(void **state)
+{
+	struct seen s = { 0 };
+	struct pktpath_opts o = { .on_packet = check_packet, .ctx = &s };
+	struct pktpath *p = read_ok("lean-udp", &o);
+	const struct pktpath_flow *f = flow_to(p, 5201);
+	char a[16], b[16];
+
+	assert_int_equal(p->n_missing, 0);
+	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
+	assert_int_equal(p->drv_lines, 2866);
+	assert_int_equal(p->handoff_drv, 318);
+	assert_int_equal(p->handoff_napi, 0);
+	assert_int_equal(p->dir[PKTPATH_RX].packets, 318);
+	assert_int_equal(p->dir[PKTPATH_RX].followed, 205);
+	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_REASSEMBLED], 113);
+	assert_int_equal(p->dir[PKTPATH_TX].packets, 205);
+	assert_int_equal(p->dir[PKTPATH_TX].followed, 205);
+	assert_int_equal(s.bad_sum, 0);
+	assert_int_equal(p->n_flows, 1);
+	assert_int_equal(f->t.proto, 17);
+	assert_string_equal(pktpath_addr_str(f->t.saddr, a), "198.18.0.1");
+	assert_string_equal(pktpath_addr_str(f->t.daddr, b), "198.18.0.2");
+	assert_int_equal(f->tx_packets, 205);
+	assert_int_equal(f->rx_packets, 318);
+	assert_int_equal(f->n_senders, 1);
+	assert_int_equal(f->n_receivers, 1);
+	assert_string_equal(f->receivers[0].comm, "udp-stream");
+	pktpath_free(p);
+}
+
+/*
+ * lean-tcp-rr: ports and TCP flags from the header words. trace-cmd report
+ * -i FILE: 410 rx_handoff lines with proto=0x0800, 360 ip_local_deliver and
+ * tcp_v4_rcv (the 50 others' kprobes were missed: the packet reached the
+ * copy without them), 178 of them len=152 (requests) and 172 len=1052, 410
+ * ip_output, 401 tcp_sendmsg, 401 skb_copy_datagram_iovec; the rr server
+ * listens on 5202. Both flows carry the 200 transactions and their
+ * handshake.
+ */
+static void test_pktpath__lean_set_reads_tcp_ports_and_flags(void **state)
+{
+	struct seen s = { 0 };
+	struct pktpath_opts o = { .on_packet = check_packet, .ctx = &s };
+	struct pktpath *p = read_ok("lean-tcp-rr", &o);
+	const struct pktpath_flow *req = flow_to(p, 5202);
+
+	assert_int_equal(p->n_missing, 0);
+	assert_int_equal(p->dir[PKTPATH_RX].packets, 410);
+	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_MISSED_PROBE], 50);
+	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_NO_PAYLOAD], 9);
+	assert_int_equal(p->dir[PKTPATH_TX].packets, 410);
+	assert_int_equal(p->dir[PKTPATH_TX].followed, 401);
+	assert_int_equal(s.bad_sum, 0);
+	/* ip_local_deliver len=152 (a request, ports and length from the header words) */
+	assert_int_equal(s.reqs, 178);
+	assert_int_equal(s.resps, 200);
+	assert_int_equal(p->n_flows, 2);
+	assert_int_equal(req->t.proto, 6);
+	assert_int_equal(req->tx_packets + flow_to(p, req->t.sport)->tx_packets, 410);
+	pktpath_free(p);
+}
+
 /* ---- the driver's trace_printk lines --------------------------------------------- */
 
 static void test_pktpath__drv_line_parses_rx_handoff(void **state)
@@ -742,6 +837,10 @@ int main(void)
 		cmocka_unit_test(test_pktpath__udp_path_matches_golden_json),
 		cmocka_unit_test(test_pktpath__tcp_rr_matches_golden_json),
 		cmocka_unit_test(test_pktpath__tcp_stream_matches_golden_json),
+		cmocka_unit_test(test_pktpath__lean_udp_matches_golden_json),
+		cmocka_unit_test(test_pktpath__lean_tcp_rr_matches_golden_json),
+		cmocka_unit_test(test_pktpath__lean_set_follows_udp_without_gro),
+		cmocka_unit_test(test_pktpath__lean_set_reads_tcp_ports_and_flags),
 		cmocka_unit_test(test_pktpath__udp_path_follows_every_datagram_received),
 		cmocka_unit_test(test_pktpath__udp_path_flow_has_sender_and_receiver),
 		cmocka_unit_test(test_pktpath__tcp_rr_flows_both_directions_with_rr_pids),

@@ -59,13 +59,15 @@ static void test_traceset__default_set_follows_the_packet_path(void **state)
 		if (ts.ev[i].probe)
 			assert_true(strstr(ts.ev[i].probe, " skb=$arg") || strstr(ts.ev[i].probe, " sk=$arg1") ||
 				    strstr(ts.ev[i].probe, " skb=$retval"));
-	/* One fetch for the IPv4 header, one for the socket's addresses (default offsets). */
+	/* The IPv4 header and the socket (default offsets) as whole 8-byte words. */
 	assert_string_equal(get(&ts, "netlab:udp_consume")->probe,
-			    "p:netlab/udp_consume skb_consume_udp sk=$arg1:x64 skc=+0($arg1):x64[3] "
+			    "p:netlab/udp_consume skb_consume_udp sk=$arg1:x64 skc0=+0($arg1):x64 "
+			    "skc8=+8($arg1):x64 skc16=+16($arg1):x64 "
 			    "skb=$arg2:x64 len=$arg3:s32");
 	assert_string_equal(get(&ts, "netlab:ip_local_deliver")->probe,
 			    "p:netlab/ip_local_deliver ip_local_deliver skb=$arg1:x64 len=+104($arg1):u32 "
-			    "ip=+0(+200($arg1)):x64[5]");
+			    "ip0=+0(+200($arg1)):x64 ip8=+8(+200($arg1)):x64 "
+			    "ip16=+16(+200($arg1)):x64 ip32=+32(+200($arg1)):x64");
 	traceset_release(&ts);
 	traceset_build("netlab:udp_recv_skb", NULL, NULL, NULL, NULL, 0, &kernel_offsets_default, &ts);
 	assert_string_equal(get(&ts, "netlab:udp_recv_skb")->probe,
@@ -85,7 +87,8 @@ static void test_traceset__kprobes_take_the_kernels_offsets(void **state)
 	assert_int_equal(ts.n, 2);
 	assert_string_equal(ts.ev[0].probe,
 			    "p:netlab/ip_output ip_output skb=$arg3:x64 len=+112($arg3):u32 "
-			    "ip=+0(+208($arg3)):x64[5]");
+			    "ip0=+0(+208($arg3)):x64 ip8=+8(+208($arg3)):x64 "
+			    "ip16=+16(+208($arg3)):x64 ip32=+32(+208($arg3)):x64");
 	/* sock_common not laid out as since 2.6: a field each, at the kernel's offsets. */
 	assert_string_equal(ts.ev[1].probe,
 			    "p:netlab/tcp_sendmsg tcp_sendmsg sk=$arg1:x64 family=+18($arg1):u16 "
