@@ -60,8 +60,11 @@ static void on_irq_entry(struct reader *r, struct cpu *c, struct tep_record *rec
 	c->stack[c->depth++].raised = false;
 }
 
-static void on_raise(struct reader *r, struct cpu *c)
+static void on_raise(struct reader *r, struct cpu *c, struct tep_record *rec)
 {
+	/* Without exit events, a handler is known to run only by the record's context. */
+	if (!r->has[E_IRQ_EXIT] && !(tep_data_flags(r->tep, rec) & TRACE_FLAG_HARDIRQ))
+		c->depth = 0;
 	if (c->depth) {
 		typeof(c->stack[0]) *top = &c->stack[c->depth - 1];
 
@@ -90,7 +93,7 @@ static void on_softirq_entry(struct reader *r, struct cpu *c, struct tep_record 
 		netrx_softirq_close(r, c, 0);
 	t = xzalloc(sizeof(*t));
 	t->t.cpu = rec->cpu;
-	t->t.softirq_ts = t->t.base_ts = rec->ts;
+	t->t.softirq_ts = t->t.base_ts = c->last_sirq_ts = rec->ts;
 	snprintf(t->t.context, sizeof(t->t.context), "%s",
 		 tep_data_comm_from_pid(r->tep, tep_data_pid(r->tep, rec)));
 	nr->softirqs++;
@@ -385,7 +388,19 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 	if (rec->size < 2)
 		return 0;
 	type = tep_data_type(r->tep, rec);
-	if (type < 0 || type > r->max_id || (k = r->kind[type]) < 0)
+	k = type < 0 || type > r->max_id ? -1 : r->kind[type];
+	/*
+	 * Without softirq_exit, a NET_RX softirq ends at its last record: the
+	 * next record of that CPU outside softirq context, or the next softirq
+	 * entry (softirqs do not nest on a CPU), closes it.
+	 */
+	if (!r->has[E_SIRQ_EXIT] && c->cur) {
+		if (k == E_SIRQ_ENTRY || !(tep_data_flags(r->tep, rec) & TRACE_FLAG_SOFTIRQ))
+			netrx_softirq_close(r, c, c->last_sirq_ts);
+		else
+			c->last_sirq_ts = rec->ts;
+	}
+	if (k < 0)
 		return 0;
 	switch (k) {
 	case E_IRQ_ENTRY:
@@ -401,7 +416,7 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 		if (netrx_fu(r, rec, k, 0) != VEC_NET_RX)
 			break;
 		if (k == E_RAISE)
-			on_raise(r, c);
+			on_raise(r, c, rec);
 		else if (k == E_SIRQ_ENTRY)
 			on_softirq_entry(r, c, rec);
 		else
@@ -446,12 +461,14 @@ static int find_events(struct reader *r, const char *path, char **err)
 			if (!r->f[k][i])
 				ev[k] = NULL; /* another kernel's format: not usable */
 		}
+		if (r->o->without_exits && (k == E_IRQ_EXIT || k == E_SIRQ_EXIT))
+			ev[k] = NULL;
 		r->has[k] = ev[k] != NULL;
 		if (ev[k] && ev[k]->id > r->max_id)
 			r->max_id = ev[k]->id;
 	}
 	nr->has_irq = r->has[E_IRQ_ENTRY] && r->has[E_RAISE];
-	nr->has_softirq = r->has[E_SIRQ_ENTRY] && r->has[E_SIRQ_EXIT];
+	nr->has_softirq = r->has[E_SIRQ_ENTRY];
 	nr->has_napi = r->has[E_NAPI];
 	nr->has_rx = r->has[E_RECV] || r->has[E_GRO];
 	nr->has_copy = r->has[E_COPY_IOV] || r->has[E_COPY_UDP] || r->has[E_CONSUME_UDP] ||

@@ -83,6 +83,7 @@ struct cpu {
 	bool repoll, other; /* NET_RX raised outside a handler, in / out of the softirq */
 	struct tree *cur; /* the NET_RX softirq running */
 	uint64_t last_poll_ts;
+	uint64_t last_sirq_ts; /* the latest record in softirq context (a trace without softirq_exit) */
 };
 
 enum { RX_NONE, RX_GRO, RX_RECV };

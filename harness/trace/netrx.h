@@ -16,6 +16,13 @@
  * net:net_dev_queue to net:net_dev_start_xmit (or qdisc:qdisc_dequeue when
  * start_xmit was not recorded), net:net_dev_xmit and their free.
  *
+ * A trace without irq:irq_handler_exit or irq:softirq_exit (the default set
+ * leaves them out: they cost an event each and say only when a handler
+ * ended) is read by context: a raise is inside a handler when its record is
+ * in hard-interrupt context, and a NET_RX softirq ends at its last record,
+ * closed by the next record of its CPU outside softirq context or the next
+ * softirq entry (softirq_exit_ms is then that last record's time).
+ *
  * Memory does not grow with the trace: aggregates are fixed-size histograms
  * (per device and per interrupt), the selected trees and TX rows are kept in
  * bounded heaps, and skbs in flight live in a table capped at
@@ -50,6 +57,11 @@ struct netrx_opts {
 	unsigned int n; /* trees (and TX rows) to keep; 0: 5 */
 	/* Only trees with an interrupt, poll or skb of this device (substring, as perf's dev=). */
 	const char *dev;
+	/*
+	 * Read as if the trace had no irq_handler_exit and softirq_exit records
+	 * (as the default set records): the two readings of one trace compared.
+	 */
+	bool without_exits;
 };
 
 /* A distribution, from a log-linear histogram (values within 1/256). */

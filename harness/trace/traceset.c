@@ -218,30 +218,39 @@ static char *sock_args(const struct kernel_offsets *o)
 			 o->sk_family, o->sk_rcv_saddr, o->sk_daddr, o->sk_num, o->sk_dport);
 }
 
+/*
+ * The tracepoints the default set holds (dflt), and the filters of those a
+ * scenario may add. irq_handler_exit and softirq_exit say only when a
+ * handler ended, at an event each per interrupt and softirq (a UDP flood
+ * has 3 interrupts and 2 softirqs a datagram): the NET_RX timeline reads
+ * the context of the other records instead (netrx.h); add them for the
+ * exact end of each.
+ */
 static const struct {
 	const char *name;
 	const char *filter;
+	bool dflt;
 } tracepoints[] = {
-	{ "skb:kfree_skb", NULL },
-	{ "skb:consume_skb", NULL },
-	{ "skb:skb_copy_datagram_iovec", NULL },
-	{ "net:napi_gro_receive_entry", NULL },
-	{ "net:netif_receive_skb", NULL },
-	{ "net:net_dev_queue", NULL },
-	{ "net:net_dev_start_xmit", NULL },
-	{ "net:net_dev_xmit", NULL },
-	{ "qdisc:qdisc_dequeue", NULL },
-	{ "napi:napi_poll", NULL },
-	{ "irq:irq_handler_entry", NULL },
-	{ "irq:irq_handler_exit", NULL },
+	{ "skb:kfree_skb", NULL, true },
+	{ "skb:consume_skb", NULL, true },
+	{ "skb:skb_copy_datagram_iovec", NULL, true },
+	{ "net:napi_gro_receive_entry", NULL, true },
+	{ "net:netif_receive_skb", NULL, true },
+	{ "net:net_dev_queue", NULL, true },
+	{ "net:net_dev_start_xmit", NULL, true },
+	{ "net:net_dev_xmit", NULL, true },
+	{ "qdisc:qdisc_dequeue", NULL, true },
+	{ "napi:napi_poll", NULL, true },
+	{ "irq:irq_handler_entry", NULL, true },
+	{ "irq:irq_handler_exit", NULL, false },
 	/* NET_TX (2) and NET_RX (3) only: timers and RCU would swamp the buffer. */
-	{ "irq:softirq_raise", "vec == 2 || vec == 3" },
-	{ "irq:softirq_entry", "vec == 2 || vec == 3" },
-	{ "irq:softirq_exit", "vec == 2 || vec == 3" },
-	{ "sock:sock_rcvqueue_full", NULL },
-	{ "udp:udp_fail_queue_rcv_skb", NULL },
-	{ "tcp:tcp_retransmit_skb", NULL },
-	{ "tcp:tcp_send_reset", NULL },
+	{ "irq:softirq_raise", "vec == 2 || vec == 3", true },
+	{ "irq:softirq_entry", "vec == 2 || vec == 3", true },
+	{ "irq:softirq_exit", "vec == 2 || vec == 3", false },
+	{ "sock:sock_rcvqueue_full", NULL, true },
+	{ "udp:udp_fail_queue_rcv_skb", NULL, true },
+	{ "tcp:tcp_retransmit_skb", NULL, true },
+	{ "tcp:tcp_send_reset", NULL, true },
 };
 
 /*
@@ -328,7 +337,8 @@ const char *traceset_default_names(void)
 
 		sbuf_init(&b);
 		for (size_t i = 0; i < ARRAY_SIZE(tracepoints); i++)
-			sbuf_addf(&b, "%s%s", b.len ? " " : "", tracepoints[i].name);
+			if (tracepoints[i].dflt)
+				sbuf_addf(&b, "%s%s", b.len ? " " : "", tracepoints[i].name);
 		for (size_t i = 0; i < ARRAY_SIZE(kprobes); i++)
 			if (kprobes[i].dflt)
 				sbuf_addf(&b, " netlab:%s", kprobes[i].name);

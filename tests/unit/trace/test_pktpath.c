@@ -582,7 +582,7 @@ static const struct pktpath_flow *flow_to(const struct pktpath *p, unsigned int 
  * proto and data_len). Counted with trace-cmd report -i FILE: 318
  * ip_local_deliver (205 datagrams, 113 of them fragments reassembled), 205
  * udp_rcv, udp_consume, udp_sendmsg and ip_output; 320 rx_handoff lines,
- * 318 of them proto=0x0800 (2 ARP); 2866 netlab_drv lines. send.json: port
+ * 318 of them proto=0x0800 (2 ARP); 2521 netlab_drv lines. send.json: port
  * 5201. Nothing is reported missing: udp_consume stands in for udp_recvmsg
  * and udp_recv_skb, rx_handoff for napi_gro_receive_entry.
  */
@@ -596,7 +596,7 @@ static void test_pktpath__lean_set_follows_udp_without_gro(void **state)
 
 	assert_int_equal(p->n_missing, 0);
 	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
-	assert_int_equal(p->drv_lines, 2866);
+	assert_int_equal(p->drv_lines, 2521);
 	assert_int_equal(p->handoff_drv, 318);
 	assert_int_equal(p->handoff_napi, 0);
 	assert_int_equal(p->dir[PKTPATH_RX].packets, 318);
@@ -619,9 +619,9 @@ static void test_pktpath__lean_set_follows_udp_without_gro(void **state)
 
 /*
  * lean-tcp-rr: ports and TCP flags from the header words. trace-cmd report
- * -i FILE: 410 rx_handoff lines with proto=0x0800, 360 ip_local_deliver and
- * tcp_v4_rcv (the 50 others' kprobes were missed: the packet reached the
- * copy without them), 178 of them len=152 (requests) and 172 len=1052, 410
+ * -i FILE: 410 rx_handoff lines with proto=0x0800, 379 ip_local_deliver and
+ * tcp_v4_rcv (the 31 others' kprobes were missed: the packet reached the
+ * copy without them), 185 of them len=152 (requests) and 184 len=1052, 410
  * ip_output, 401 tcp_sendmsg, 401 skb_copy_datagram_iovec; the rr server
  * listens on 5202. Both flows carry the 200 transactions and their
  * handshake.
@@ -635,13 +635,13 @@ static void test_pktpath__lean_set_reads_tcp_ports_and_flags(void **state)
 
 	assert_int_equal(p->n_missing, 0);
 	assert_int_equal(p->dir[PKTPATH_RX].packets, 410);
-	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_MISSED_PROBE], 50);
+	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_MISSED_PROBE], 31);
 	assert_int_equal(p->dir[PKTPATH_RX].outcome[PKTPATH_NO_PAYLOAD], 9);
 	assert_int_equal(p->dir[PKTPATH_TX].packets, 410);
 	assert_int_equal(p->dir[PKTPATH_TX].followed, 401);
 	assert_int_equal(s.bad_sum, 0);
 	/* ip_local_deliver len=152 (a request, ports and length from the header words) */
-	assert_int_equal(s.reqs, 178);
+	assert_int_equal(s.reqs, 185);
 	assert_int_equal(s.resps, 200);
 	assert_int_equal(p->n_flows, 2);
 	assert_int_equal(req->t.proto, 6);

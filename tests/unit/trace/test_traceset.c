@@ -107,7 +107,7 @@ static void test_traceset__add_drop_and_user_probes(void **state)
 	n_default = ts.n;
 	traceset_release(&ts);
 	traceset_build(NULL, "tcp:tcp_probe netlab:ip_rcv skb:kfree_skb",
-		       "irq:irq_handler_exit netlab:ip_output not:there", names, defs, 1,
+		       "irq:irq_handler_entry netlab:ip_output not:there", names, defs, 1,
 		       &kernel_offsets_default, &ts);
 	/* +2 added (kfree_skb was there), +1 probe, -2 dropped (not:there was not). */
 	assert_int_equal(ts.n, n_default + 2 + 1 - 2);
@@ -116,6 +116,18 @@ static void test_traceset__add_drop_and_user_probes(void **state)
 	assert_string_equal(get(&ts, "netlab:tcp_ack")->probe,
 			    "p:netlab/tcp_ack tcp_ack skb=$arg2:x64 flag=$arg3:s32");
 	assert_false(has(&ts, "netlab:ip_output"));
+	assert_false(has(&ts, "irq:irq_handler_entry"));
+	traceset_release(&ts);
+
+	/* The exits are not in the default set; added, softirq_exit keeps its filter. */
+	traceset_build(NULL, "irq:softirq_exit irq:irq_handler_exit", NULL, NULL, NULL, 0,
+		       &kernel_offsets_default, &ts);
+	assert_int_equal(ts.n, n_default + 2);
+	assert_string_equal(get(&ts, "irq:softirq_exit")->filter, "vec == 2 || vec == 3");
+	assert_null(get(&ts, "irq:irq_handler_exit")->filter);
+	traceset_release(&ts);
+	traceset_build(NULL, NULL, NULL, NULL, NULL, 0, &kernel_offsets_default, &ts);
+	assert_false(has(&ts, "irq:softirq_exit"));
 	assert_false(has(&ts, "irq:irq_handler_exit"));
 	traceset_release(&ts);
 
