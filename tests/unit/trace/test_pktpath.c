@@ -507,26 +507,41 @@ static int check_drv_packet(void *ctx, const struct pktpath_packet *pk)
 	return 0;
 }
 
-static void test_pktpath__drv_handoff_lines_are_the_handoff(void **state)
+/*
+ * Every IPv4 receive packet of @run is handed off by its driver's rx_handoff
+ * line (@lines driver lines in all, @packets packets), and the packet in
+ * @skb (0: PROBE_SKB) measures drv_ip and drv_net from that line.
+ */
+static void drv_handoff_check(const char *run, uint64_t skb, uint64_t lines, uint64_t packets,
+			      int64_t drv_ip, int64_t drv_net)
 {
-	struct drv_seen s = { .probe_drv_ip = -2, .probe_drv_net = -2 };
+	struct drv_seen s = { .probe_drv_ip = -2, .probe_drv_net = -2, .probe = skb };
 	struct pktpath_opts o = { .on_packet = check_drv_packet, .ctx = &s };
-	struct pktpath *p = read_ok("drv-e1000e-rx-80", &o);
+	struct pktpath *p = read_ok(run, &o);
 
-	/* trace-cmd report | grep -c netlab_drv: 9725, libtraceevent prints skb=0x...x */
-	assert_int_equal(p->drv_lines, 9725);
+	assert_int_equal(p->drv_lines, lines);
 	assert_int_equal(p->drv_bad_lines, 0);
 	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
-	/* every IPv4 receive packet is an e1000e one with its rx_handoff line */
-	assert_int_equal(p->dir[PKTPATH_RX].packets, 1655);
-	assert_int_equal(p->handoff_drv, 1655);
+	assert_int_equal(p->dir[PKTPATH_RX].packets, packets);
+	assert_int_equal(p->handoff_drv, packets);
 	assert_int_equal(p->handoff_napi, 0);
 	assert_int_equal(s.rx_drv, s.rx);
 	assert_int_equal(s.rx_napi, 0);
-	/* drv_ip from the driver line, not from napi_gro_receive_entry (67376 ns) */
-	assert_int_equal(s.probe_drv_ip, 18887961047ll - 18887888751ll);
-	assert_int_equal(s.probe_drv_net, 18887944543ll - 18887888751ll);
+	assert_int_equal(s.probe_drv_ip, drv_ip);
+	assert_int_equal(s.probe_drv_net, drv_net);
 	pktpath_free(p);
+}
+
+/*
+ * trace-cmd report | grep -c netlab_drv: 9725 (libtraceevent prints
+ * skb=0x...x); every IPv4 receive packet is an e1000e one with its
+ * rx_handoff line; drv_ip comes from the driver line, not from
+ * napi_gro_receive_entry (67376 ns).
+ */
+static void test_pktpath__drv_handoff_lines_are_the_handoff(void **state)
+{
+	drv_handoff_check("drv-e1000e-rx-80", 0, 9725, 1655, 18887961047ll - 18887888751ll,
+			  18887944543ll - 18887888751ll);
 }
 
 /*
@@ -537,20 +552,8 @@ static void test_pktpath__drv_handoff_lines_are_the_handoff(void **state)
  */
 static void test_pktpath__drv_tracepoint_lines_are_the_handoff(void **state)
 {
-	struct drv_seen s = { .probe_drv_ip = -2, .probe_drv_net = -2, .probe = 0xffff888000b5c200ull };
-	struct pktpath_opts o = { .on_packet = check_drv_packet, .ctx = &s };
-	struct pktpath *p = read_ok("drv-tp-e1000e-rx", &o);
-
-	assert_int_equal(p->drv_lines, 13108);
-	assert_int_equal(p->drv_bad_lines, 0);
-	assert_string_equal(p->handoff, "netlab_drv rx_handoff");
-	assert_int_equal(p->dir[PKTPATH_RX].packets, 1005);
-	assert_int_equal(p->handoff_drv, 1005);
-	assert_int_equal(p->handoff_napi, 0);
-	assert_int_equal(s.rx_drv, s.rx);
-	assert_int_equal(s.probe_drv_ip, 9368865721ll - 9368821049ll);
-	assert_int_equal(s.probe_drv_net, 9368849217ll - 9368821049ll);
-	pktpath_free(p);
+	drv_handoff_check("drv-tp-e1000e-rx", 0xffff888000b5c200ull, 13108, 1005,
+			  9368865721ll - 9368821049ll, 9368849217ll - 9368821049ll);
 }
 
 static void test_pktpath__unpatched_kernel_hands_off_at_napi(void **state)
