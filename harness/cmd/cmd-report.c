@@ -364,6 +364,7 @@ static int list_drop_path(void *ctx, const struct pktpath_drop *d)
 		json_object_object_add(o, "reason", json_object_new_string(d->reason_name));
 		json_object_object_add(o, "flow", d->flow ? json_object_new_string(flow) : NULL);
 		json_object_object_add(o, "reassembly", json_object_new_boolean(d->reassembly));
+		json_object_object_add(o, "missed_probe", json_object_new_boolean(d->missed_probe));
 		return json_object_array_add(r->list.arr, o) ? -ENOMEM : 0;
 	}
 	if (!r->list.header_done) {
@@ -374,7 +375,8 @@ static int list_drop_path(void *ctx, const struct pktpath_drop *d)
 	fmt_us(t, sizeof(t), d->rel);
 	printf("%12s %7d  0x%016llx  %-6s  %-36s %-16s %s%s\n", t, d->pid,
 	       (unsigned long long)d->skbaddr, pname ? pname : "?", d->location_name, d->reason_name,
-	       flow, d->reassembly ? " (fragment freed after reassembly: not a drop)" : "");
+	       flow, d->reassembly ? " (fragment freed after reassembly: not a drop)" :
+	       d->missed_probe ? " (flow unknown: its ip_local_deliver probe was skipped)" : "");
 	return 0;
 }
 

@@ -320,6 +320,17 @@ static const char *reason_name(struct reader *r, struct tep_record *rec, long lo
 	return n->name;
 }
 
+/* Is this drop reason one that only a transport protocol or a socket gives? */
+static bool reason_past_ip(const char *name)
+{
+	static const char *const prefix[] = { "SOCKET_", "TCP_", "UDP_", "NO_SOCKET", "PROTO_MEM" };
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(prefix); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return true;
+	return false;
+}
+
 static int on_kfree(struct reader *r, struct tep_record *rec)
 {
 	struct pktpath *p = r->p;
@@ -342,11 +353,19 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 		p->drops_in_flows++;
 		p->flows[k->flow - 1].drops++;
 	}
+	d.reason = r->f[EV_KFREE].reason ? (long long)U(EV_KFREE, reason) : -1;
+	if (drop && !k->flow && k->dir == PKTPATH_RX && (k->fl & F_V4) && !(k->fl & F_IP) &&
+	    r->f[EV_IP_IN].ev) {
+		d.reason_name = reason_name(r, rec, d.reason);
+		if (!d.reason_name)
+			return -ENOMEM;
+		d.missed_probe = reason_past_ip(d.reason_name);
+		p->drops_missed_probe += d.missed_probe;
+	}
 	if (r->o->on_drop) {
 		d.protocol = (unsigned int)U(EV_KFREE, protocol);
 		d.location = loc->addr;
 		d.location_name = loc->name;
-		d.reason = r->f[EV_KFREE].reason ? (long long)U(EV_KFREE, reason) : -1;
 		d.reason_name = reason_name(r, rec, d.reason);
 		if (!d.reason_name)
 			return -ENOMEM;

@@ -230,6 +230,10 @@ void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_
 		"\nDrops: %llu kfree_skb (%llu of flow packets, %llu fragments freed after reassembly); TCP retransmits: %llu\n",
 		(unsigned long long)p->drops, (unsigned long long)p->drops_in_flows,
 		(unsigned long long)p->reassembly_frees, (unsigned long long)p->retransmits);
+	if (p->drops_missed_probe)
+		fprintf(f,
+			"  %llu dropped at their socket without an ip_local_deliver record: the kernel skipped that kprobe (another probe's handler was running), so their flow is unknown\n",
+			(unsigned long long)p->drops_missed_probe);
 	if (o->processes && p->n_procs) {
 		fprintf(f, "\nProcesses (receive at the copy, transmit at sendmsg)\n");
 		for (size_t i = 0; i < p->n_procs; i++)
@@ -416,6 +420,7 @@ struct json_object *pktpath_to_json(const struct pktpath *p)
 	json_object_object_add(x, "total", json_object_new_uint64(p->drops));
 	json_object_object_add(x, "in_flows", json_object_new_uint64(p->drops_in_flows));
 	json_object_object_add(x, "reassembly_frees", json_object_new_uint64(p->reassembly_frees));
+	json_object_object_add(x, "missed_probe", json_object_new_uint64(p->drops_missed_probe));
 	json_object_object_add(o, "drops", x);
 	json_object_object_add(o, "retransmits", json_object_new_uint64(p->retransmits));
 	return o;

@@ -191,6 +191,15 @@ struct pktpath_drop {
 	const struct pktpath_tuple *flow; /* the flow of the skb when known, else NULL */
 	enum pktpath_dir dir; /* of the skb, when flow != NULL */
 	bool reassembly; /* an IP fragment freed with its reassembled packet: not a drop */
+	/*
+	 * An IPv4 receive packet dropped by its transport or socket (the
+	 * reason says so: SOCKET_*, TCP_*, UDP_*, NO_SOCKET, PROTO_MEM) that
+	 * was never seen at netlab:ip_local_deliver, though the trace records
+	 * it: the kernel skipped that kprobe (another kprobe's handler was
+	 * running on the CPU, e.g. a softirq on the exit of an interrupt that
+	 * came during a process-context probe). Its flow is unknown.
+	 */
+	bool missed_probe;
 };
 
 /* A driver line (driver-patches/README.md). */
@@ -272,6 +281,7 @@ struct pktpath {
 	uint64_t drops; /* skb:kfree_skb records */
 	uint64_t drops_in_flows; /* of those, of a packet of a known flow, not reassembly */
 	uint64_t reassembly_frees; /* kfree_skb of fragments after reassembly */
+	uint64_t drops_missed_probe; /* drops of packets whose IP-stage probe was skipped (pktpath_drop) */
 	uint64_t retransmits; /* tcp:tcp_retransmit_skb records */
 };
 

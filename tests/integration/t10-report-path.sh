@@ -163,19 +163,26 @@ test_expect_success 'guest: the flow, its tasks and its drops agree with the gen
 	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"tx_packets\"]")" = "$sent"
 	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"daddr\"] + \":\" + str(d[\"path\"][\"flows\"][0][\"dport\"])")" = "198.18.0.2:5201"
 	py "$T_TMP/g.json" "sorted(set(t[\"comm\"] for f in d[\"path\"][\"flows\"] for t in f[\"senders\"] + f[\"receivers\"]))" | grep -q "udp-stream"
-	# Each SOCKET_RCVBUFF drop in the list names that flow; their number is the kernel counter.
+	# Each SOCKET_RCVBUFF drop in the list names that flow, or says that the
+	# kernel skipped its ip_local_deliver kprobe (a softirq that ran inside
+	# another kprobe handler: the flow is then unknown, and rare); their
+	# number is the kernel counter.
 	rcvbuf=$(py "$T_TMP/g.json" "sum(1 for x in d[\"drops\"][\"list\"] if x[\"reason\"] == \"SOCKET_RCVBUFF\")")
 	onflow=$(py "$T_TMP/g.json" "sum(1 for x in d[\"drops\"][\"list\"] if x[\"reason\"] == \"SOCKET_RCVBUFF\" and x[\"flow\"] and x[\"flow\"].endswith(\"198.18.0.2:5201\"))")
+	missed=$(py "$T_TMP/g.json" "sum(1 for x in d[\"drops\"][\"list\"] if x[\"reason\"] == \"SOCKET_RCVBUFF\" and not x[\"flow\"] and x[\"missed_probe\"])")
 	kernel=$(py "$RUN/metrics.json" "int(d[\"snmp.B.Udp.RcvbufErrors\"])")
-	echo "SOCKET_RCVBUFF: $rcvbuf listed, $onflow on the flow, RcvbufErrors $kernel"
+	echo "SOCKET_RCVBUFF: $rcvbuf listed, $onflow on the flow, $missed with a skipped probe, RcvbufErrors $kernel"
 	test "$rcvbuf" -gt 0
-	test "$rcvbuf" = "$onflow"
+	test "$rcvbuf" = "$((onflow + missed))"
+	test "$((missed * 10))" -lt "$rcvbuf"
+	test "$(py "$T_TMP/g.json" "d[\"path\"][\"drops\"][\"missed_probe\"]")" = "$missed"
 	test "$rcvbuf" = "$kernel"
-	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"drops\"]")" = "$rcvbuf"
+	test "$(py "$T_TMP/g.json" "d[\"path\"][\"flows\"][0][\"drops\"]")" = "$onflow"
 	# Received datagrams followed to the copy = what the kernel says the
 	# receiver read (Udp.InDatagrams counts in udp_recvmsg).
+	# (missed_probe: copied, with a skipped kprobe on the way)
 	got=$(py "$RUN/metrics.json" "int(d[\"snmp.B.Udp.InDatagrams\"])")
-	copied=$(py "$T_TMP/g.json" "d[\"path\"][\"rx\"][\"followed\"]")
+	copied=$(py "$T_TMP/g.json" "d[\"path\"][\"rx\"][\"followed\"] + d[\"path\"][\"rx\"][\"not_followed\"].get(\"missed_probe\", 0)")
 	py "$T_TMP/g.json" "d[\"path\"][\"rx\"][\"not_followed\"]"
 	echo "kernel: read $got (generator: $(json_get "$RUN/files/recv.json" received) + END copies), followed to the copy $copied"
 	test "$copied" = "$got"

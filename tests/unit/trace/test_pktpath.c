@@ -569,6 +569,45 @@ static void test_pktpath__unpatched_kernel_hands_off_at_napi(void **state)
 
 /* ---- the default set of issue 19 (fixtures/runs/lean-*) --------------------------- */
 
+struct skipped {
+	size_t rcvbuf, on_flow, missed, missed_with_flow;
+};
+
+static int count_skipped(void *ctx, const struct pktpath_drop *d)
+{
+	struct skipped *s = ctx;
+
+	if (strcmp(d->reason_name, "SOCKET_RCVBUFF"))
+		return 0;
+	s->rcvbuf++;
+	s->on_flow += d->flow != NULL;
+	s->missed += d->missed_probe;
+	s->missed_with_flow += d->missed_probe && d->flow;
+	return 0;
+}
+
+/*
+ * rcvbuf-missed-probe: 1076 SOCKET_RCVBUFF drops. Following each address in
+ * trace-cmd report -i FILE from its netif_receive_skb on ethB: 13 of the
+ * dropped packets have no ip_local_deliver before their kfree_skb (the
+ * kernel skipped the kprobe), so their flow is unknown; the report says
+ * why, instead of leaving them unexplained.
+ */
+static void test_pktpath__drops_with_a_skipped_probe_are_named(void **state)
+{
+	struct skipped s = { 0 };
+	struct pktpath_opts o = { .on_drop = count_skipped, .ctx = &s };
+	struct pktpath *p = read_ok("rcvbuf-missed-probe", &o);
+
+	assert_int_equal(s.rcvbuf, 1076);
+	assert_int_equal(s.missed, 13);
+	assert_int_equal(s.missed_with_flow, 0);
+	assert_int_equal(s.on_flow + s.missed, s.rcvbuf);
+	assert_int_equal(p->drops_missed_probe, 13);
+	assert_int_equal(p->drops_in_flows, s.on_flow);
+	pktpath_free(p);
+}
+
 /* The (only) flow with this destination port. */
 static const struct pktpath_flow *flow_to(const struct pktpath *p, unsigned int dport)
 {
@@ -844,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_pktpath__lean_tcp_rr_matches_golden_json),
 		cmocka_unit_test(test_pktpath__lean_set_follows_udp_without_gro),
 		cmocka_unit_test(test_pktpath__lean_set_reads_tcp_ports_and_flags),
+		cmocka_unit_test(test_pktpath__drops_with_a_skipped_probe_are_named),
 		cmocka_unit_test(test_pktpath__udp_path_follows_every_datagram_received),
 		cmocka_unit_test(test_pktpath__udp_path_flow_has_sender_and_receiver),
 		cmocka_unit_test(test_pktpath__tcp_rr_flows_both_directions_with_rr_pids),
