@@ -366,7 +366,8 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 		d.protocol = (unsigned int)U(EV_KFREE, protocol);
 		d.location = loc->addr;
 		d.location_name = loc->name;
-		d.reason_name = reason_name(r, rec, d.reason);
+		if (!d.reason_name) /* not looked up above for missed_probe */
+			d.reason_name = reason_name(r, rec, d.reason);
 		if (!d.reason_name)
 			return -ENOMEM;
 		d.pid = tep_data_pid(r->tep, rec);
