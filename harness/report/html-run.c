@@ -294,6 +294,51 @@ static void cdf_series(struct svg_plot *p, struct json_object *stage, const stru
 	free(ys);
 }
 
+/*
+ * The stages of direction @d per NIC: a row per NIC and stage, numbers from
+ * the report's by_dev. A NIC whose name cannot be one component of a JSON
+ * path (pktpath_dev_metric_name()) is left out; the names come from the
+ * guest, so they are escaped like the rest.
+ */
+static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_dir d)
+{
+	static const char *const cols[] = { "count", "p50_us", "p90_us", "p99_us", "max_us" };
+	const char *dn = d == PKTPATH_RX ? "rx" : "tx";
+	const struct pktpath *pp = r->pp;
+	bool head = false;
+
+	for (size_t i = 0; i < pp->n_devs; i++) {
+		const struct pktpath_stats *s = &pp->devs[i].dir[d];
+		const char *dev = pp->devs[i].name;
+
+		if (!s->packets || !pktpath_dev_metric_name(dev))
+			continue;
+		if (!head)
+			sbuf_adds(b, "<table class=\"stages\" data-by-dev><tr><th class=\"l\">NIC</th><th class=\"l\">stage</th><th>count</th><th>p50 us</th><th>p90 us</th><th>p99 us</th><th>max us</th></tr>\n");
+		head = true;
+		for (int k = 0; k < pktpath_stages(d); k++) {
+			const char *name = pktpath_stage_name(d, k);
+
+			if (!s->stage[k] || !s->stage[k]->count)
+				continue;
+			sbuf_adds(b, "<tr><td class=\"l\">");
+			html_escape(b, dev);
+			sbuf_adds(b, "</td><td class=\"l\">");
+			html_escape(b, name);
+			sbuf_adds(b, "</td>");
+			for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+				sbuf_adds(b, "<td>");
+				html_numf(b, r->rep, NULL, "path.%s.by_dev.%s.stages.%s.%s", dn,
+					  dev, name, cols[c]);
+				sbuf_adds(b, "</td>");
+			}
+			sbuf_adds(b, "</tr>\n");
+		}
+	}
+	if (head)
+		sbuf_adds(b, "</table>\n");
+}
+
 static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_dir d)
 {
 	const struct pktpath_stats *s = &r->pp->dir[d];
@@ -350,6 +395,7 @@ static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_d
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
+	latency_devs(b, r, d);
 }
 
 static void sec_latency(struct sbuf *b, const struct html_run *r)

@@ -262,8 +262,10 @@ static const struct metric_family {
 	/* From the guest's trace.dat ([trace]), per reason as the kernel names it. */
 	{ NULL, "drops.{total,lost_events}" },
 	{ NULL, "drops.reason.*" },
-	/* Stage latency and flows (pktpath.c), per direction and stage. */
+	/* Stage latency and flows (pktpath.c), per direction and stage, and per device too
+	 * (latency.tx.dev.ethA.p90_us: latency.DIR.STAGE.IFNAME.*). */
 	{ NULL, "latency.{rx,tx}.*.{p50_us,p90_us,p99_us,max_us,count}" },
+	{ NULL, "latency.{rx,tx}.*.*.{p50_us,p90_us,p99_us,max_us,count}" },
 	{ NULL, "latency.{rx,tx}.{packets,followed}" },
 	{ NULL, "latency.{rx,tx}.not_followed.*" },
 	{ NULL, "flows.{count,drops,retransmits}" },

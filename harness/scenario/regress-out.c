@@ -221,7 +221,10 @@ char *regress_loss_story(const struct metrics *m)
 
 #define STAGES_SHOWN 3
 
-/* "rx.drv_ip" of "latency.rx.drv_ip.p50_us"; NULL for any other name. Caller frees. */
+/*
+ * "rx.drv_ip" of "latency.rx.drv_ip.p50_us", "tx.dev.ethA" of a NIC's own
+ * "latency.tx.dev.ethA.p50_us"; NULL for any other name. Caller frees.
+ */
 static char *p50_stage(const char *name)
 {
 	size_t n = strlen(name);
@@ -249,6 +252,11 @@ static bool insert_move(struct regress_stage_move *out, size_t n, size_t max,
 	return true;
 }
 
+/*
+ * A direction's stage ("tx.dev") is left out where both maps hold a NIC's
+ * own p50 of it ("tx.dev.ethA"): that one says which NIC moved, and the
+ * direction's, a mix of the NICs', would only take a place of the three.
+ */
 size_t regress_stages_moved(const struct metrics *base, const struct metrics *now,
 			    struct regress_stage_move *out, size_t max)
 {
@@ -257,12 +265,32 @@ size_t regress_stages_moved(const struct metrics *base, const struct metrics *no
 	for (size_t i = 0; base && now && max && i < metrics_count(now); i++) {
 		struct regress_stage_move mv;
 		const char *name;
+		bool dir_stage, per_nic = false;
 		char *stage;
+		size_t len;
 
 		metrics_at(now, i, &name, &mv.now_us);
 		stage = p50_stage(name);
 		if (!stage)
 			continue;
+		len = strlen(stage);
+		/* A direction's stage has one dot ("tx.dev"), a NIC's two. */
+		dir_stage = strchr(stage, '.') == strrchr(stage, '.');
+		for (size_t j = 0; dir_stage && !per_nic && j < metrics_count(now); j++) {
+			const char *nic_name;
+			char *nic;
+			double v;
+
+			metrics_at(now, j, &nic_name, &v);
+			nic = p50_stage(nic_name);
+			per_nic = nic && !strncmp(nic, stage, len) && nic[len] == '.' &&
+				  !strchr(nic + len + 1, '.') && metrics_get(base, nic_name, NULL);
+			free(nic);
+		}
+		if (per_nic) {
+			free(stage);
+			continue;
+		}
 		mv.stage = stage;
 		if (!metrics_get(base, name, &mv.base_us) || !(mv.now_us > mv.base_us) ||
 		    !insert_move(out, n, max, &mv)) {

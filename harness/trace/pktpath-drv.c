@@ -90,7 +90,8 @@ static struct drvdev *drv_dev(struct reader *r, const char *ifname)
 /*
  * A driver line. The hand-off opens a receive packet and takes the device's
  * interrupt (when its poll was the first since), poll start and descriptor;
- * xmit and tx_done stamp the transmit packet of their skb.
+ * xmit and tx_done stamp the transmit packet of their skb. Each names the
+ * packet's device, unless an earlier event did.
  */
 static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint64_t ts)
 {
@@ -116,6 +117,7 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 		}
 		if (l->proto >= 0)
 			k->fl |= F_V4;
+		pktpath_pkt_dev(r, k, l->ifname, strlen(l->ifname));
 		if (l->data_len >= 0 && l->len >= 0)
 			pktpath_pkt_headlen(k, (uint64_t)l->len, (uint64_t)l->data_len);
 		return 0;
@@ -124,9 +126,12 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 		bool xmit = l->event[0] == 'x';
 
 		k = l->skb ? pktpath_pkt_find(r, l->skb) : NULL;
-		if (k && k->dir == PKTPATH_TX && !k->drv[xmit ? D_XMIT : D_DONE] &&
-		    (xmit || k->drv[D_XMIT]))
+		if (!k || k->dir != PKTPATH_TX)
+			return 0;
+		if (!k->drv[xmit ? D_XMIT : D_DONE] && (xmit || k->drv[D_XMIT]))
 			k->drv[xmit ? D_XMIT : D_DONE] = ts;
+		/* The device, where no net_dev_* event named it. */
+		pktpath_pkt_dev(r, k, l->ifname, strlen(l->ifname));
 		return 0;
 	}
 	if (!d)

@@ -64,6 +64,33 @@ static const struct {
 	(r->f[e].skw[0] ? tracefile_u64_at(r->tf, rec, r->f[e].skw[(off) / 8], (off) % 8, size)   \
 			: U(e, fld))
 
+/*
+ * Give @k the device of a net: event (its "name" field, a __data_loc
+ * string) unless it has one: once per packet, at its first such event.
+ */
+static void dev_of(struct reader *r, struct tep_record *rec, int e, struct pkt *k)
+{
+	const struct tep_format_field *f = r->f[e].name;
+	unsigned int off, max;
+
+	if (!k || k->dev || !f)
+		return;
+	off = f->offset;
+	max = f->size;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint64_t v = U(e, name);
+
+		off = v & 0xffff;
+		max = v >> 16;
+		if (f->flags & TEP_FIELD_IS_RELATIVE)
+			off += f->offset + f->size;
+	}
+	if (rec->size < 0 || off + max > (unsigned int)rec->size)
+		return;
+	pktpath_pkt_dev(r, k, (const char *)rec->data + off,
+			strnlen((const char *)rec->data + off, max));
+}
+
 static bool in_irq(struct reader *r, struct tep_record *rec)
 {
 	return tep_data_flags(r->tep, rec) & IRQ_CONTEXT;
@@ -449,11 +476,14 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 			k->fl |= F_V4;
 			if (r->f[EV_GRO].data_len)
 				pktpath_pkt_headlen(k, U(EV_GRO, len), U(EV_GRO, data_len));
+			dev_of(r, rec, EV_GRO, k);
 		}
 		return 0;
 	case EV_NETIF:
-		return pktpath_advance(r, U(EV_NETIF, skb), PKTPATH_RX, S_NET, rec->ts, &k) ?
-			-1 : 0;
+		if (pktpath_advance(r, U(EV_NETIF, skb), PKTPATH_RX, S_NET, rec->ts, &k))
+			return -1;
+		dev_of(r, rec, EV_NETIF, k);
+		return 0;
 	case EV_IP_IN:
 		if (pktpath_advance(r, U(EV_IP_IN, skb), PKTPATH_RX, S_IP, rec->ts, &k))
 			return -1;
@@ -492,11 +522,14 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 		}
 		break;
 	case EV_QUEUE:
-		return pktpath_advance(r, U(EV_QUEUE, skb), PKTPATH_TX, T_QUEUE, rec->ts, &k) ?
-			-1 : 0;
+		if (pktpath_advance(r, U(EV_QUEUE, skb), PKTPATH_TX, T_QUEUE, rec->ts, &k))
+			return -1;
+		dev_of(r, rec, EV_QUEUE, k);
+		return 0;
 	case EV_START:
 		if (pktpath_advance(r, U(EV_START, skb), PKTPATH_TX, T_START, rec->ts, &k))
 			return -1;
+		dev_of(r, rec, EV_START, k);
 		/* A trace without ip_output: IPv4 by the skb's protocol here. */
 		if (k && !(k->fl & F_V4) && r->f[EV_START].protocol &&
 		    U(EV_START, protocol) == ETH_P_IP_)
@@ -508,6 +541,7 @@ static int on_event(struct reader *r, struct tep_record *rec, int e)
 			return 0;
 		if (pktpath_advance(r, U(EV_XMIT, skb), PKTPATH_TX, T_XMIT, rec->ts, &k))
 			return -1;
+		dev_of(r, rec, EV_XMIT, k);
 		/* Without free events, transmission ends at the device. */
 		if (k && !r->has_free)
 			return pktpath_pkt_close(r, k, C_DONE, false) ? -1 : 0;
@@ -678,6 +712,9 @@ static int find_events(struct reader *r, const char *path, char **err)
 		f->loc = field(ev, "location", NULL);
 		f->reason = field(ev, "reason", NULL);
 		f->fmt = field(ev, "fmt", NULL);
+		/* The device, of the net: events only (a kprobe's "name" could be anything). */
+		if (!strcmp(events[e].sys, "net"))
+			f->name = field(ev, "name", NULL);
 	}
 	if (!path_events) {
 		err_set(err,
@@ -801,6 +838,32 @@ static void stats_release(struct pktpath_stats *s)
 		hist_free(s->stage[i]);
 }
 
+static int cmp_dev(const void *a, const void *b)
+{
+	return strcmp(((const struct pktpath_dev *)a)->name, ((const struct pktpath_dev *)b)->name);
+}
+
+/* Keep the devices that have packets (IPv4), by name. */
+static void finish_devs(struct pktpath *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n_devs; i++) {
+		struct pktpath_dev *d = &p->devs[i];
+
+		if (d->dir[PKTPATH_RX].packets || d->dir[PKTPATH_TX].packets) {
+			p->devs[n++] = *d;
+		} else {
+			free(d->name);
+			stats_release(&d->dir[PKTPATH_RX]);
+			stats_release(&d->dir[PKTPATH_TX]);
+		}
+	}
+	p->n_devs = n;
+	if (p->n_devs > 1) /* qsort(NULL, 0) is undefined */
+		qsort(p->devs, p->n_devs, sizeof(*p->devs), cmp_dev);
+}
+
 /* Sort flows and processes; keep only processes with packets. */
 static void finish(struct pktpath *p)
 {
@@ -822,6 +885,7 @@ static void finish(struct pktpath *p)
 	p->n_procs = n;
 	if (p->n_procs > 1)	/* qsort(NULL, 0) is undefined */
 		qsort(p->procs, p->n_procs, sizeof(*p->procs), cmp_proc);
+	finish_devs(p);
 	if (p->handoff_drv && !p->handoff_napi)
 		p->handoff = "netlab_drv rx_handoff";
 	else if (p->handoff_drv)
@@ -953,6 +1017,11 @@ void pktpath_free(struct pktpath *p)
 		stats_release(&p->procs[i].dir[PKTPATH_RX]);
 		stats_release(&p->procs[i].dir[PKTPATH_TX]);
 	}
+	for (size_t i = 0; i < p->n_devs; i++) {
+		free(p->devs[i].name);
+		stats_release(&p->devs[i].dir[PKTPATH_RX]);
+		stats_release(&p->devs[i].dir[PKTPATH_TX]);
+	}
 	for (size_t i = 0; i < p->n_flows; i++) {
 		for (size_t j = 0; j < p->flows[i].n_senders; j++)
 			free(p->flows[i].senders[j].comm);
@@ -968,6 +1037,7 @@ void pktpath_free(struct pktpath *p)
 	free(p->present);
 	free(p->missing);
 	free(p->procs);
+	free(p->devs);
 	free(p->flows);
 	free(p->path);
 	free(p);

@@ -71,6 +71,7 @@ struct evf {
 	struct tep_event *ev;
 	struct tep_format_field *skb, *len, *vihl, *frag, *proto, *saddr, *daddr, *sport, *dport,
 		*flags, *family, *protocol, *data_len, *rc, *loc, *reason, *fmt;
+	struct tep_format_field *name; /* the device's name (net:*), a __data_loc string */
 	/*
 	 * The header as 8-byte words (traceset.c): ipN bytes N..N+7 of the IPv4
 	 * header and what follows, skcN of struct sock_common; NULL where the
@@ -118,6 +119,7 @@ struct pkt {
 	uint16_t ip_len, frag, headlen;
 	uint16_t fl;
 	uint8_t dir, stage, proto, vihl, tcpflags;
+	uint8_t dev; /* the device it passed: index + 1 in pktpath.devs, 0 while unknown */
 	uint32_t flow; /* index + 1, 0 for none */
 	int pid; /* rx: the copying task; tx: the sending task; -1 */
 };
@@ -205,6 +207,12 @@ struct reader {
 	struct drvdev devs[DRV_DEVS];
 	size_t n_devs;
 	/*
+	 * The names of pktpath.devs, as two words each (a Linux interface
+	 * name has at most 15 bytes), zero-padded: a device is found by
+	 * comparing words, not strings.
+	 */
+	uint64_t devkey[PKTPATH_MAX_DEVS][2];
+	/*
 	 * Without driver lines, the fallback probes: a packet handed to GRO
 	 * inside a poll on its CPU takes that poll (and the driver's receive
 	 * interrupt before it, when the poll was the driver's first since).
@@ -256,6 +264,14 @@ bool pktpath_tcp_control(const struct pkt *k);
 int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool list_free);
 int pktpath_advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t ts,
 		    struct pkt **out);
+uint8_t pktpath_dev_get(struct reader *r, const char *name, size_t n);
+
+/* Give @k the device @name (@n bytes) unless it has one. */
+static inline void pktpath_pkt_dev(struct reader *r, struct pkt *k, const char *name, size_t n)
+{
+	if (k && !k->dev)
+		k->dev = pktpath_dev_get(r, name, n);
+}
 
 /* pktpath-drv.c */
 int pktpath_drv_event(struct reader *r, struct tep_record *rec, int e);

@@ -140,6 +140,86 @@ static void print_stages(FILE *f, const struct pktpath_stats *s, enum pktpath_di
 	}
 }
 
+/* A device name for the terminal (it comes from the guest): other than printable ASCII as '?'. */
+static const char *dev_shown(const char *name, char *buf, size_t n)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < n; i++)
+		buf[i] = name[i] > ' ' && name[i] < 0x7f ? name[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+#define DEVS_PER_TABLE 2 /* side by side: 86 columns */
+
+/* The devices' columns of one stage row: count, p50, p90, p99 (us), or "-". */
+static void print_dev_row(FILE *f, const struct pktpath_dev *const *v, size_t n,
+			  enum pktpath_dir dir, int stage)
+{
+	for (size_t j = 0; j < n; j++) {
+		const struct pktpath_stats *s = &v[j]->dir[dir];
+
+		fputs(j ? "  " : "", f);
+		if (!s->stage[stage]) {
+			fprintf(f, " %7s %8s %8s %8s", "-", "-", "-", "-");
+			continue;
+		}
+		fprintf(f, " %7llu %8.1f %8.1f %8.1f", (unsigned long long)s->stage[stage]->count,
+			pktpath_stage_us(s, stage, 50), pktpath_stage_us(s, stage, 90),
+			pktpath_stage_us(s, stage, 99));
+	}
+}
+
+/*
+ * The stages of @dir per device, side by side (DEVS_PER_TABLE a table), so
+ * that one NIC's stage is not read through the other's; one line when a
+ * single device has all of the direction's packets.
+ */
+static void print_devs(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
+{
+	const struct pktpath_dev *v[PKTPATH_MAX_DEVS];
+	size_t n = 0;
+	char name[24];
+
+	for (size_t i = 0; i < p->n_devs && n < ARRAY_SIZE(v); i++)
+		if (p->devs[i].dir[dir].packets)
+			v[n++] = &p->devs[i];
+	if (n == 1 && v[0]->dir[dir].packets == p->dir[dir].packets) {
+		fprintf(f, "  by NIC: all on %s\n", dev_shown(v[0]->name, name, sizeof(name)));
+		return;
+	}
+	for (size_t g = 0; g < n; g += DEVS_PER_TABLE) {
+		size_t m = n - g < DEVS_PER_TABLE ? n - g : DEVS_PER_TABLE;
+
+		fprintf(f, "  %-12s", g ? "" : "by NIC");
+		for (size_t j = 0; j < m; j++) {
+			char head[48];
+
+			snprintf(head, sizeof(head), "%s: %llu packets",
+				 dev_shown(v[g + j]->name, name, sizeof(name)),
+				 (unsigned long long)v[g + j]->dir[dir].packets);
+			fprintf(f, "%s %-*s", j ? "  " : "", j + 1 < m ? 34 : 0, head);
+		}
+		fprintf(f, "\n  %-12s", "stage");
+		for (size_t j = 0; j < m; j++)
+			fprintf(f, "%s %7s %8s %8s %8s", j ? "  " : "", "count", "p50", "p90",
+				"p99");
+		fputs("  (us)\n", f);
+		for (int i = 0; i < pktpath_stages(dir); i++) {
+			bool any = false;
+
+			for (size_t j = 0; j < m; j++)
+				any |= v[g + j]->dir[dir].stage[i] != NULL;
+			if (!any)
+				continue;
+			fprintf(f, "  %-12s", pktpath_stage_name(dir, i));
+			print_dev_row(f, v + g, m, dir, i);
+			fputc('\n', f);
+		}
+	}
+}
+
 static void print_dir(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
 {
 	const struct pktpath_stats *s = &p->dir[dir];
@@ -161,6 +241,7 @@ static void print_dir(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
 	}
 	if (any)
 		fputc('\n', f);
+	print_devs(f, p, dir);
 }
 
 static void tasks_str(char *buf, size_t n, const struct pktpath_task *t, size_t nt)
@@ -273,10 +354,31 @@ static struct json_object *json_seconds(uint64_t ns)
 	return json_object_new_double_s((double)ns / 1e9, buf);
 }
 
+/* name -> count, p50_us, p90_us, p99_us, max_us of the stages with samples. */
+static struct json_object *json_stages(const struct pktpath_stats *s, enum pktpath_dir dir)
+{
+	struct json_object *st = json_object_new_object();
+
+	for (int i = 0; st && i < pktpath_stages(dir); i++) {
+		struct json_object *x;
+
+		if (!s->stage[i])
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "count", json_object_new_uint64(s->stage[i]->count));
+		json_object_object_add(x, "p50_us", json_us(pktpath_stage_us(s, i, 50)));
+		json_object_object_add(x, "p90_us", json_us(pktpath_stage_us(s, i, 90)));
+		json_object_object_add(x, "p99_us", json_us(pktpath_stage_us(s, i, 99)));
+		json_object_object_add(x, "max_us", json_us(pktpath_stage_us(s, i, 100)));
+		json_object_object_add(st, pktpath_stage_name(dir, i), x);
+	}
+	return st;
+}
+
 static struct json_object *json_stats(const struct pktpath_stats *s, enum pktpath_dir dir)
 {
 	struct json_object *o = json_object_new_object(), *nf = json_object_new_object();
-	struct json_object *st = json_object_new_object();
+	struct json_object *st = json_stages(s, dir);
 
 	if (!o || !nf || !st) {
 		json_object_put(o);
@@ -291,20 +393,32 @@ static struct json_object *json_stats(const struct pktpath_stats *s, enum pktpat
 			json_object_object_add(nf, pktpath_outcome_name(i),
 					       json_object_new_uint64(s->outcome[i]));
 	json_object_object_add(o, "not_followed", nf);
-	for (int i = 0; i < pktpath_stages(dir); i++) {
+	json_object_object_add(o, "stages", st);
+	return o;
+}
+
+/* A direction's stats and, in "by_dev", its devices': name -> packets, stages. */
+static struct json_object *json_dir(const struct pktpath *p, enum pktpath_dir dir)
+{
+	struct json_object *o = json_stats(&p->dir[dir], dir), *by = json_object_new_object();
+
+	if (!o || !by) {
+		json_object_put(o);
+		json_object_put(by);
+		return NULL;
+	}
+	for (size_t i = 0; i < p->n_devs; i++) {
+		const struct pktpath_stats *s = &p->devs[i].dir[dir];
 		struct json_object *x;
 
-		if (!s->stage[i])
+		if (!s->packets)
 			continue;
 		x = json_object_new_object();
-		json_object_object_add(x, "count", json_object_new_uint64(s->stage[i]->count));
-		json_object_object_add(x, "p50_us", json_us(pktpath_stage_us(s, i, 50)));
-		json_object_object_add(x, "p90_us", json_us(pktpath_stage_us(s, i, 90)));
-		json_object_object_add(x, "p99_us", json_us(pktpath_stage_us(s, i, 99)));
-		json_object_object_add(x, "max_us", json_us(pktpath_stage_us(s, i, 100)));
-		json_object_object_add(st, pktpath_stage_name(dir, i), x);
+		json_object_object_add(x, "packets", json_object_new_uint64(s->packets));
+		json_object_object_add(x, "stages", json_stages(s, dir));
+		json_object_object_add(by, p->devs[i].name, x);
 	}
-	json_object_object_add(o, "stages", st);
+	json_object_object_add(o, "by_dev", by);
 	return o;
 }
 
@@ -396,8 +510,8 @@ struct json_object *pktpath_to_json(const struct pktpath *p)
 	json_object_object_add(x, "driver_lines_malformed",
 			       json_object_new_uint64(p->drv_bad_lines));
 	json_object_object_add(o, "handoff", x);
-	json_object_object_add(o, "rx", json_stats(&p->dir[PKTPATH_RX], PKTPATH_RX));
-	json_object_object_add(o, "tx", json_stats(&p->dir[PKTPATH_TX], PKTPATH_TX));
+	json_object_object_add(o, "rx", json_dir(p, PKTPATH_RX));
+	json_object_object_add(o, "tx", json_dir(p, PKTPATH_TX));
 	x = json_object_new_array();
 	for (size_t i = 0; x && i < p->n_procs; i++) {
 		struct json_object *q = json_object_new_object();
@@ -428,10 +542,47 @@ struct json_object *pktpath_to_json(const struct pktpath *p)
 
 /* -- metrics -- */
 
-void pktpath_metrics(const struct pktpath *p, struct metrics *m)
+bool pktpath_dev_metric_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (; *name; name++)
+		if (*name <= ' ' || *name >= 0x7f || *name == '.')
+			return false;
+	return true;
+}
+
+/*
+ * latency.<dn>.<stage>[.<dev>].{p50_us,p90_us,p99_us,max_us,count} of the
+ * stages of @s with samples; @dev NULL for the direction's own.
+ */
+static void stage_metrics(struct metrics *m, const struct pktpath_stats *s, enum pktpath_dir d,
+			  const char *dev)
 {
 	static const char *const pct_names[] = { "p50_us", "p90_us", "p99_us", "max_us" };
 	static const double pcts[] = { 50, 90, 99, 100 };
+	const char *dn = d == PKTPATH_RX ? "rx" : "tx";
+	char name[96];
+
+	for (int i = 0; i < pktpath_stages(d); i++) {
+		const char *sn = pktpath_stage_name(d, i);
+
+		if (!s->stage[i])
+			continue;
+		for (size_t k = 0; k < ARRAY_SIZE(pcts); k++) {
+			snprintf(name, sizeof(name), "latency.%s.%s%s%s.%s", dn, sn, dev ? "." : "",
+				 dev ? dev : "", pct_names[k]);
+			/* to the ns, so that 3 decimals of us print exactly */
+			metrics_set(m, name, pktpath_stage_us(s, i, pcts[k]));
+		}
+		snprintf(name, sizeof(name), "latency.%s.%s%s%s.count", dn, sn, dev ? "." : "",
+			 dev ? dev : "");
+		metrics_set(m, name, (double)s->stage[i]->count);
+	}
+}
+
+void pktpath_metrics(const struct pktpath *p, struct metrics *m)
+{
 	uint64_t drops = 0, retrans = 0;
 	char name[96];
 
@@ -448,20 +599,12 @@ void pktpath_metrics(const struct pktpath *p, struct metrics *m)
 				 pktpath_outcome_name(o));
 			metrics_set(m, name, (double)s->outcome[o]);
 		}
-		for (int i = 0; i < pktpath_stages((enum pktpath_dir)d); i++) {
-			const char *sn = pktpath_stage_name((enum pktpath_dir)d, i);
-
-			if (!s->stage[i])
-				continue;
-			for (size_t k = 0; k < ARRAY_SIZE(pcts); k++) {
-				snprintf(name, sizeof(name), "latency.%s.%s.%s", dn, sn,
-					 pct_names[k]);
-				/* to the ns, so that 3 decimals of us print exactly */
-				metrics_set(m, name, pktpath_stage_us(s, i, pcts[k]));
-			}
-			snprintf(name, sizeof(name), "latency.%s.%s.count", dn, sn);
-			metrics_set(m, name, (double)s->stage[i]->count);
-		}
+		stage_metrics(m, s, (enum pktpath_dir)d, NULL);
+		/* Per device: one NIC's stage, not hidden among the other's packets. */
+		for (size_t i = 0; i < p->n_devs; i++)
+			if (pktpath_dev_metric_name(p->devs[i].name))
+				stage_metrics(m, &p->devs[i].dir[d], (enum pktpath_dir)d,
+					      p->devs[i].name);
 	}
 	for (size_t i = 0; i < p->n_flows; i++) {
 		drops += p->flows[i].drops;

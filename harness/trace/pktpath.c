@@ -315,6 +315,36 @@ int pktpath_task_add(struct pktpath_task **v, size_t *n, const struct pktpath_ta
 	return 0;
 }
 
+/*
+ * Devices, by name: the index + 1 in pktpath.devs of @name (@n bytes, not
+ * NUL-terminated), added when new; 0 when the name is empty or longer than
+ * an interface name can be, or the table is full. Called once per packet
+ * (at its first event that names a device), and a lookup compares two
+ * words per device, not strings.
+ */
+uint8_t pktpath_dev_get(struct reader *r, const char *name, size_t n)
+{
+	struct pktpath *p = r->p;
+	uint64_t key[2] = { 0, 0 };
+	size_t i;
+
+	if (!n || n >= sizeof(key))
+		return 0;
+	memcpy(key, name, n);
+	for (i = 0; i < p->n_devs; i++)
+		if (r->devkey[i][0] == key[0] && r->devkey[i][1] == key[1])
+			return (uint8_t)(i + 1);
+	if (i == PKTPATH_MAX_DEVS)
+		return 0;
+	if (!p->devs)
+		p->devs = xzalloc(PKTPATH_MAX_DEVS * sizeof(*p->devs));
+	p->devs[i].name = xasprintf("%.*s", (int)n, name);
+	r->devkey[i][0] = key[0];
+	r->devkey[i][1] = key[1];
+	p->n_devs++;
+	return (uint8_t)(i + 1);
+}
+
 /* ---- open packets ------------------------------------------------------------ */
 
 static size_t pkt_slot(const struct reader *r, uint64_t skb)
@@ -537,6 +567,7 @@ static void packet_of(const struct reader *r, const struct pkt *k, enum close_ho
 	if (k->fl & F_FLAGS)
 		pk->tcpflags = k->tcpflags;
 	pk->handoff_drv = k->fl & F_DRV;
+	pk->dev = k->dev ? p->devs[k->dev - 1].name : NULL;
 	stages_of(k, pk->outcome == PKTPATH_FOLLOWED, pk->stage_ns);
 }
 
@@ -564,6 +595,8 @@ int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool 
 			p->handoff_napi++;
 	}
 	if (stats_add(&p->dir[k->dir], &pk))
+		goto nomem;
+	if (k->dev && stats_add(&p->devs[k->dev - 1].dir[k->dir], &pk))
 		goto nomem;
 	/* Per process: rx at the copy, tx at the sendmsg. */
 	if (proc >= 0 && (k->dir == PKTPATH_RX ? how == C_COPY : k->t_app != 0) &&

@@ -61,6 +61,16 @@
  * Loopback traffic, where one skb goes from ip_output to netif_receive_skb,
  * is not followed across the turn.
  *
+ * Devices. A packet is also counted under the network device it passed
+ * (pktpath.devs), so that one NIC's stages are not hidden among another's:
+ * the device named by its first event of its direction that names one.
+ * Transmit: net:net_dev_queue, net_dev_start_xmit or net_dev_xmit (their
+ * "name" field), or, in a trace without them, the driver's xmit / tx_done
+ * line. Receive: the driver's rx_handoff line, else
+ * net:napi_gro_receive_entry or net:netif_receive_skb. The first
+ * PKTPATH_MAX_DEVS names get a table each; packets of further devices, and
+ * those no event names a device of, are counted per direction only.
+ *
  * Time stamps are the trace clock in ns; latencies are reported in us.
  */
 #ifndef NETLAB_PKTPATH_H
@@ -175,6 +185,7 @@ struct pktpath_packet {
 	int tcpflags; /* the TCP flags byte, -1 when not read (not TCP, fragment, non-linear) */
 	const struct pktpath_task *task; /* rx: the task that copied it; tx: the sender; or NULL */
 	bool handoff_drv; /* rx: the hand-off is the driver's rx_handoff line */
+	const char *dev; /* the device it passed (see "Devices" above), or NULL when unknown */
 	int64_t stage_ns[PKTPATH_MAX_STAGES]; /* per stage of @dir, -1 when not measured */
 };
 
@@ -235,6 +246,18 @@ struct pktpath_stats {
 	struct hist *stage[PKTPATH_MAX_STAGES]; /* NULL when no sample */
 };
 
+/* At most this many devices get their own stage tables (pktpath.devs). */
+#define PKTPATH_MAX_DEVS 16
+
+/*
+ * Per network device: the packets that passed it. The name is as the trace
+ * gives it (from the guest: escape it to print it anywhere but a terminal).
+ */
+struct pktpath_dev {
+	char *name; /* "ethA" */
+	struct pktpath_stats dir[PKTPATH_DIRS];
+};
+
 /* Per process: rx attributed at the copy, tx at the sendmsg. */
 struct pktpath_proc {
 	struct pktpath_task task;
@@ -273,6 +296,8 @@ struct pktpath {
 	uint64_t drv_bad_lines; /* of those, malformed */
 
 	struct pktpath_stats dir[PKTPATH_DIRS];
+	struct pktpath_dev *devs; /* by name; only devices with packets */
+	size_t n_devs;
 	struct pktpath_proc *procs; /* by pid */
 	size_t n_procs;
 	struct pktpath_flow *flows; /* by bytes (tx + rx), descending */
@@ -361,7 +386,10 @@ struct pktpath_print_opts {
 	size_t max_flows; /* 0: all */
 };
 
-/* The text report: stage tables per direction, not-followed counts, processes, flows. */
+/*
+ * The text report: stage tables per direction, each with its stages per
+ * device below it, not-followed counts, processes, flows.
+ */
 void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_opts *o);
 
 /**
@@ -370,17 +398,30 @@ void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_
  * Keys: "trace" (file, cpus, events, first/last timestamps, lost events),
  * "events" (present, missing), "handoff", "rx" and "tx" (packets, followed,
  * not_followed by reason, stages: name -> count, p50_us, p90_us, p99_us,
- * max_us), "processes", "flows", "drops", "retransmits".
+ * max_us, and by_dev: device name -> packets, stages, the same per device),
+ * "processes", "flows", "drops", "retransmits".
  * Return: a new object (json_object_put() it), or NULL on ENOMEM.
  */
 struct json_object *pktpath_to_json(const struct pktpath *p);
 
-/*
- * Metrics for scenario checks: latency.{rx,tx}.<stage>.{p50_us,p90_us,
- * p99_us,max_us,count} for stages with samples, latency.{rx,tx}.packets,
- * .followed, .not_followed.<outcome> (every outcome, 0 included),
+/**
+ * pktpath_metrics() - the result as metrics for scenario checks
+ * @p: the result of pktpath_read()
+ * @m: the map to add to
+ *
+ * latency.{rx,tx}.<stage>.{p50_us,p90_us,p99_us,max_us,count} for stages
+ * with samples; the same per device, latency.{rx,tx}.<stage>.<ifname>.*
+ * (latency.tx.dev.ethA.p90_us), for devices whose name is one metric-name
+ * component (pktpath_dev_metric_name()); latency.{rx,tx}.packets,
+ * .followed, .not_followed.<outcome> (every outcome, 0 included);
  * flows.count, flows.drops, flows.retransmits.
  */
 void pktpath_metrics(const struct pktpath *p, struct metrics *m);
+
+/*
+ * May device name @name be a component of a metric name: not empty, and
+ * only printable ASCII other than '.' and blanks ("eth0.100" may not)?
+ */
+bool pktpath_dev_metric_name(const char *name);
 
 #endif /* NETLAB_PKTPATH_H */

@@ -587,6 +587,77 @@ static void test_baseline__corrupt_spread_or_stages_names_file_and_key(void **st
 	scn_free(s);
 }
 
+static const char per_nic_want[] = "{\n"
+				   "  \"_stages\": {\n"
+				   "    \"latency.tx.dev.ethA.p50_us\": 10,\n"
+				   "    \"latency.tx.dev.ethA.p90_us\": 12.5,\n"
+				   "    \"latency.tx.dev.ethB.p50_us\": 40,\n"
+				   "    \"latency.tx.dev.ethB.p90_us\": 60,\n"
+				   "    \"latency.tx.dev.p50_us\": 30,\n"
+				   "    \"latency.tx.dev.p90_us\": 58\n"
+				   "  },\n"
+				   "  \"latency.tx.dev.ethA.p90_us\": 12.5\n"
+				   "}\n";
+
+/*
+ * A check on one NIC's stage (pktpath's latency.DIR.STAGE.IFNAME.*): the
+ * scenario parses, an update records its subject and, in "_stages", the
+ * NICs' p50 and p90 beside the direction's; the file loads back to them,
+ * and the check compares against the recorded value.
+ */
+static void test_baseline__per_nic_stage_metric_round_trips(void **state)
+{
+	static const char scn[] = "[traffic]\ngenerator = rr\n[checks]\n"
+				  "tx_e1000e = latency.tx.dev.ethA.p90_us <= baseline * 1.25 + 5\n";
+	struct tmp *t = *state;
+	char *path = xasprintf("%s/nic.scn", t->dir), *err = NULL, *text;
+	struct metrics *m = metrics_new(), *back = NULL, *st;
+	struct scenario *s = NULL;
+	struct baseline_extra x;
+	struct check_result r;
+	double v = 0;
+
+	put(path, scn);
+	if (scn_parse(path, &s, &err))
+		fail_msg("%s", err);
+	assert_string_equal(check_subject(s->checks[0].expr), "latency.tx.dev.ethA.p90_us");
+	metrics_set(m, "latency.tx.dev.ethA.p50_us", 10);
+	metrics_set(m, "latency.tx.dev.ethA.p90_us", 12.5);
+	metrics_set(m, "latency.tx.dev.ethA.p99_us", 20); /* not a p50 or p90: not kept */
+	metrics_set(m, "latency.tx.dev.ethA.count", 206);
+	metrics_set(m, "latency.tx.dev.ethB.p50_us", 40);
+	metrics_set(m, "latency.tx.dev.ethB.p90_us", 60);
+	metrics_set(m, "latency.tx.dev.p50_us", 30);
+	metrics_set(m, "latency.tx.dev.p90_us", 58);
+	assert_int_equal(baseline_update(t->path, s, m, NULL, 0, NULL, &err), 0);
+	assert_null(err);
+	text = slurp(t->path);
+	assert_string_equal(text, per_nic_want);
+	free(text);
+
+	assert_int_equal(baseline_load(t->path, &back, NULL), 0);
+	assert_int_equal(metrics_count(back), 1);
+	assert_true(baseline_value(back, s, s->checks[0].expr) == 12.5);
+	/* 42 us measured against 12.5 * 1.25 + 5 */
+	metrics_set(m, "latency.tx.dev.ethA.p90_us", 42);
+	check_eval(s->checks[0].expr, m, baseline_value(back, s, s->checks[0].expr), &r);
+	assert_int_equal(r.status, CHECK_FAIL);
+	assert_true(r.bound == 12.5 * 1.25 + 5);
+	check_result_release(&r);
+	assert_int_equal(baseline_load_extra(t->path, &x, NULL), 0);
+	st = baseline_stages(&x, s);
+	assert_non_null(st);
+	assert_int_equal(metrics_count(st), 6);
+	assert_true(metrics_get(st, "latency.tx.dev.ethB.p90_us", &v) && v == 60);
+	assert_true(baseline_is_stage_metric("latency.rx.poll_handoff.ethB.p50_us"));
+	metrics_free(st);
+	baseline_extra_release(&x);
+	metrics_free(back);
+	metrics_free(m);
+	scn_free(s);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +696,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			test_baseline__corrupt_spread_or_stages_names_file_and_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_baseline__per_nic_stage_metric_round_trips,
+						setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

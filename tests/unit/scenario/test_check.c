@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "scenario/check.h"
+#include "scenario/metrics.h"
 #include "lib/util.h"
 
 static struct check_expr *parse_ok(const char *text)
@@ -199,6 +200,42 @@ static void test_check__names_with_digit_components_and_labels(void **state)
 	assert_int_equal(eval_on("rr.latency_us.p99_9 < 5 and nic.A.x > 0 and a.0b.c == 1", NAN, &r,
 				 "rr.latency_us.p99_9", 1.0, "nic.A.x", 1.0, "a.0b.c", 1.0, NULL),
 			 CHECK_PASS);
+}
+
+/*
+ * A NIC's own stage latency (pktpath: latency.DIR.STAGE.IFNAME.*) is one
+ * metric name in a check: parsed whole, its subject, a name the metric
+ * families know, compared with its baseline.
+ */
+static void test_check__per_nic_stage_metric_in_a_check(void **state)
+{
+	const char *text = "latency.tx.dev.ethA.p90_us <= baseline * 1.25 + 5";
+	struct check_expr *e = parse_ok(text);
+	struct check_result r;
+
+	assert_string_equal(check_subject(e), "latency.tx.dev.ethA.p90_us");
+	assert_true(check_uses_baseline(e));
+	check_expr_free(e);
+	assert_int_equal(metrics_name_check("latency.tx.dev.ethA.p90_us", "rr", "AB", NULL), 0);
+	assert_int_equal(
+		metrics_name_check("latency.rx.poll_handoff.ethB.count", "udp-stream", "AB", NULL),
+		0);
+	/* baseline 12 us: bound 12 * 1.25 + 5 = 20 */
+	assert_int_equal(eval_on(text, 12, &r, "latency.tx.dev.ethA.p90_us", 19.5,
+				 "latency.tx.dev.p90_us", 60.0, NULL),
+			 CHECK_PASS);
+	assert_true(r.value == 19.5 && r.bound == 20 && r.op == CHECK_LE);
+	check_result_release(&r);
+	/* e1000e's xmit 30 us slower: fails, though the direction's p90 (virtio-net's) held */
+	assert_int_equal(eval_on(text, 12, &r, "latency.tx.dev.ethA.p90_us", 42.0,
+				 "latency.tx.dev.p90_us", 60.0, NULL),
+			 CHECK_FAIL);
+	assert_true(r.value == 42 && r.bound == 20);
+	check_result_release(&r);
+	/* the direction's metric is not the NIC's */
+	assert_int_equal(eval_on(text, 12, &r, "latency.tx.dev.p90_us", 60.0, NULL),
+			 CHECK_NOT_MEASURED);
+	check_result_release(&r);
 }
 
 struct seen {
@@ -409,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_check__subject_is_first_metric_named),
 		cmocka_unit_test(test_check__baseline_refers_to_subject),
 		cmocka_unit_test(test_check__names_with_digit_components_and_labels),
+		cmocka_unit_test(test_check__per_nic_stage_metric_in_a_check),
 		cmocka_unit_test(test_check__metrics_used_in_order_with_columns),
 		cmocka_unit_test(test_check__syntax_errors_name_column_and_expectation),
 		cmocka_unit_test(test_check__rejects_overflowing_numbers_and_division_by_zero),

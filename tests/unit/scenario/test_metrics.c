@@ -204,6 +204,34 @@ static void test_metrics__known_families_are_accepted(void **state)
 	assert_int_equal(name_check("rr.latency_us.mean", "rr", NULL), 0);
 }
 
+/* pktpath's stage latency per direction, and per NIC: latency.DIR.STAGE.IFNAME.*, any generator. */
+static void test_metrics__stage_latency_per_nic_names(void **state)
+{
+	static const char *const ok[] = {
+		"latency.tx.dev.p90_us",
+		"latency.tx.dev.ethA.p90_us",
+		"latency.rx.poll_handoff.ethB.p50_us",
+		"latency.rx.total.ethB.max_us",
+		"latency.tx.drv_xmit.ethA.count",
+		"latency.rx.drv_ip.eth0.p99_us",
+	};
+	static const char *const bad[] = {
+		"latency.tx.dev.ethA.p95_us", /* no such figure */
+		"latency.tx.dev.eth0.100.p90_us", /* a name with a dot is two components */
+		"latency.xx.dev.ethA.p90_us", /* no such direction */
+		"latency.tx.dev.ethA",
+	};
+	static const char *const gens[] = { "udp-stream", "tcp-stream", "rr" };
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		for (size_t g = 0; g < sizeof(gens) / sizeof(gens[0]); g++)
+			if (name_check(ok[i], gens[g], NULL))
+				fail_msg("'%s' rejected for %s", ok[i], gens[g]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (!name_check(bad[i], "rr", NULL))
+			fail_msg("'%s' accepted", bad[i]);
+}
+
 static void expect_name_error(const char *name, const char *gen, const char *want)
 {
 	char *err = NULL;
@@ -258,6 +286,7 @@ int main(void)
 		cmocka_unit_test(test_metrics__iteration_is_in_name_order),
 		cmocka_unit_test(test_metrics__thousands_of_entries),
 		cmocka_unit_test(test_metrics__json_flattens_nested_objects),
+		cmocka_unit_test(test_metrics__stage_latency_per_nic_names),
 		cmocka_unit_test(test_metrics__json_prefix_is_prepended),
 		cmocka_unit_test(test_metrics__to_json_sorted_with_exact_numbers),
 		cmocka_unit_test(test_metrics__median_across_runs),

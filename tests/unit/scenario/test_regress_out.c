@@ -139,6 +139,53 @@ static void test_regress_out__stage_story_names_the_stages_that_rose_most(void *
 	metrics_free(b);
 }
 
+/*
+ * pktpath's stages per NIC (latency.DIR.STAGE.IFNAME.p50_us) are stages of
+ * their own, named with the NIC; the direction's p50 of a stage whose NICs'
+ * p50s both sides hold is left out (a mix of them), not that of a stage the
+ * baseline has only per direction.
+ */
+static void test_regress_out__stage_story_names_the_nic(void **state)
+{
+	static const char *const names[] = {
+		"latency.tx.dev.ethA.p50_us", "latency.tx.dev.ethB.p50_us",
+		"latency.tx.dev.p50_us",      "latency.tx.done.p50_us",
+		"latency.rx.drv_ip.p50_us",   "latency.rx.drv_ip.ethB.p50_us",
+	};
+	static const double before[] = { 10, 40, 30, 20, 30, 25 };
+	static const double after[] = { 40, 40, 40, 36, 45, 25 };
+	struct metrics *b = stages(names, before, 5), *a = stages(names, after, 6);
+	struct regress_stage_move mv[5];
+	char *story;
+	size_t n;
+
+	/* the baseline has rx.drv_ip per direction only: that one is compared */
+	n = regress_stages_moved(b, a, mv, 5);
+	assert_int_equal(n, 3);
+	assert_string_equal(mv[0].stage, "tx.dev.ethA");
+	assert_string_equal(mv[1].stage, "tx.done");
+	assert_string_equal(mv[2].stage, "rx.drv_ip");
+	for (size_t i = 0; i < n; i++)
+		free(mv[i].stage);
+	story = regress_stage_story(b, a);
+	assert_string_equal(story, "stage moved: tx.dev.ethA p50 10.0 -> 40.0 us (+30.0 us, x4.0); "
+				   "tx.done p50 20.0 -> 36.0 us (+16.0 us, x1.8); "
+				   "rx.drv_ip p50 30.0 -> 45.0 us (+15.0 us, x1.5)");
+	free(story);
+	/* a baseline from before the NICs had their own: the direction's, as before */
+	metrics_free(b);
+	b = stages(names + 2, before + 2, 3);
+	n = regress_stages_moved(b, a, mv, 5);
+	assert_int_equal(n, 3);
+	assert_string_equal(mv[0].stage, "tx.done");
+	assert_string_equal(mv[1].stage, "rx.drv_ip");
+	assert_string_equal(mv[2].stage, "tx.dev");
+	for (size_t i = 0; i < n; i++)
+		free(mv[i].stage);
+	metrics_free(a);
+	metrics_free(b);
+}
+
 static void test_regress_out__stage_story_without_stages(void **state)
 {
 	static const double v[] = { 30, 40, 5, 20, 8, 12 };
@@ -438,6 +485,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regress_out__junit_is_well_formed_with_markup_and_control_characters),
 		cmocka_unit_test(test_regress_out__stage_story_names_the_stages_that_rose_most),
+		cmocka_unit_test(test_regress_out__stage_story_names_the_nic),
 		cmocka_unit_test(test_regress_out__stage_story_without_stages),
 		cmocka_unit_test(test_regress_out__latency_subjects),
 		cmocka_unit_test(test_regress_out__table_and_json_name_the_stage_that_moved),

@@ -691,6 +691,210 @@ static void test_pktpath__lean_set_reads_tcp_ports_and_flags(void **state)
 	pktpath_free(p);
 }
 
+/* ---- per NIC --------------------------------------------------------------------- */
+
+static const struct pktpath_dev *dev_find(const struct pktpath *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_devs; i++)
+		if (!strcmp(p->devs[i].name, name))
+			return &p->devs[i];
+	fail_msg("no device '%s'", name);
+	return NULL;
+}
+
+static uint64_t stage_count(const struct pktpath_stats *s, int stage)
+{
+	return s->stage[stage] ? s->stage[stage]->count : 0;
+}
+
+/*
+ * lean-tcp-rr, loop topology: e1000e ethA (root netns) and virtio-net ethB
+ * (netns b) carry the requests and the responses in opposite directions.
+ * Counted with trace-cmd report -i tests/unit/fixtures/runs/lean-tcp-rr/files/trace.dat:
+ * `grep net_dev_xmit | grep -c dev=ethA` gives 208 and dev=ethB 206; of
+ * each, one ARP (len=42) and one IPv6 (net_dev_start_xmit protocol=0x86dd)
+ * are not IPv4 packets, so transmit stage dev counts 206 on ethA and 204
+ * on ethB. `grep rx_handoff | grep proto=0x0800` gives 204 lines of
+ * "e1000e ethA" and 206 of "virtio_net ethB": every receive packet,
+ * hand-off by the driver line, on its device. virtio-net has no rx_desc
+ * line: no desc_handoff on ethB.
+ */
+static void test_pktpath__lean_tcp_rr_stages_per_nic_match_trace_cmd(void **state)
+{
+	struct pktpath *p = read_ok("lean-tcp-rr", NULL);
+	const struct pktpath_dev *a = dev_find(p, "ethA"), *b = dev_find(p, "ethB");
+
+	assert_int_equal(p->n_devs, 2);
+	assert_ptr_equal(a, &p->devs[0]); /* by name */
+	assert_int_equal(a->dir[PKTPATH_TX].packets, 206);
+	assert_int_equal(b->dir[PKTPATH_TX].packets, 204);
+	assert_int_equal(stage_count(&a->dir[PKTPATH_TX], PKTPATH_TX_DEV), 206);
+	assert_int_equal(stage_count(&b->dir[PKTPATH_TX], PKTPATH_TX_DEV), 204);
+	assert_int_equal(a->dir[PKTPATH_RX].packets, 204);
+	assert_int_equal(b->dir[PKTPATH_RX].packets, 206);
+	assert_int_equal(stage_count(&a->dir[PKTPATH_RX], PKTPATH_RX_POLL_HANDOFF), 204);
+	assert_int_equal(stage_count(&b->dir[PKTPATH_RX], PKTPATH_RX_POLL_HANDOFF), 206);
+	assert_int_equal(stage_count(&a->dir[PKTPATH_RX], PKTPATH_RX_DESC_HANDOFF), 204);
+	assert_null(b->dir[PKTPATH_RX].stage[PKTPATH_RX_DESC_HANDOFF]);
+	/* the direction's own figures are both NICs' */
+	assert_int_equal(stage_count(&p->dir[PKTPATH_TX], PKTPATH_TX_DEV), 410);
+	pktpath_free(p);
+}
+
+struct dev_seen {
+	size_t packets, without_dev;
+};
+
+static int count_dev(void *ctx, const struct pktpath_packet *pk)
+{
+	struct dev_seen *s = ctx;
+
+	s->packets++;
+	s->without_dev += !pk->dev;
+	return 0;
+}
+
+/*
+ * Every counted packet of @run has a device; then each stage's count, the
+ * packets, the followed and each outcome of a direction are its devices'
+ * sums.
+ */
+static void devs_add_up(const char *run, size_t n_devs)
+{
+	struct dev_seen seen = { 0 };
+	struct pktpath_opts o = { .on_packet = count_dev, .ctx = &seen };
+	struct pktpath *p = read_ok(run, &o);
+
+	assert_true(seen.packets > 0);
+	assert_int_equal(seen.without_dev, 0);
+	assert_int_equal(p->n_devs, n_devs);
+	for (int d = 0; d < PKTPATH_DIRS; d++) {
+		const struct pktpath_stats *s = &p->dir[d];
+		uint64_t packets = 0, followed = 0;
+
+		for (size_t i = 0; i < p->n_devs; i++) {
+			packets += p->devs[i].dir[d].packets;
+			followed += p->devs[i].dir[d].followed;
+		}
+		assert_int_equal(packets, s->packets);
+		assert_int_equal(followed, s->followed);
+		for (int o = 0; o < PKTPATH_OUTCOMES; o++) {
+			uint64_t n = 0;
+
+			for (size_t i = 0; i < p->n_devs; i++)
+				n += p->devs[i].dir[d].outcome[o];
+			assert_int_equal(n, s->outcome[o]);
+		}
+		for (int k = 0; k < pktpath_stages((enum pktpath_dir)d); k++) {
+			uint64_t n = 0;
+
+			for (size_t i = 0; i < p->n_devs; i++)
+				n += stage_count(&p->devs[i].dir[d], k);
+			if (n != stage_count(s, k))
+				fail_msg("%s: %s stage %s: %llu over the devices, %llu in all", run,
+					 d == PKTPATH_RX ? "rx" : "tx",
+					 pktpath_stage_name((enum pktpath_dir)d, k),
+					 (unsigned long long)n,
+					 (unsigned long long)stage_count(s, k));
+		}
+	}
+	pktpath_free(p);
+}
+
+/* Hand-off by driver lines (lean-*), and by napi_gro_receive_entry (the others). */
+static void test_pktpath__stage_counts_per_nic_add_up_to_the_direction(void **state)
+{
+	devs_add_up("lean-tcp-rr", 2);
+	devs_add_up("lean-udp", 2);
+	devs_add_up("tcp-rr", 2);
+	devs_add_up("udp-path", 2);
+	devs_add_up("tcp-stream", 2);
+}
+
+static void test_pktpath__metrics_per_nic(void **state)
+{
+	struct pktpath *p = read_ok("lean-tcp-rr", NULL);
+	const struct pktpath_dev *a = dev_find(p, "ethA");
+	struct metrics *m = metrics_new();
+	double v;
+
+	pktpath_metrics(p, m);
+	assert_true(metrics_get(m, "latency.tx.dev.ethA.p90_us", &v));
+	assert_true(v > 0 && v == pktpath_stage_us(&a->dir[PKTPATH_TX], PKTPATH_TX_DEV, 90));
+	assert_true(metrics_value(m, "latency.tx.dev.ethA.count", 0) == 206);
+	assert_true(metrics_value(m, "latency.tx.dev.ethB.count", 0) == 204);
+	assert_true(metrics_get(m, "latency.rx.poll_handoff.ethB.p90_us", NULL));
+	assert_true(metrics_get(m, "latency.rx.total.ethA.max_us", NULL));
+	assert_true(metrics_get(m, "latency.rx.desc_handoff.ethA.p50_us", NULL));
+	assert_false(metrics_get(m, "latency.rx.desc_handoff.ethB.p50_us", NULL));
+	/* the direction's own, as before */
+	assert_true(metrics_value(m, "latency.tx.dev.count", 0) == 410);
+	metrics_free(m);
+
+	/* A name that is not one component of a metric name: none of its metrics. */
+	free(p->devs[0].name);
+	p->devs[0].name = xstrdup("eth0.100");
+	m = metrics_new();
+	pktpath_metrics(p, m);
+	for (size_t i = 0; i < metrics_count(m); i++) {
+		const char *name;
+
+		metrics_at(m, i, &name, &v);
+		if (strstr(name, "eth0"))
+			fail_msg("metric '%s' of a device named eth0.100", name);
+	}
+	assert_true(metrics_get(m, "latency.tx.dev.ethB.p90_us", NULL));
+	metrics_free(m);
+	pktpath_free(p);
+
+	assert_true(pktpath_dev_metric_name("ethA"));
+	assert_true(pktpath_dev_metric_name("veth-b_1"));
+	assert_false(pktpath_dev_metric_name(""));
+	assert_false(pktpath_dev_metric_name("eth0.100"));
+	assert_false(pktpath_dev_metric_name("a b"));
+	assert_false(pktpath_dev_metric_name("eth\t1"));
+	assert_false(pktpath_dev_metric_name("eth\xc3\xa9"));
+}
+
+static char *print_to_string(const struct pktpath *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	pktpath_print(p, f, NULL);
+	fclose(f);
+	return text;
+}
+
+/* Under each direction's stage table, the NICs side by side; one line where one NIC has all. */
+static void test_pktpath__report_prints_stages_per_nic(void **state)
+{
+	struct pktpath *p = read_ok("lean-tcp-rr", NULL);
+	char *text = print_to_string(p), *tx = strstr(text, "\nTransmit: ");
+
+	assert_non_null(tx);
+	assert_non_null(strstr(
+		tx,
+		"\n  by NIC       ethA: 206 packets                    ethB: 204 packets\n"
+		"  stage          count      p50      p90      p99     count      p50      p90      p99  (us)\n"));
+	assert_non_null(strstr(tx, "\n  dev              206 "));
+	/* desc_handoff: ethA's; virtio-net's ethB has no descriptor line */
+	assert_non_null(strstr(
+		text,
+		"\n  desc_handoff     204      6.9      6.9      8.8         -        -        -        -\n"));
+	free(text);
+	pktpath_free(p);
+
+	p = read_ok("udp-path", NULL);
+	text = print_to_string(p);
+	assert_non_null(strstr(text, "\n  by NIC: all on ethB\n"));
+	assert_non_null(strstr(text, "\n  by NIC: all on ethA\n"));
+	free(text);
+	pktpath_free(p);
+}
+
 /* ---- the driver's trace_printk lines --------------------------------------------- */
 
 static void test_pktpath__drv_line_parses_rx_handoff(void **state)
@@ -884,6 +1088,10 @@ int main(void)
 		cmocka_unit_test(test_pktpath__lean_set_follows_udp_without_gro),
 		cmocka_unit_test(test_pktpath__lean_set_reads_tcp_ports_and_flags),
 		cmocka_unit_test(test_pktpath__drops_with_a_skipped_probe_are_named),
+		cmocka_unit_test(test_pktpath__lean_tcp_rr_stages_per_nic_match_trace_cmd),
+		cmocka_unit_test(test_pktpath__stage_counts_per_nic_add_up_to_the_direction),
+		cmocka_unit_test(test_pktpath__metrics_per_nic),
+		cmocka_unit_test(test_pktpath__report_prints_stages_per_nic),
 		cmocka_unit_test(test_pktpath__udp_path_follows_every_datagram_received),
 		cmocka_unit_test(test_pktpath__udp_path_flow_has_sender_and_receiver),
 		cmocka_unit_test(test_pktpath__tcp_rr_flows_both_directions_with_rr_pids),
