@@ -160,14 +160,15 @@ static const char *const rr_keys[] = { "proto", "req-size", "resp-size", "count"
 const struct tgen tgen_all[] = {
 	{ .name = "udp-stream", .opts = udps_table, .keys = udps_keys, .v6_key = "dst-ipv6",
 	  .tx_flag = "send", .rx_flag = "recv", .tx_out = "send.json", .rx_out = "recv.json",
-	  .default_proto = "udp", .default_port = UDPS_DEFAULT_PORT },
+	  .default_proto = "udp", .default_port = UDPS_DEFAULT_PORT, .metric = "udp" },
 	{ .name = "tcp-stream", .opts = tcps_table, .keys = tcps_keys,
 	  .tx_flag = "send", .rx_flag = "recv", .tx_out = "send.json", .rx_out = "recv.json",
-	  .default_proto = "tcp", .default_port = TCPS_DEFAULT_PORT },
+	  .default_proto = "tcp", .default_port = TCPS_DEFAULT_PORT, .metric = "tcp",
+	  .can_stall = true },
 	{ .name = "rr", .opts = rr_table, .keys = rr_keys,
 	  .tx_flag = "client", .rx_flag = "server", .tx_out = "client.json",
 	  .rx_out = "server.json", .proto_opt = "proto", .default_proto = "tcp",
-	  .default_port = RR_DEFAULT_PORT },
+	  .default_port = RR_DEFAULT_PORT, .metric = "rr", .can_stall = true },
 	{ .name = NULL },
 };
 

@@ -35,6 +35,14 @@ struct tgen {
 	const char *proto_opt;		/* the option that switches tcp/udp, or NULL */
 	const char *default_proto;
 	unsigned int default_port;	/* the tool's --port default */
+	const char *metric;		/* its metrics' first component: udp, tcp, rr */
+	/*
+	 * Whether its flow can stall: an end that waits for the other (TCP's
+	 * acknowledgements, rr's responses) ends with TTOOL_EXIT_PATH when the
+	 * path stops carrying data, and the scenario gets METRIC.stalled.
+	 * udp-stream's sender never waits: the path's failures are its losses.
+	 */
+	bool can_stall;
 };
 
 /* The generators, ended by a NULL name. */

@@ -120,6 +120,7 @@ struct rr_state {
 	uint64_t start_ns; /* the span transactions_per_s is over */
 	uint64_t end_ns;
 	const char *end_reason;
+	const char *phase; /* where a failure of the path stopped it: connect, hello, transaction */
 	uint64_t errs[TJSON_ERRNO_SLOTS];
 	struct hist lat;
 };
@@ -299,6 +300,8 @@ static int tcp_fail(struct rr_state *s, int ret, const char *what, char **err)
 
 static int tcp_hello(struct rr_state *s, char **err)
 {
+	s->phase = "hello";
+
 	struct wire_hello h = {
 		.type = WIRE_HELLO_RR,
 		.req_size = (uint32_t)s->o->req_size,
@@ -317,6 +320,7 @@ static int tcp_txn(struct rr_state *s, char **err)
 	uint64_t t0 = tclock_now(), idle = s->o->idle_timeout_ns;
 	int ret;
 
+	s->phase = "transaction";
 	ret = tsock_send_all(s->fd, s->req, s->req_len, idle, ttool_stopping);
 	if (!ret)
 		ret = tsock_recv_all(s->fd, s->resp, s->resp_len, idle, ttool_stopping);
@@ -335,6 +339,7 @@ static int tcp_client(struct rr_state *s, char **err)
 	uint8_t c;
 	int ret;
 
+	s->phase = "connect";
 	ret = tsock_open_connected(SOCK_STREAM, &o->dst_addr, o->bind, o->idle_timeout_ns, NULL,
 				   &s->fd, err);
 	if (ret)
@@ -353,6 +358,26 @@ static int tcp_client(struct rr_state *s, char **err)
 	return 0;
 }
 
+/*
+ * After a failure of the path: the transactions until then, and where it
+ * stopped ("stall", moved into "failure" by ttool_main()).
+ */
+static void report_failure(struct rr_state *s, struct json_object *out)
+{
+	struct json_object *st = json_object_new_object();
+
+	if (!s->end_ns)
+		s->end_ns = tclock_now();
+	if (!s->start_ns)
+		s->start_ns = s->end_ns;
+	s->end_reason = "failure";
+	report(s, out);
+	tjson_str(st, "phase", s->phase ? s->phase : "connect");
+	tjson_u64(st, "transactions_before", s->transactions);
+	tjson_double(st, "idle_s", tclock_seconds(s->o->idle_timeout_ns), 3);
+	json_object_object_add(out, "stall", st);
+}
+
 static int run_client(const struct rr_opts *o, struct json_object *out, char **err)
 {
 	struct rr_state *s = state_new(o);
@@ -366,6 +391,8 @@ static int run_client(const struct rr_opts *o, struct json_object *out, char **e
 		ret = o->proto == RR_UDP ? udp_client(s, err) : tcp_client(s, err);
 	if (!ret)
 		report(s, out);
+	else if (ttool_path_failure(-ret))
+		report_failure(s, out);
 	state_free(s);
 	return ret;
 }
@@ -444,6 +471,7 @@ static int tcp_accept(struct rr_state *s, struct wire_hello *h, char **err)
 	uint8_t buf[WIRE_HELLO_LEN];
 	int ret;
 
+	s->phase = "accept";
 	ret = tsock_accept_one(s->o->bind, (uint16_t)s->o->port, s->o->idle_timeout_ns, &s->fd,
 			       s->peer, err);
 	if (ret)
@@ -468,6 +496,7 @@ static int tcp_serve(struct rr_state *s, char **err)
 	int ret;
 
 	s->start_ns = tclock_now();
+	s->phase = "transaction";
 	for (;;) {
 		if (s->o->duration_ns && tclock_now() >= s->start_ns + s->o->duration_ns) {
 			s->end_reason = "duration";
@@ -510,6 +539,8 @@ static int run_server(const struct rr_opts *o, struct json_object *out, char **e
 	}
 	if (!ret)
 		report(s, out);
+	else if (ttool_path_failure(-ret))
+		report_failure(s, out);
 	state_free(s);
 	return ret;
 }

@@ -91,6 +91,9 @@ struct tcps_dir {
 	struct tcps_info info; /* tx only */
 	int ret;
 	char *err;
+	/* How a failure of the path ended it (the result's "stall"): where, and what was unacked. */
+	const char *phase;
+	int unacked;
 };
 
 static void sample(struct tcps_dir *d)
@@ -137,6 +140,8 @@ static int wait_acked(struct tcps_dir *d, uint64_t *next)
 		sample_if_due(d, now, next);
 		tclock_sleep_until(now + TCLOCK_MS);
 	}
+	d->phase = "ack";
+	d->unacked = outq;
 	return terr_fmt(
 		&d->err, -ETIMEDOUT,
 		"'%s' did not acknowledge the last %d bytes within %.1f s\nhint: the receiver stalled or the path drops everything: raise --idle-timeout or look at the receiver",
@@ -155,10 +160,16 @@ static int tx_loop(struct tcps_dir *d, const char *buf, uint64_t *next)
 			d->bytes += (uint64_t)n;
 			progress = now;
 		} else if (errno != EAGAIN && errno != EINTR) {
+			d->phase = "send";
 			return terr_sys(&d->err, errno,
 					"the receiver closed or reset the connection",
 					"cannot send to '%s'", d->peer);
 		} else if (now - progress >= d->o->idle_timeout_ns) {
+			int outq = 0;
+
+			d->phase = "send";
+			if (!ioctl(d->fd, SIOCOUTQ, &outq))
+				d->unacked = outq;
 			return terr_fmt(
 				&d->err, -ETIMEDOUT,
 				"sending to '%s' stalled for %.1f s\nhint: the receiver stopped reading or the path drops everything",
@@ -208,9 +219,11 @@ static int rx_loop(struct tcps_dir *d, char *buf)
 		} else if (!n || ttool_stopping()) {
 			return 0;
 		} else if (errno != EAGAIN && errno != EINTR) {
+			d->phase = "receive";
 			return terr_sys(&d->err, errno, "the sender reset the connection",
 					"cannot receive from '%s'", d->peer);
 		} else if (now - progress >= d->o->idle_timeout_ns) {
+			d->phase = "receive";
 			return terr_fmt(
 				&d->err, -ETIMEDOUT,
 				"no data from '%s' for %.1f s\nhint: the sender stalled or the path drops everything: raise --idle-timeout or look at the sender",
@@ -307,6 +320,42 @@ static void report(int fd, const struct tcps_dir *tx, const struct tcps_dir *rx,
 	json_object_object_add(out, "rx", rx ? dir_json(rx, false) : NULL);
 }
 
+/*
+ * After a failure of the path: what was measured until then, and where it
+ * stopped ("stall": the failing direction's phase, its unacknowledged bytes
+ * and the idle timeout), for ttool_main() to print.
+ */
+static void report_failure(int fd, const struct tcps_dir *tx, const struct tcps_dir *rx,
+			   struct json_object *out)
+{
+	const struct tcps_dir *d = rx && rx->ret ? rx : tx;
+	struct json_object *st = json_object_new_object();
+
+	report(fd, tx, rx, out);
+	tjson_str(st, "end", d == tx ? "tx" : "rx");
+	tjson_str(st, "phase", d->phase ? d->phase : "connect");
+	if (d == tx)
+		tjson_u64(st, "unacked_bytes", (uint64_t)(d->unacked > 0 ? d->unacked : 0));
+	tjson_u64(st, "bytes_before", d->bytes);
+	tjson_double(st, "idle_s", tclock_seconds(d->o->idle_timeout_ns), 3);
+	json_object_object_add(out, "stall", st);
+}
+
+/* A failure of the path before there was a connection to measure: where. */
+static int phase_failure(int ret, const char *phase, const struct tcps_opts *o,
+			 struct json_object *out)
+{
+	struct json_object *st;
+
+	if (!ttool_path_failure(-ret))
+		return ret;
+	st = json_object_new_object();
+	tjson_str(st, "phase", phase);
+	tjson_double(st, "idle_s", tclock_seconds(o->idle_timeout_ns), 3);
+	json_object_object_add(out, "stall", st);
+	return ret;
+}
+
 static int run_send(const struct tcps_opts *o, struct json_object *out, char **err)
 {
 	char peer[TSOCK_ADDRSTRLEN], hello[WIRE_HELLO_LEN];
@@ -317,7 +366,7 @@ static int run_send(const struct tcps_opts *o, struct json_object *out, char **e
 	ret = tsock_open_connected(SOCK_STREAM, &o->dst_addr, o->bind, o->idle_timeout_ns, o->cc,
 				   &fd, err);
 	if (ret)
-		return ret;
+		return phase_failure(ret, "connect", o, out);
 	tsock_addr_str(&o->dst_addr, peer, sizeof(peer));
 	h.flags = o->bidir ? WIRE_F_BIDIR : 0;
 	h.duration_ms = (uint32_t)(o->duration_ns / TCLOCK_MS);
@@ -325,7 +374,8 @@ static int run_send(const struct tcps_opts *o, struct json_object *out, char **e
 	tsock_set_timeout(fd, SO_SNDTIMEO, TCPS_TICK_NS);
 	ret = tsock_send_all(fd, hello, sizeof(hello), o->idle_timeout_ns, ttool_stopping);
 	if (ret) {
-		ret = terr_sys(err, -ret, NULL, "cannot send the hello to '%s'", peer);
+		ret = phase_failure(terr_sys(err, -ret, NULL, "cannot send the hello to '%s'", peer),
+				    "hello", o, out);
 		goto out;
 	}
 	tx.fd = rx.fd = fd;
@@ -333,6 +383,8 @@ static int run_send(const struct tcps_opts *o, struct json_object *out, char **e
 	ret = run_dirs(&tx, o->bidir ? &rx : NULL, err);
 	if (!ret)
 		report(fd, &tx, o->bidir ? &rx : NULL, out);
+	else if (ttool_path_failure(-ret))
+		report_failure(fd, &tx, o->bidir ? &rx : NULL, out);
 out:
 	free(tx.err);
 	free(rx.err);
@@ -374,7 +426,7 @@ static int run_recv(const struct tcps_opts *o, struct json_object *out, char **e
 
 	ret = accept_client(o, &fd, peer, &h, err);
 	if (ret)
-		return ret;
+		return phase_failure(ret, "accept", o, out);
 	if (o->cc)
 		ret = tsock_set_cc(fd, o->cc, err);
 	if (ret)
@@ -385,6 +437,8 @@ static int run_recv(const struct tcps_opts *o, struct json_object *out, char **e
 	ret = run_dirs(bidir ? &tx : NULL, &rx, err);
 	if (!ret)
 		report(fd, bidir ? &tx : NULL, &rx, out);
+	else if (ttool_path_failure(-ret))
+		report_failure(fd, bidir ? &tx : NULL, &rx, out);
 out:
 	free(tx.err);
 	free(rx.err);

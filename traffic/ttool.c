@@ -2,6 +2,7 @@
 /*
  * The main() of every traffic tool: see ttool.h.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <json-c/json.h>
 #include <signal.h>
@@ -81,6 +82,55 @@ int ttool_parse(const struct ttool *t, int argc, char **argv, void *opts, char *
 	return ret ? ret : topt_check_only(t->opts, opts, seen, err);
 }
 
+/**
+ * ttool_path_failure() - whether an error is the network's doing, and what kind
+ * @errnum: a positive errno a tool's run ended with
+ *
+ * ETIMEDOUT is a stall (no progress for --idle-timeout: connect, send,
+ * acknowledgement or receive); ECONNRESET, ECONNREFUSED, ECONNABORTED, EPIPE
+ * and ENODATA (the peer closed in the middle) a reset; EHOSTUNREACH,
+ * ENETUNREACH and EHOSTDOWN unreachable. Everything else (memory, threads,
+ * bind, usage) is the tool's or its host's.
+ *
+ * Return: the kind, or NULL.
+ */
+const char *ttool_path_failure(int errnum)
+{
+	switch (errnum) {
+	case ETIMEDOUT:
+		return "stalled";
+	case ECONNREFUSED:
+		return "refused";
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EPIPE:
+	case ENODATA:
+		return "reset";
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+		return "unreachable";
+	default:
+		return NULL;
+	}
+}
+
+/* "failure": {kind, errno, message, and the tool's "stall" details moved in}. */
+static void add_failure(struct json_object *out, const char *kind, int errnum, const char *msg)
+{
+	struct json_object *f = json_object_new_object(), *stall;
+
+	tjson_str(f, "kind", kind);
+	tjson_str(f, "errno", strerrorname_np(errnum) ? strerrorname_np(errnum) : "?");
+	tjson_str(f, "message", msg ? msg : strerror(errnum));
+	if (json_object_object_get_ex(out, "stall", &stall)) {
+		json_object_object_foreach(stall, k, v)
+			json_object_object_add(f, k, json_object_get(v));
+		json_object_object_del(out, "stall");
+	}
+	json_object_object_add(out, "failure", f);
+}
+
 static void usage(const struct ttool *t)
 {
 	printf("%s\nOptions:\n", t->usage);
@@ -117,7 +167,8 @@ static void print_result(const struct ttool *t, const void *opts, struct json_ob
  * @argc: argument count
  * @argv: arguments
  *
- * Return: the exit status: 0 ok, 1 runtime failure, 2 bad usage.
+ * Return: the exit status: 0 ok, 1 runtime failure, 2 bad usage,
+ * TTOOL_EXIT_PATH (3) the path failed the flow (the result is printed).
  */
 int ttool_main(const struct ttool *t, int argc, char **argv)
 {
@@ -143,7 +194,15 @@ int ttool_main(const struct ttool *t, int argc, char **argv)
 	out = header(t, opts);
 	ret = t->run(opts, out, &err);
 	if (ret) {
+		const char *kind = ttool_path_failure(-ret);
+
 		fprintf(stderr, "%s: %s\n", t->name, err ? err : strerror(-ret));
+		if (!kind)
+			goto out;
+		/* The path's doing: what was measured, and how it ended. */
+		add_failure(out, kind, -ret, err);
+		print_result(t, opts, out);
+		status = fflush(stdout) ? 1 : TTOOL_EXIT_PATH;
 		goto out;
 	}
 	print_result(t, opts, out);
