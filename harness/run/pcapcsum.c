@@ -547,7 +547,8 @@ static void dgram_put(struct dgram *dg, const struct frag *fr)
 		memset(dg->buf + dg->buf_len, 0, end - dg->buf_len);
 		dg->buf_len = end;
 	}
-	memcpy(dg->buf + fr->off, fr->data, min_sz(fr->have, fr->len));
+	if (fr->have && fr->len)	/* an empty fragment may come before any buffer */
+		memcpy(dg->buf + fr->off, fr->data, min_sz(fr->have, fr->len));
 	for (size_t b = fr->off / 8; b < (end + 7) / 8; b++)
 		dg->blocks[b / 64] |= UINT64_C(1) << (b % 64);
 	if (fr->off == 0) {

@@ -756,6 +756,90 @@ static void test_pcapcsum__fragments_memory_is_bounded(void **state)
 	free(fr);
 }
 
+/*
+ * Fragments Linux drops are malformed: one past 64 KiB, two last fragments
+ * that end apart. An empty first fragment is only incomplete.
+ */
+static void test_pcapcsum__hostile_fragments(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	const struct pcap_csum_sender *p;
+	struct pcap_csum *r;
+	uint8_t seg[256];
+	struct fr f;
+	struct cap c;
+
+	cap_open(&c, "hostile.pcap");
+	udp_seg(seg, IP_A, IP_B, 4, 92, 14);
+	eth(&f, MAC_A, 0x0800);
+	ip4(&f, IP_A, 17, 7, 0x2000, seg, 0);		/* 0: empty, more to come */
+	cap_add(&c, &f);
+	eth(&f, MAC_A, 0x0800);
+	ip4(&f, IP_A, 17, 8, 8189, seg, 100);		/* 1: ends at 65612 */
+	cap_add(&c, &f);
+	eth(&f, MAC_A, 0x0800);
+	ip4(&f, IP_A, 17, 9, 1, seg + 8, 40);		/* 2, 3: last twice, ending at 48 and 56 */
+	cap_add(&c, &f);
+	eth(&f, MAC_A, 0x0800);
+	ip4(&f, IP_A, 17, 9, 2, seg + 16, 40);
+	cap_add(&c, &f);
+	cap_close(&c);
+
+	r = read_cap(&c, s, NULL);
+	p = sender(r, MAC_A);
+	assert_int_equal(p->fragments, 4);
+	assert_int_equal(p->packets, 3);
+	assert_int_equal(p->unverifiable[PCAP_CSUM_WHY_INCOMPLETE], 1);
+	assert_int_equal(p->unverifiable[PCAP_CSUM_WHY_MALFORMED], 2);
+	assert_int_equal(s->f[0].why, PCAP_CSUM_WHY_INCOMPLETE);
+	assert_int_equal(s->f[1].why, PCAP_CSUM_WHY_MALFORMED);
+	assert_int_equal(s->f[1].frag_offset, 65512);
+	assert_int_equal(s->f[3].why, PCAP_CSUM_WHY_MALFORMED);
+	assert_outcomes_add_up(p);
+	pcap_csum_free(r);
+	cap_free(&c);
+	free(s);
+}
+
+/* With segments left, a routing header's final destination is the pseudo-header's. */
+static void test_pcapcsum__ipv6_routing_header_final_destination(void **state)
+{
+	static const uint8_t final[16] = { 0xfd, [14] = 0x99, [15] = 9 };
+	struct seen *s = xzalloc(sizeof(*s));
+	const struct pcap_csum_sender *p;
+	uint8_t l4[256], rh[24] = { 17, 2 };
+	struct pcap_csum *r;
+	struct fr f;
+	struct cap c;
+	size_t n;
+
+	cap_open(&c, "rh.pcap");
+	memcpy(rh + 8, final, 16);
+	n = udp_seg(l4, IP6_A, final, 16, 33, 15);
+	for (int type = 0; type <= 4; type += 4) {
+		rh[2] = (uint8_t)type;	/* type 0: the last address; 4 (SRH): segment list[0] */
+		rh[3] = 1;		/* segments left */
+		frame6(&f, MAC_A, 43, rh, sizeof(rh), l4, n);
+		cap_add(&c, &f);
+	}
+	rh[3] = 0;			/* none left: the destination is the final one */
+	frame6(&f, MAC_A, 43, rh, sizeof(rh), l4, n);
+	cap_add(&c, &f);
+	cap_close(&c);
+
+	r = read_cap(&c, s, NULL);
+	p = sender(r, MAC_A);
+	assert_int_equal(p->packets, 3);
+	assert_int_equal(p->good, 2);
+	assert_int_equal(p->bad, 1);
+	assert_int_equal(s->f[0].l4, PCAP_CSUM_GOOD);
+	assert_int_equal(s->f[1].l4, PCAP_CSUM_GOOD);
+	assert_int_equal(s->f[2].l4, PCAP_CSUM_BAD);
+	pcap_csum_free(r);
+	cap_free(&c);
+	free(s);
+}
+
 /* Senders are kept apart; a BPF filter picks frames; pcap_csum_sender() finds by MAC. */
 static void test_pcapcsum__two_senders_and_a_filter(void **state)
 {
@@ -1164,6 +1248,8 @@ int main(void)
 		cmocka_unit_test(test_pcapcsum__fragments_good_bad_out_of_order_incomplete),
 		cmocka_unit_test(test_pcapcsum__ipv6_fragments),
 		cmocka_unit_test(test_pcapcsum__fragments_memory_is_bounded),
+		cmocka_unit_test(test_pcapcsum__hostile_fragments),
+		cmocka_unit_test(test_pcapcsum__ipv6_routing_header_final_destination),
 		cmocka_unit_test(test_pcapcsum__two_senders_and_a_filter),
 		cmocka_unit_test(test_pcapcsum__bad_lengths_top_k),
 		cmocka_unit_test(test_pcapcsum__bad_input_is_an_error),
