@@ -197,6 +197,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A flow that stalled once stalled: METRIC.stalled is the worst run's, not the median. */
+static bool worst_run_counts(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && !strcmp(dot, ".stalled");
+}
+
 static double median_of(struct metrics *const *runs, size_t n_runs, const char *name,
 			double *vals)
 {
@@ -207,6 +215,8 @@ static double median_of(struct metrics *const *runs, size_t n_runs, const char *
 			n++;
 	if (n > 1)	/* qsort(NULL, 0) is undefined */
 		qsort(vals, n, sizeof(*vals), cmp_double);
+	if (n && worst_run_counts(name))
+		return vals[n - 1];
 	if (n % 2)
 		return vals[n / 2];
 	return (vals[n / 2 - 1] + vals[n / 2]) / 2;
@@ -249,7 +259,10 @@ static const struct metric_family {
 	{ "udp-stream", "udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
 	{ "tcp-stream", "tcp.{goodput_bps,bytes,retransmits,cwnd,cwnd_min,cwnd_max}" },
 	{ "tcp-stream", "tcp.{rtt_us,rtt_min_us,rtt_max_us}" },
+	/* The path stopped the flow (scnrun-collect.c collect_stall): 1 in any run. */
+	{ "tcp-stream", "tcp.{stalled,stall_s,stall_unacked_bytes}" },
 	{ "rr", "rr.{transactions,tps,lost}" },
+	{ "rr", "rr.{stalled,stall_s}" },
 	{ "rr", "rr.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
 	{ NULL, "nic.<LABEL>.**" },
 	{ NULL, "ring.<LABEL>.{rx,tx,rx_max,tx_max}" },

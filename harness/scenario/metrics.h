@@ -71,7 +71,9 @@ struct json_object *metrics_json_number(double v);
  * metrics_median() - per-name median across runs
  *
  * Each name present in at least one run gets the median of the values of
- * the runs that have it (the mean of the middle two for an even count).
+ * the runs that have it (the mean of the middle two for an even count),
+ * except METRIC.stalled, which takes the largest: a flow the path stopped
+ * in one run of several is a stalled flow.
  * Return: a new map; the caller frees it.
  */
 struct metrics *metrics_median(struct metrics *const *runs, size_t n_runs);

@@ -559,6 +559,37 @@ static bool uses_baseline(const struct scenario *s)
 	return false;
 }
 
+/*
+ * A failed check on METRIC.stalled (no_stall): the reason says how the path
+ * stopped the flow, from the first run it stopped ("run 2: stalled: 110049
+ * bytes unacknowledged for 10.0 s (tcp-stream send, ...)").
+ */
+static void stall_reason(struct regress_scn *rs)
+{
+	bool failed = false;
+
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		const char *sub = check_subject(rs->checks[c].check->expr);
+		const char *dot = sub ? strrchr(sub, '.') : NULL;
+
+		failed |= rs->checks[c].res.status == CHECK_FAIL && dot && !strcmp(dot, ".stalled");
+	}
+	for (unsigned int i = 0; failed && i < rs->n_runs; i++) {
+		struct regress_run *run = &rs->runs[i];
+		char *why;
+
+		if (run->verdict != RV_OK || !run->m)
+			continue;
+		why = scnrun_stall_reason(rs->scn, &rs->cfg, run->dir);
+		if (!why)
+			continue;
+		free(rs->reason);
+		rs->reason = rs->n_runs > 1 ? xasprintf("run %u: %s", i + 1, why) : xstrdup(why);
+		free(why);
+		return;
+	}
+}
+
 static void evaluate(const struct regress *r, struct regress_scn *rs, const struct regress_opts *o)
 {
 	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
@@ -641,6 +672,8 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 					       rc->res.err ? rc->res.err : check_status_name(rc->res.status));
 		}
 	}
+	if (rs->outcome == RO_FAIL)
+		stall_reason(rs);
 	spread(rs, ok, n_ok);
 	free(ok);
 	free(bpath);

@@ -524,6 +524,50 @@ static void validate_checks(struct parse_ctx *c)
 	}
 }
 
+/*
+ * A generator whose flow can stall (generators.h) gets the check
+ * no_stall = METRIC.stalled == 0, unless one of the scenario's checks has
+ * METRIC.stalled as its subject already: a flow the path stopped is a
+ * regression (exit 1), never a run that "cannot test".
+ */
+static void add_stall_check(struct parse_ctx *c)
+{
+	struct scenario *s = c->s;
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	const char *name = "no_stall";
+	struct check_expr *e = NULL;
+	struct scn_check *v;
+	char *subject, *text;
+	int ret;
+
+	if (!g || !g->can_stall)
+		return;
+	subject = xasprintf("%s.stalled", g->metric);
+	for (size_t i = 0; i < s->n_checks; i++) {
+		const char *sub = check_subject(s->checks[i].expr);
+
+		if (sub && !strcmp(sub, subject)) {
+			free(subject);
+			return;
+		}
+		if (!strcmp(s->checks[i].name, name))
+			name = "netlab_no_stall";
+	}
+	text = xasprintf("%s == 0", subject);
+	ret = check_parse(text, &e, NULL);
+	free(text);
+	free(subject);
+	if (ret)
+		return;
+	v = xzalloc((s->n_checks + 1) * sizeof(*v));
+	if (s->n_checks)
+		memcpy(v, s->checks, s->n_checks * sizeof(*v));
+	free(s->checks);
+	s->checks = v;
+	v[s->n_checks] = (struct scn_check){ .name = xstrdup(name), .expr = e, .implicit = true };
+	s->n_checks++;
+}
+
 /* ---- entry points ------------------------------------------------------------ */
 
 static char *scn_name_of(const char *path)
@@ -622,6 +666,8 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	validate_gdb(c);
 	scn_validate_exec(c);
 	validate_checks(c);
+	if (!c->err)
+		add_stall_check(c);
 }
 
 char *scn_kernel_append(const struct scenario *s)

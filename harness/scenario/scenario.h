@@ -32,6 +32,8 @@ struct scn_check {
 	/* NAME[COND] = ...: the matrix cases it applies to, "k=v,k!=v,k=v1|v2"
 	 * as written; NULL = every case. */
 	char *cond;
+	/* Added by netlab, not written in the file (line 0): no_stall. */
+	bool implicit;
 };
 
 /* [gdb] match.NAME = REGEX: gdb.lines_matching.NAME counts the lines of

@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "generators.h"
 #include "run/counters.h"
 #include "run/pcapstat.h"
 #include "run/run.h"
@@ -126,12 +127,47 @@ static int collect_udp(struct collect *c)
 	return 0;
 }
 
+/* An end's "failure" (TTOOL_EXIT_PATH: the path failed its flow), or NULL. */
+static struct json_object *failure_of(struct json_object *end)
+{
+	struct json_object *f;
+
+	if (!end || !json_object_object_get_ex(end, "failure", &f) ||
+	    !json_object_is_type(f, json_type_object))
+		return NULL;
+	return f;
+}
+
+/*
+ * METRIC.stalled: 1 when an end of a flow that can stall ended because the
+ * path failed it (stalled, reset, refused, unreachable: its result has a
+ * "failure"), else 0; then METRIC.stall_s, the idle time it gave up after,
+ * and for tcp-stream's sender METRIC.stall_unacked_bytes. The sender's
+ * failure comes first: the receiver's follows from it.
+ */
+static void collect_stall(struct collect *c, const char *metric, struct json_object *tx,
+			  struct json_object *rx)
+{
+	struct json_object *f = failure_of(tx) ? failure_of(tx) : failure_of(rx);
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s.stalled", metric);
+	metrics_set(c->m, name, f ? 1 : 0);
+	if (!f)
+		return;
+	snprintf(name, sizeof(name), "%s.stall_s", metric);
+	set_if(c->m, name, jnum(f, "idle_s"));
+	snprintf(name, sizeof(name), "%s.stall_unacked_bytes", metric);
+	set_if(c->m, name, jnum(f, "unacked_bytes"));
+}
+
 static int collect_tcp(struct collect *c)
 {
 	struct json_object *tx, *rx;
 
 	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
 		return -EINVAL;
+	collect_stall(c, "tcp", tx, rx);
 	/* Goodput as the receiver measured it; the rest from the sender's TCP_INFO. */
 	set_if(c->m, "tcp.goodput_bps", jnum(rx, "rx.goodput_bps"));
 	set_if(c->m, "tcp.bytes", jnum(rx, "rx.bytes"));
@@ -149,10 +185,17 @@ static int collect_tcp(struct collect *c)
 
 static int collect_rr(struct collect *c)
 {
-	struct json_object *cl;
+	struct json_object *cl, *sv = NULL;
 
 	if (read_json(c, "client.json", &cl))
 		return -EINVAL;
+	/* The server's result only says how it ended: the client's is the measurement. */
+	if (read_json(c, "server.json", &sv)) {
+		free(*c->err);
+		*c->err = NULL;
+	}
+	collect_stall(c, "rr", cl, sv);
+	json_object_put(sv);
 	set_if(c->m, "rr.transactions", jnum(cl, "transactions"));
 	set_if(c->m, "rr.tps", jnum(cl, "transactions_per_s"));
 	set_if(c->m, "rr.lost", jnum(cl, "lost"));
@@ -728,6 +771,88 @@ static int collect_trace_path(struct collect *c)
 			return ret;
 	}
 	return 0;
+}
+
+/* What an end was doing when the path failed it, for people. */
+static const char *phase_words(const char *phase)
+{
+	static const char *const words[][2] = {
+		{ "ack", "waiting for the last acknowledgements" },
+		{ "send", "sending" },
+		{ "receive", "receiving" },
+		{ "connect", "connecting" },
+		{ "accept", "waiting for the connection" },
+		{ "hello", "exchanging the hello" },
+		{ "transaction", "in a transaction" },
+	};
+
+	for (size_t i = 0; phase && i < ARRAY_SIZE(words); i++)
+		if (!strcmp(phase, words[i][0]))
+			return words[i][1];
+	return phase ? phase : "?";
+}
+
+static const char *jstr(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* The line of one end's failure; the generator's message is guest text: sanitised. */
+static char *failure_line(const struct tgen *g, bool tx_end, struct json_object *f)
+{
+	const char *kind = jstr(f, "kind"), *msg = jstr(f, "message");
+	double unacked = jnum(f, "unacked_bytes"), idle = jnum(f, "idle_s");
+	char *who = xasprintf("%s %s, %s", g->name, tx_end ? g->tx_flag : g->rx_flag,
+			      phase_words(jstr(f, "phase")));
+	char *first = msg ? xasprintf("%.*s", (int)strcspn(msg, "\n"), msg) : xstrdup("");
+	char *out;
+
+	if (!kind || strspn(kind, "abcdefghijklmnopqrstuvwxyz") != strlen(kind))
+		kind = "failed";
+	for (char *p = first; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
+	if (!strcmp(kind, "stalled") && unacked > 0)
+		out = xasprintf("stalled: %.0f bytes unacknowledged for %.1f s (%s)", unacked, idle,
+				who);
+	else if (!strcmp(kind, "stalled") && !isnan(idle))
+		out = xasprintf("stalled: no progress for %.1f s (%s): %s", idle, who, first);
+	else
+		out = xasprintf("%s: %s (%s)", kind, first, who);
+	free(who);
+	free(first);
+	return out;
+}
+
+char *scnrun_stall_reason(const struct scenario *s, const struct vm_config *cfg,
+			  const char *rundir)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	struct collect c = { .s = s, .cfg = cfg };
+	char *out = NULL, *err = NULL;
+
+	if (!g || !g->can_stall)
+		return NULL;
+	c.err = &err;
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
+						  : xasprintf("%s/files", rundir);
+	for (int end = 0; end < 2 && !out; end++) {
+		struct json_object *j = NULL, *f;
+
+		if (read_json(&c, end ? g->rx_out : g->tx_out, &j) == 0 && (f = failure_of(j)))
+			out = failure_line(g, !end, f);
+		json_object_put(j);
+		free(err);
+		err = NULL;
+	}
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		free(c.files[i]);
+	return out;
 }
 
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "generators.h"
+#include "ttool.h"
 #include "run/counters.h"
 #include "run/pcapstat.h"
 #include "run/run.h"
@@ -385,7 +386,14 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	if (s->trace)
 		script_trace_stop(o);
 	sbuf_adds(o, "snap after\n");
-	sbuf_addf(o, "[ $S = 0 ] && [ $RC = 0 ] || exit %d\n", SCNRUN_EXIT_TRAFFIC);
+	/*
+	 * A generator that the path failed (TTOOL_EXIT_PATH: stalled, reset,
+	 * unreachable) printed its result: the run completed, and the scenario
+	 * fails on METRIC.stalled. Any other failure is the run's.
+	 */
+	sbuf_addf(o, "echo \"$S $RC\" > $O/traffic.status\n"
+		     "{ [ $S = 0 ] || [ $S = %d ]; } && { [ $RC = 0 ] || [ $RC = %d ]; } || exit %d\n",
+		  TTOOL_EXIT_PATH, TTOOL_EXIT_PATH, SCNRUN_EXIT_TRAFFIC);
 	return 0;
 }
 

@@ -38,6 +38,23 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err);
 
+/**
+ * scnrun_stall_reason() - how the path stopped a run's flow, in one line
+ * @s: the scenario
+ * @cfg: its VMs and NICs
+ * @rundir: the run directory
+ *
+ * From the generators' results (their "failure", when the path failed the
+ * flow: traffic/ttool.h), the sender's first:
+ * "stalled: 110049 bytes unacknowledged for 10.0 s (tcp-stream sender,
+ * waiting for acknowledgements)", "stalled: no connection for 10.0 s (rr
+ * client, connect)", "reset: ... (rr client, transaction)".
+ *
+ * Return: a new string, or NULL when neither end says its flow failed.
+ */
+char *scnrun_stall_reason(const struct scenario *s, const struct vm_config *cfg,
+			  const char *rundir);
+
 /*
  * scnrun_gdb_attach() - a scenario's [gdb] on a run about to start
  *

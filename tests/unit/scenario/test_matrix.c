@@ -143,8 +143,11 @@ static void test_matrix__generator_axis_adds_traffic_section(void **state)
 	assert_int_equal(c[0]->n_checks, 2);
 	assert_string_equal(c[0]->checks[0].name, "no_loss");
 	assert_string_equal(c[0]->checks[1].name, "driver");
-	assert_int_equal(c[1]->n_checks, 2);
+	/* tcp-stream can stall: netlab adds no_stall (udp-stream cannot) */
+	assert_int_equal(c[1]->n_checks, 3);
 	assert_string_equal(c[1]->checks[0].name, "goodput");
+	assert_string_equal(c[1]->checks[2].name, "no_stall");
+	assert_true(c[1]->checks[2].implicit);
 	free_cases(c, n);
 }
 
@@ -384,8 +387,9 @@ static void test_matrix__rr_proto_axis_and_direction(void **state)
 	assert_string_equal(tval(c[0], "proto"), "tcp");
 	assert_string_equal(tval(c[1], "proto"), "udp");
 	assert_int_equal(c[1]->n_traffic, 3);
-	assert_int_equal(c[0]->n_checks, 1);
-	assert_int_equal(c[1]->n_checks, 2);
+	/* the file's checks whose condition holds, and netlab's no_stall */
+	assert_int_equal(c[0]->n_checks, 2);
+	assert_int_equal(c[1]->n_checks, 3);
 	/* B>A: B (index 1) sends the requests, A answers. */
 	assert_int_equal(scn_tx_nic(c[3]), 1);
 	assert_int_equal(scn_rx_nic(c[3]), 0);

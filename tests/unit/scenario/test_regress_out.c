@@ -255,10 +255,14 @@ static void test_regress_out__table_and_json_name_the_stage_that_moved(void **st
 	metrics_set(rs.median, "latency.tx.xmit_drv.p50_us", 162.4);
 	rs.base_stages = metrics_new();
 	metrics_set(rs.base_stages, "latency.tx.xmit_drv.p50_us", 12);
-	rs.checks = xzalloc(sizeof(*rs.checks));
+	/* p50, and netlab's no_stall (rr.stalled == 0), which passed */
+	assert_int_equal(rs.scn->n_checks, 2);
+	rs.checks = xzalloc(rs.scn->n_checks * sizeof(*rs.checks));
 	rs.checks[0].check = &rs.scn->checks[0];
 	rs.checks[0].res = (struct check_result){ .status = CHECK_FAIL, .value = 180,
 						   .op = CHECK_LE, .bound = 100 };
+	rs.checks[1].check = &rs.scn->checks[1];
+	rs.checks[1].res = (struct check_result){ .status = CHECK_PASS, .op = CHECK_EQ };
 	r.s = &rs;
 	r.n = 1;
 	r.dir = dir;

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "scenario/check.h"
 #include "scenario/scenario.h"
 #include "lib/util.h"
 
@@ -239,6 +240,49 @@ static void test_scenario__options_before_generator_are_checked(void **state)
 	assert_string_equal(sh, "--proto udp --req-size 64 --resp-size 1k");
 	free(sh);
 	argv_release(&a);
+	scn_free(s);
+}
+
+/* The check netlab adds (line 0, implicit), or NULL. */
+static const struct scn_check *implicit_check(const struct scenario *s)
+{
+	for (size_t i = 0; i < s->n_checks; i++)
+		if (s->checks[i].implicit)
+			return &s->checks[i];
+	return NULL;
+}
+
+static void test_scenario__flow_that_can_stall_gets_no_stall_check(void **state)
+{
+	struct scenario *s = parse_ok("good-tcp.scn");
+	const struct scn_check *c = implicit_check(s);
+
+	/* the file's two checks, then netlab's */
+	assert_int_equal(s->n_checks, 3);
+	assert_non_null(c);
+	assert_ptr_equal(c, &s->checks[2]);
+	assert_string_equal(c->name, "no_stall");
+	assert_string_equal(check_text(c->expr), "tcp.stalled == 0");
+	assert_int_equal(c->line, 0);
+	scn_free(s);
+	s = parse_ok("good-rr.scn");
+	c = implicit_check(s);
+	assert_non_null(c);
+	assert_string_equal(check_text(c->expr), "rr.stalled == 0");
+	scn_free(s);
+}
+
+static void test_scenario__no_stall_check_for_udp_or_when_the_file_checks_it(void **state)
+{
+	struct scenario *s = parse_ok("good-udp.scn");
+
+	/* udp-stream's sender never waits: its failures are losses */
+	assert_null(implicit_check(s));
+	assert_int_equal(s->n_checks, 4);
+	scn_free(s);
+	s = parse_ok("good-rr-stall-check.scn");
+	assert_null(implicit_check(s));
+	assert_int_equal(s->n_checks, 1);
 	scn_free(s);
 }
 
@@ -585,6 +629,8 @@ int main(void)
 		cmocka_unit_test(test_scenario__acpi_files_resolve_against_the_scenario),
 		cmocka_unit_test(test_scenario__rejects_unreadable_acpi_file_with_line),
 		cmocka_unit_test(test_scenario__generator_table_from_the_descriptors),
+		cmocka_unit_test(test_scenario__flow_that_can_stall_gets_no_stall_check),
+		cmocka_unit_test(test_scenario__no_stall_check_for_udp_or_when_the_file_checks_it),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
