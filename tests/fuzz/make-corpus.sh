@@ -16,7 +16,7 @@ seed_name() {
 }
 
 rm -rf "$out"
-mkdir -p "$out"/{scenario,check,baseline,result,pcap}
+mkdir -p "$out"/{scenario,check,baseline,result,pcap,pcapcsum}
 
 # scenario: every shipped .scn, good and bad.
 for f in tests/regress/*.scn tests/regress/*/*.scn tests/integration/scenarios/*.scn \
@@ -71,5 +71,71 @@ for f in $(find tests/unit/fixtures -name '*.pcap' | sort); do
 done
 f=$(find tests/unit/fixtures -name '*.pcap' | sort | head -n 1)
 head -c 24 "$f" >"$out/pcap/header-only.pcap"
+
+# pcapcsum: the same first packets, and of each capture its first IP
+# fragments (lean-udp has them) and IPv6 frames (extension headers).
+for f in $(find tests/unit/fixtures -name '*.pcap' | sort); do
+	n=$(seed_name "$f")
+	tcpdump -r "$f" -c 12 -w "$out/pcapcsum/$n" 2>/dev/null
+	tcpdump -r "$f" -c 12 -w "$out/pcapcsum/frag-$n" 'ip[6:2] & 0x3fff != 0' 2>/dev/null
+	tcpdump -r "$f" -c 6 -w "$out/pcapcsum/ip6-$n" 'ip6' 2>/dev/null
+done
+# (a filter that matched nothing leaves a header-only file: one is enough)
+find "$out/pcapcsum" -size -25c -delete
+head -c 24 "$f" >"$out/pcapcsum/header-only.pcap"
+# ... and what the fixtures lack: whole IPv4 and IPv6 fragments (one datagram
+# good, one with a bad UDP checksum), VLAN tags, a bad IPv4 header.
+python3 - "$out/pcapcsum/synthetic.pcap" <<'PY_EOF'
+import struct, sys
+
+def csum(b, s=0):
+    b += b"\0" * (len(b) % 2)
+    s += sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+def pseudo(src, dst, proto, n):
+    a = src + dst
+    return sum(struct.unpack("!%dH" % (len(a) // 2), a)) + proto + n
+
+def udp(src, dst, data, bad=False):
+    h = struct.pack("!HHHH", 40000, 5201, 8 + len(data), 0)
+    c = csum(h + data, pseudo(src, dst, 17, 8 + len(data))) ^ bad
+    return struct.pack("!HHHH", 40000, 5201, 8 + len(data), c or 0xffff) + data
+
+def eth(t, tags=()):
+    e = bytes.fromhex("5254004e4c0b5254004e4c0a")
+    for tpid in tags:
+        e += struct.pack("!HH", tpid, 7)
+    return e + struct.pack("!H", t)
+
+A4, B4 = bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2])
+A6, B6 = bytes.fromhex("fd" + "00" * 14 + "01"), bytes.fromhex("fd" + "00" * 14 + "02")
+
+def ip4(payload, ident, frag, bad_hdr=False):
+    h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(payload), ident, frag, 64, 17, 0, A4, B4)
+    h = h[:10] + struct.pack("!H", csum(h) ^ bad_hdr) + h[12:]
+    return h + payload
+
+def ip6(nh, payload):
+    return struct.pack("!IHBB16s16s", 6 << 28, len(payload), nh, 64, A6, B6) + payload
+
+frames = []
+for ident, bad in ((1, False), (2, True)):
+    seg = udp(A4, B4, bytes(range(40)), bad)
+    frames.append(eth(0x0800) + ip4(seg[24:], ident, 3))
+    frames.append(eth(0x0800) + ip4(seg[:24], ident, 0x2000))
+    seg = udp(A6, B6, bytes(range(40)), bad)
+    frames.append(eth(0x86dd) + ip6(44, struct.pack("!BBHI", 17, 0, 1, ident) + seg[:24]))
+    frames.append(eth(0x86dd) + ip6(44, struct.pack("!BBHI", 17, 0, 24, ident) + seg[24:]))
+frames.append(eth(0x0800, (0x88a8, 0x8100)) + ip4(udp(A4, B4, b"vlan"), 3, 0x4000))
+frames.append(eth(0x0800) + ip4(udp(A4, B4, b"hdr"), 4, 0x4000, True))
+out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+for i, f in enumerate(frames):
+    f += b"\xaa" * max(0, 60 - len(f))
+    out += struct.pack("<IIII", 1700000000, i, len(f), len(f)) + f
+open(sys.argv[1], "wb").write(out)
+PY_EOF
 
 du -sh "$out"/*

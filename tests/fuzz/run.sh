@@ -7,7 +7,8 @@
 #   --smoke      a fixed number of runs per target with -seed=1, from the
 #                shipped seeds only: the same runs every time, under a
 #                minute in all (`make fuzz-smoke`, and `make test`)
-#   TARGET       scenario, check, baseline, result, pcap, tracedrops (default: all)
+#   TARGET       scenario, check, baseline, result, pcap, pcapcsum, tracedrops
+#                (default: all)
 #
 # Exit: 0 when no target crashed (or clang/libFuzzer is missing and
 # NETLAB_REQUIRE_FUZZ is not 1), 1 otherwise. Inputs that crash are kept in
@@ -18,7 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 FB=${FUZZ_B:-build-fuzz}	# the Makefile's FUZZ_B
-ALL="scenario check baseline result pcap tracedrops"
+ALL="scenario check baseline result pcap pcapcsum tracedrops"
 HINT="apt-get install -y --no-install-recommends clang-14 libclang-rt-14-dev llvm-14 (or: make deps)"
 # A crash stops libFuzzer; it is restarted while time is left, up to:
 MAX_CRASHES=3		# crashes in netlab's code, per target
@@ -44,6 +45,7 @@ case $seconds in ''|*[!0-9]*|0) echo "fuzz: --seconds wants a positive number, n
 smoke_runs() {
 	case $1 in
 	scenario|result|pcap) echo 150000 ;;
+	pcapcsum) echo 75000 ;;
 	check|baseline) echo 300000 ;;
 	tracedrops) echo 600 ;;
 	*) return 1 ;;
@@ -56,7 +58,7 @@ max_len() {
 	check) echo 1024 ;;
 	scenario|baseline) echo 8192 ;;
 	result) echo 16384 ;;
-	pcap) echo 65536 ;;
+	pcap|pcapcsum) echo 65536 ;;
 	tracedrops) echo 1048576 ;;	# the fixture trace.dat files are 0.5-0.8 MB
 	*) return 1 ;;
 	esac
