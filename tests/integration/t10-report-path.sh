@@ -204,4 +204,70 @@ if command -v tcpdump >/dev/null; then
 	'
 fi
 
+# csum_matches_tshark PCAP: netlab pcap --csum's bad checksums per kind, its
+# good packets and its cut ones are what tshark 4.0 finds in the same file:
+# bad per kind, a good L4 checksum (netlab's good, where no IPv4 header is
+# bad), an unverified TCP or UDP one. Leaves the JSON in $T_TMP/csum.json.
+csum_matches_tshark() {
+	local p=$1 want got
+	"$NETLAB" pcap --csum --json "$p" >"$T_TMP/csum.json"
+	want=$(tshark -n -r "$p" -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+		-o tcp.check_checksum:TRUE -T fields -e ip.checksum.status -e tcp.checksum.status \
+		-e udp.checksum.status -e icmp.checksum.status -e icmpv6.checksum.status 2>/dev/null |
+		awk -F '\t' '{
+			good = 0
+			for (i = 1; i <= 5; i++) {
+				v = substr($i, 1, 1)
+				if (v == "0") bad[i]++
+				if (i > 1 && v == "1") good = 1
+			}
+			g += good
+			if (substr($2, 1, 1) == "2" || substr($3, 1, 1) == "2") u++
+		} END { printf "%d %d %d %d %d %d %d\n", bad[1], bad[2], bad[3], bad[4], bad[5], g, u }')
+	got=$(py "$T_TMP/csum.json" "\" \".join(str(sum(s[\"bad_kinds\"][k][\"packets\"] for s in d[\"senders\"])) for k in (\"ip\", \"tcp\", \"udp\", \"icmp\", \"icmpv6\")) + \" %d %d\" % (sum(s[\"good\"] for s in d[\"senders\"]), sum(s[\"unverifiable\"][\"cut\"] for s in d[\"senders\"]))")
+	echo "$p: bad ip tcp udp icmp icmpv6, good, cut: tshark $want; netlab $got"
+	test -n "$want"
+	test "$want" = "$got"
+}
+
+if command -v tshark >/dev/null; then
+	test_expect_success 'guest and fixtures: netlab pcap --csum finds the bad, good and cut checksums tshark finds' '
+		# A copy of udp-path A with the last byte of every 7th whole UDP datagram flipped.
+		python3 - "$RUNS/udp-path/nic-A.pcap" "$T_TMP/flipped.pcap" >"$T_TMP/flipped.txt" <<PY_EOF
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off, i, udp, hit = 24, 0, 0, []
+while off + 16 <= len(d):
+    caplen, wire = struct.unpack_from("<II", d, off + 8)
+    f = off + 16
+    if caplen == wire and d[f + 12:f + 14] == b"\x08\x00" and d[f + 23] == 17 and \
+            struct.unpack_from("!H", d, f + 16)[0] + 14 == wire:
+        if udp % 7 == 3:
+            d[f + wire - 1] ^= 0x20
+            hit.append(i)
+        udp += 1
+    off, i = f + caplen, i + 1
+open(sys.argv[2], "wb").write(d)
+print(len(hit), hit[0], hit[-1])
+PY_EOF
+		read -r flipped first last <"$T_TMP/flipped.txt"
+		echo "flipped the UDP data of $flipped datagrams, frames $first..$last"
+		test "$flipped" -gt 20
+		for p in "$RUN"/nic-*.pcap "$RUNS"/*/nic-A.pcap; do
+			csum_matches_tshark "$p"
+			test "$(py "$T_TMP/csum.json" "sum(s[\"bad\"] for s in d[\"senders\"])")" = 0
+			test "$(py "$T_TMP/csum.json" "sum(s[\"good\"] for s in d[\"senders\"])")" -gt 0
+		done
+		csum_matches_tshark "$T_TMP/flipped.pcap"
+		a="[s for s in d[\"senders\"] if s[\"mac\"] == \"52:54:00:4e:4c:0a\"][0]"
+		test "$(py "$T_TMP/csum.json" "sum(s[\"bad\"] for s in d[\"senders\"])")" = "$flipped"
+		test "$(py "$T_TMP/csum.json" "$a[\"bad_kinds\"][\"udp\"][\"packets\"]")" = "$flipped"
+		test "$(py "$T_TMP/csum.json" "$a[\"bad_kinds\"][\"udp\"][\"first\"]")" = "$first"
+		test "$(py "$T_TMP/csum.json" "$a[\"bad_kinds\"][\"udp\"][\"last\"]")" = "$last"
+	'
+else
+	test_skip 'guest and fixtures: netlab pcap --csum finds the bad, good and cut checksums tshark finds' \
+		"tshark missing (apt-get install tshark)"
+fi
+
 test_done
