@@ -594,6 +594,7 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 {
 	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
 	char *bpath = baseline_path(rs->scn->path), *err = NULL;
+	bool infra_by_check = false;	/* RO_INFRA from a check not measured, not from a run */
 	size_t n_ok = 0;
 
 	rs->outcome = RO_PASS;
@@ -661,12 +662,24 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 			continue;
 		}
 		check_eval(rc->check->expr, rs->median, rc->baseline, &rc->res);
-		if (rs->outcome != RO_PASS && rs->outcome != RO_FAIL)
+		if (rs->outcome != RO_PASS && rs->outcome != RO_FAIL &&
+		    !(rs->outcome == RO_INFRA && rc->res.status == CHECK_FAIL && infra_by_check))
 			continue;
+		/*
+		 * A failed check is a regression even where another check could
+		 * not be measured: a flow the path stopped leaves metrics out
+		 * (its latencies), and the stall is the verdict, not "cannot test".
+		 */
 		if (rc->res.status == CHECK_FAIL) {
 			rs->outcome = RO_FAIL;
-		} else if (rc->res.status != CHECK_PASS) {
+			if (infra_by_check) {
+				free(rs->reason);
+				rs->reason = NULL;
+				infra_by_check = false;
+			}
+		} else if (rc->res.status != CHECK_PASS && rs->outcome != RO_FAIL) {
 			rs->outcome = rc->res.status == CHECK_NOT_MEASURED ? RO_INFRA : RO_BAD;
+			infra_by_check = rs->outcome == RO_INFRA;
 			free(rs->reason);
 			rs->reason = xasprintf("check '%s': %s", rc->check->name,
 					       rc->res.err ? rc->res.err : check_status_name(rc->res.status));

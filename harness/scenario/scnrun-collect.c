@@ -168,6 +168,11 @@ static int collect_tcp(struct collect *c)
 	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
 		return -EINVAL;
 	collect_stall(c, "tcp", tx, rx);
+	/* A receiver the path never reached got nothing: that is measured, as 0. */
+	if (failure_of(rx) && !json_object_object_get_ex(rx, "rx", NULL)) {
+		metrics_set(c->m, "tcp.goodput_bps", 0);
+		metrics_set(c->m, "tcp.bytes", 0);
+	}
 	/* Goodput as the receiver measured it; the rest from the sender's TCP_INFO. */
 	set_if(c->m, "tcp.goodput_bps", jnum(rx, "rx.goodput_bps"));
 	set_if(c->m, "tcp.bytes", jnum(rx, "rx.bytes"));

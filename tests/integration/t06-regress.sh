@@ -69,6 +69,25 @@ test_expect_success 'netem loss on A: no_loss fails, exit 1, the loss is placed 
 	test "$(json_get "$T_TMP/netem/summary.json" scenarios.0.outcome)" = fail
 '
 
+test_expect_success 'a flow the path stops is a failed check (exit 1, never 125), with its metrics and reason' '
+	rc=0; "$NETLAB" regress --ktap --out "$T_TMP/hole" "$S/tcp-blackhole.scn" \
+		>"$T_TMP/hole.ktap" 2>"$T_TMP/hole.err" || rc=$?
+	cat "$T_TMP/hole.err"
+	test $rc = 1
+	grep -Eq "^tcp-blackhole +no_stall +tcp.stalled +1 +== 0 +fail" "$T_TMP/hole.err"
+	# measured, not missing: the receiver got nothing
+	grep -Eq "^tcp-blackhole +goodput +tcp.goodput_bps +0 " "$T_TMP/hole.err"
+	grep -Eq "^  fail: (unreachable|stalled): .*\(tcp-stream send, connecting\)" "$T_TMP/hole.err"
+	grep -q "^    not ok 2 no_stall" "$T_TMP/hole.ktap"
+	test "$(json_get "$T_TMP/hole/summary.json" scenarios.0.outcome)" = fail
+	python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))[\"tcp.stalled\"] != 1)" \
+		"$T_TMP/hole/tcp-blackhole/run-1/metrics.json"
+	# the sender said how it ended, and its exit status was the path.s (3)
+	test "$(cat "$T_TMP/hole/tcp-blackhole/run-1/files/traffic.status")" = "3 3"
+	python3 -c "import json,sys; f=json.load(open(sys.argv[1]))[\"failure\"]; sys.exit(f[\"phase\"] != \"connect\" or f[\"kind\"] not in (\"unreachable\", \"stalled\"))" \
+		"$T_TMP/hole/tcp-blackhole/run-1/files/send.json"
+'
+
 test_expect_success 'netem reordering on A: in_order fails, exit 1; no NIC or driver lost a frame' '
 	rc=0; "$NETLAB" regress --out "$T_TMP/reorder" "$S/tcp-netem-reorder.scn" \
 		>"$T_TMP/reorder.out" 2>&1 || rc=$?
