@@ -175,7 +175,8 @@ static void frame6(struct fr *f, const uint8_t *mac, int nh, const uint8_t *ext,
 	h[7] = 64;
 	memcpy(h + 8, IP6_A, 16);
 	memcpy(h + 24, IP6_B, 16);
-	memcpy(h + 40, ext, n_ext);
+	if (n_ext)
+		memcpy(h + 40, ext, n_ext);
 	memcpy(h + 40 + n_ext, l4, n);
 	f->n += 40 + n_ext + n;
 }
