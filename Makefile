@@ -37,7 +37,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance \
 	       run/run run/result run/runview run/counters run/pcapstat run/pcapcsum \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-drv trace/pktpath-out \
-	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out \
+	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check scenario/metrics \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-exec \
 	       scenario/regress scenario/regress-out scenario/regress-ci scenario/matrix scenario/coverage \

@@ -303,16 +303,25 @@ static const struct metric_family {
 	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
 	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
 	{ NULL, "drv.*.tx.{ring,xmits,done}" },
+	/* The transmit side of the driver layer, per interface (txpath.c). */
+	{ NULL, "drv.*.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused,desc,no_desc,"
+		"no_desc_silent,completed,in_flight,no_desc_len_min,no_desc_len_max}" },
+	{ NULL, "drv.*.tx.no_desc_len.*" },
 	{ NULL, "drv.*.tx.inflight.{max,mean}" },
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
 	 * its IP layer, and lost between (scnrun.c); every generator. */
 	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
 	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
+	/* Its transmit side: IPv4 frames handed to the driver (the trace) against
+	 * those on its link (scnrun-collect.c collect_nic_tx). */
+	{ NULL, "nictx.<LABEL>.{wire,handed,lost,counted,silent,no_desc,no_desc_silent}" },
+	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
 			"rx_stack_drops,app_received}" },
 	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,driver_drops,stack_in,lost_in_stack,"
 			"unaccounted}" },
+	{ "udp-stream", "loss.{tx_driver_drops,lost_in_tx_stack}" },
 };
 
 enum family_match {

@@ -126,33 +126,134 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 	}
 }
 
+/* Each NIC label whose transmit side was measured (nictx.<L>.lost), in order. */
+static size_t nictx_labels(const struct metrics *m, char *labels, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; m && i < metrics_count(m) && n < max; i++) {
+		const char *name;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (!strncmp(name, "nictx.", 6) && name[6] && !strcmp(name + 7, ".lost") &&
+		    !memchr(labels, name[6], n))
+			labels[n++] = name[6];
+	}
+	return n;
+}
+
+/* drv.IFNAME.WHAT, or NAN. */
+static double mget_drv(const struct metrics *m, const char *ifname, const char *what)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "drv.%s%s", ifname, what);
+	return mget(m, name);
+}
+
+/*
+ * "driver: ethA took 612 frames to send without writing a descriptor, all
+ * freed by consume_skb (silent), 600..898 B; most: 642 B (12), ..."
+ */
+static void tx_driver_evidence(const struct metrics *m, struct sbuf *b)
+{
+	static const char suffix[] = ".tx.no_desc";
+
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name;
+		size_t nl, sl = sizeof(suffix) - 1;
+		double v, quiet, lo, hi;
+		char *p;
+		bool first = true;
+
+		metrics_at(m, i, &name, &v);
+		nl = strlen(name);
+		if (strncmp(name, "drv.", 4) || nl <= 4 + sl || strcmp(name + nl - sl, suffix) ||
+		    !(v > 0))
+			continue;
+		p = xasprintf("%.*s", (int)(nl - 4 - sl), name + 4);
+		sbuf_addf(b, "\n      driver: %s took %.0f frames to send without writing a descriptor",
+			  p, v);
+		quiet = mget_drv(m, p, ".tx.no_desc_silent");
+		if (quiet == v)
+			sbuf_adds(b, ", all freed by consume_skb (no drop event, no counter: silent)");
+		else if (quiet > 0)
+			sbuf_addf(b, ", %.0f of them freed by consume_skb (silent), the rest by kfree_skb", quiet);
+		else if (quiet == 0)
+			sbuf_adds(b, ", freed by kfree_skb (a drop event; see kfree_skb by reason)");
+		lo = mget_drv(m, p, ".tx.no_desc_len_min");
+		hi = mget_drv(m, p, ".tx.no_desc_len_max");
+		if (!isnan(lo) && !isnan(hi))
+			sbuf_addf(b, lo == hi ? ", all %.0f B" : ", %.0f..%.0f B", lo, hi);
+		{
+			char *prefix = xasprintf("drv.%s.tx.no_desc_len.", p);
+
+			for (size_t k = 0; k < metrics_count(m); k++) {
+				const char *n2;
+				double c;
+
+				metrics_at(m, k, &n2, &c);
+				if (strncmp(n2, prefix, strlen(prefix)) || lo == hi)
+					continue;
+				sbuf_addf(b, "%s%s B (%.0f)", first ? "; most: " : ", ",
+					  n2 + strlen(prefix), c);
+				first = false;
+			}
+			free(prefix);
+		}
+		free(p);
+	}
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
 	double wire = mget(m, "loss.lost_on_wire"), stack = mget(m, "loss.lost_in_stack");
 	double drv = mget(m, "loss.driver_drops"), un = mget(m, "loss.unaccounted");
-	char labels[8];
+	double txdrv = mget(m, "loss.tx_driver_drops");
+	char labels[8], tx_labels[8];
 	size_t n_labels = nicrx_labels(m, labels, sizeof(labels));
-	bool driver_lost = false;
+	size_t n_tx = nictx_labels(m, tx_labels, sizeof(tx_labels));
+	bool driver_lost = false, tx_lost = false;
 	struct sbuf b;
 
-	if (isnan(sent) && !n_labels)
+	if (isnan(sent) && !n_labels && !n_tx)
 		return NULL;
 	sbuf_init(&b);
-	if (!isnan(sent))
+	if (!isnan(sent) && !isnan(txdrv))
+		sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> sender's driver -%.0f -> "
+			      "wire %.0f -> receiver's wire %.0f (-%.0f between the NICs) -> NIC/driver -%.0f -> "
+			      "receiver stack -%.0f (counted %.0f) -> delivered %.0f; unaccounted %.0f",
+			  sent, before - txdrv, mget(m, "loss.tx_stack_drops"), txdrv,
+			  mget(m, "loss.wire_tx"), mget(m, "loss.wire_rx"), wire, isnan(drv) ? 0 : drv,
+			  stack, mget(m, "loss.rx_stack_drops"), mget(m, "loss.app_received"), un);
+	else if (!isnan(sent))
 		sbuf_addf(&b, "sent %.0f -> sender stack -%.0f (counted %.0f) -> wire %.0f -> "
 			      "receiver's wire %.0f (-%.0f between the NICs) -> NIC/driver -%.0f -> "
 			      "receiver stack -%.0f (counted %.0f) -> delivered %.0f; unaccounted %.0f",
 			  sent, before, mget(m, "loss.tx_stack_drops"), mget(m, "loss.wire_tx"),
 			  mget(m, "loss.wire_rx"), wire, isnan(drv) ? 0 : drv, stack,
 			  mget(m, "loss.rx_stack_drops"), mget(m, "loss.app_received"), un);
+	for (size_t i = 0; i < n_tx; i++) {
+		double h = mgetl(m, "nictx.%c.handed", tx_labels[i]);
+		double w = mgetl(m, "nictx.%c.wire", tx_labels[i]);
+		double lost = mgetl(m, "nictx.%c.lost", tx_labels[i]);
+
+		tx_lost |= lost > 0;
+		sbuf_addf(&b, "%s%c %.0f to its driver -> %.0f on its wire", i ? "; " :
+			  (b.len ? "\n      IPv4 frames out of each NIC: " : "IPv4 frames out of each NIC: "),
+			  tx_labels[i], h, w);
+		if (lost > 0)
+			sbuf_addf(&b, " (-%.0f in its driver/NIC)", lost);
+	}
 	for (size_t i = 0; i < n_labels; i++) {
 		double w = mgetl(m, "nicrx.%c.wire", labels[i]), ip = mgetl(m, "nicrx.%c.ip", labels[i]);
 		double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
 
 		driver_lost |= lost > 0;
 		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP", i ? "; " :
-			  (isnan(sent) ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
+			  (!b.len ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
 			  labels[i], w, ip);
 		if (lost > 0)
 			sbuf_addf(&b, " (-%.0f in its NIC/driver)", lost);
@@ -188,10 +289,34 @@ char *regress_loss_story(const struct metrics *m)
 		}
 	}
 	driver_evidence(m, &b);
-	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost) {
+	tx_driver_evidence(m, &b);
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost) {
 		sbuf_adds(&b, "\n      packets went missing:");
-		if (before > 0)
-			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);", before);
+		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
+			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);",
+				  before - (isnan(txdrv) ? 0 : txdrv));
+		for (size_t i = 0; i < n_tx; i++) {
+			double lost = mgetl(m, "nictx.%c.lost", tx_labels[i]);
+			double silent = mgetl(m, "nictx.%c.silent", tx_labels[i]);
+			double counted = mgetl(m, "nictx.%c.counted", tx_labels[i]);
+			double no_desc = mgetl(m, "nictx.%c.no_desc", tx_labels[i]);
+
+			if (!(lost > 0))
+				continue;
+			sbuf_addf(&b, " %.0f IPv4 frames handed to NIC %c's driver never reached its wire",
+				  lost, tx_labels[i]);
+			if (no_desc >= lost)
+				sbuf_adds(&b, ": the driver took them without writing a descriptor");
+			else if (no_desc > 0)
+				sbuf_addf(&b, ": %.0f taken by the driver without a descriptor, %.0f after one (the NIC)",
+					  no_desc, lost - no_desc);
+			if (silent > 0 && !(counted > 0))
+				sbuf_adds(&b, " (no counter moved, no drop event: silent);");
+			else if (counted > 0)
+				sbuf_addf(&b, " (its NIC counters say %.0f dropped: ethtool -S);", counted);
+			else
+				sbuf_adds(&b, " (no counter moved; kfree_skb saw them);");
+		}
 		if (wire > 0)
 			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
 		for (size_t i = 0; i < n_labels; i++) {

@@ -24,6 +24,7 @@
 #include "trace/tracedrops.h"
 #include "trace/tracepass.h"
 #include "trace/traceset.h"
+#include "trace/txpath.h"
 
 /* ---- collection ------------------------------------------------------- */
 
@@ -391,6 +392,17 @@ static char *nic_rx_filter(const struct vm_nic *n, bool v6)
 			 v6 ? "ip6 and not ip6 multicast" : "ip", READY_PORT);
 }
 
+/*
+ * The capture filter of nictx.<L>.wire: the IPv4 frames NIC n put on its
+ * link. IPv4 only: IPv6 sends neighbour discovery and MLD from the moment
+ * the link is up, before the trace that counts what the driver was handed
+ * begins, and the capture has no clock of the guest's to cut them off.
+ */
+static char *nic_tx_filter(const struct vm_nic *n)
+{
+	return xasprintf("ether src %s and ip", n->mac);
+}
+
 /* nicrx.<L>.* of NIC i, whose capture holds `wire` frames nic_rx_filter() matches. */
 static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 {
@@ -432,31 +444,134 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
-		char *filters[3] = { nic_rx_filter(&c->cfg->nics[i], v6),
+		char *filters[4] = { nic_rx_filter(&c->cfg->nics[i], v6),
+				     nic_tx_filter(&c->cfg->nics[i]),
 				     udp ? udp_filter(v6, port, 1) : NULL,
 				     udp ? udp_filter(v6, port, 2) : NULL };
-		struct pcap_stats st[3];
-		int ret = pcap_stats_read_many(path, (const char *const *)filters, udp ? 3 : 1, st,
+		struct pcap_stats st[4];
+		int ret = pcap_stats_read_many(path, (const char *const *)filters, udp ? 4 : 2, st,
 					       c->err);
 
 		free(path);
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < 4; k++)
 			free(filters[k]);
 		if (ret)
 			return ret;
+		snprintf(name, sizeof(name), "nictx.%c.wire", l);
+		metrics_set(c->m, name, (double)st[1].matched);
 		snprintf(name, sizeof(name), "pcap.%c.packets", l);
 		metrics_set(c->m, name, (double)st[0].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
 		metrics_set(c->m, name, (double)st[0].bytes);
 		if (udp) {
 			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
-				    (double)st[1].matched);
-			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
 				    (double)st[2].matched);
+			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
+				    (double)st[3].matched);
 		}
 		collect_nic_rx(c, i, (double)st[0].matched);
 	}
 	return 0;
+}
+
+/*
+ * An ethtool -S transmit counter that counts frames the NIC or driver
+ * dropped: the netdev aggregates (tx_dropped, tx_errors: not their
+ * breakdowns, which would count a frame twice) and e1000/e1000e's DMA
+ * mapping failures.
+ */
+static bool is_tx_drop_counter(const char *stat)
+{
+	return !strcmp(stat, "tx_dropped") || !strcmp(stat, "tx_errors") ||
+	       !strcmp(stat, "tx_dma_failed");
+}
+
+/* The sum of NIC l's counters that is_drop() accepts (ethtool -S deltas, nic.L.*). */
+static double nic_counted(const struct collect *c, char l, bool (*is_drop)(const char *))
+{
+	char prefix[16];
+	double counted = 0;
+
+	snprintf(prefix, sizeof(prefix), "nic.%c.", l);
+	for (size_t i = 0; i < metrics_count(c->m); i++) {
+		const char *mn;
+		double v;
+
+		metrics_at(c->m, i, &mn, &v);
+		if (!strncmp(mn, prefix, strlen(prefix)) && v > 0 && is_drop(mn + strlen(prefix)))
+			counted += v;
+	}
+	return counted;
+}
+
+/* A per-NIC metric nictx.<l>.WHAT. */
+static void set_nictx(struct collect *c, char l, const char *what, double v)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "nictx.%c.%s", l, what);
+	metrics_set(c->m, name, v);
+}
+
+/* drv.IFNAME.tx.WHAT from the trace (txpath), or NAN. */
+static double drv_tx(const struct collect *c, const char *ifname, const char *what)
+{
+	char *name = xasprintf("drv.%s.tx.%s", ifname, what);
+	double v = metrics_value(c->m, name, NAN);
+
+	free(name);
+	return v;
+}
+
+/*
+ * The transmit side of each NIC's driver layer, the mirror of nicrx: the
+ * IPv4 frames the stack handed to its driver (the trace, net_dev_start_xmit
+ * with GSO segments, txpath.h) against those it put on its link (its
+ * capture): nictx.<L>.{handed,wire,lost}. Of the lost, what its driver freed
+ * without writing a descriptor (no_desc; no_desc_silent by consume_skb),
+ * what its counters say (counted: ethtool -S tx_dropped, tx_errors,
+ * tx_dma_failed) and what neither a counter nor a drop event (kfree_skb)
+ * explains (silent). Summed: loss.lost_in_tx_driver, loss.silent_in_tx_driver.
+ * Not measured without the trace's transmit events, nor for IPv6 traffic
+ * (nic_tx_filter()).
+ */
+static void collect_nic_tx(struct collect *c)
+{
+	double lost_all = 0, silent_all = 0;
+	bool measured = false;
+
+	if (scn_traffic_true(c->s, "dst-ipv6"))
+		return;
+	for (unsigned int i = 0; i < c->cfg->n_nics; i++) {
+		const struct vm_nic *n = &c->cfg->nics[i];
+		double handed = drv_tx(c, n->ifname, "handed"), wire, lost, counted, traced;
+		double no_desc = drv_tx(c, n->ifname, "no_desc");
+		double quiet = drv_tx(c, n->ifname, "no_desc_silent");
+
+		if (isnan(handed))
+			continue;
+		wire = mgetl(c->m, "nictx.%c.wire", n->label);
+		lost = handed - wire;
+		counted = nic_counted(c, n->label, is_tx_drop_counter);
+		/* freed by kfree_skb: a drop event (dropwatch, skb:kfree_skb) saw them */
+		traced = isnan(no_desc) ? 0 : no_desc - quiet;
+		set_nictx(c, n->label, "handed", handed);
+		set_nictx(c, n->label, "lost", lost);
+		set_nictx(c, n->label, "counted", counted);
+		set_nictx(c, n->label, "silent",
+			  lost > counted + traced ? lost - counted - traced : 0);
+		if (!isnan(no_desc)) {
+			set_nictx(c, n->label, "no_desc", no_desc);
+			set_nictx(c, n->label, "no_desc_silent", quiet);
+		}
+		lost_all += lost;
+		silent_all += lost > counted + traced ? lost - counted - traced : 0;
+		measured = true;
+	}
+	if (!measured)
+		return;
+	metrics_set(c->m, "loss.lost_in_tx_driver", lost_all);
+	metrics_set(c->m, "loss.silent_in_tx_driver", silent_all);
 }
 
 /*
@@ -478,9 +593,29 @@ static double udp_driver_drops(struct collect *c, char b, double wire_rx)
 }
 
 /*
+ * Data datagrams the sender's driver lost: its IPv4 frames lost between the
+ * driver and the wire (nictx.<L>.lost), one datagram each; when the
+ * datagrams were fragmented (Ip.FragCreates moved), at most the data lost
+ * before the wire that the stack's counters do not explain (@left). END
+ * copies the driver lost count here too; the qdisc's share of them comes off
+ * tx_stack_drops, so the sum of the two stays exact.
+ */
+static double udp_tx_driver_drops(struct collect *c, char a, double left)
+{
+	double lost = mgetl(c->m, "nictx.%c.lost", a);
+
+	if (lost <= 0)
+		return 0;
+	if (mgetl(c->m, "snmp.%c.Ip.FragCreates", a) <= 0)
+		return lost;
+	return left < 0 ? 0 : left < lost ? left : lost;
+}
+
+/*
  * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
  *   app_sent -(tx stack: qdisc drops not reported to the app, minus END
- *   copies; datagrams discarded while the neighbour was unresolved)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
+ *   copies; datagrams discarded while the neighbour was unresolved)-(tx
+ *   driver: its IPv4 frames that never reached the wire)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
  *   InErrors/NoPorts, IP InDiscards, minus END copies)-> app_received.
  * The counted drops and the differences must agree: `unaccounted` is what
  * no counter explains. (A qdisc that drops other frames too, such as netem
@@ -505,6 +640,7 @@ static void udp_loss(struct collect *c)
 			mgetl(m, "snmp.%c.Ip.InDiscards", b);
 
 	double drv = udp_driver_drops(c, b, wrx);
+	double txdrv = udp_tx_driver_drops(c, a, sent - wtx - tx_drops);
 
 	rx_drops -= end_lost;
 
@@ -513,12 +649,14 @@ static void udp_loss(struct collect *c)
 	metrics_set(m, "loss.rx_stack_drops", rx_drops);
 	metrics_set(m, "loss.app_received", recvd);
 	metrics_set(m, "loss.lost_before_wire", sent - wtx);
+	metrics_set(m, "loss.tx_driver_drops", txdrv);
+	metrics_set(m, "loss.lost_in_tx_stack", sent - wtx - txdrv);
 	metrics_set(m, "loss.lost_on_wire", wtx - wrx);
 	metrics_set(m, "loss.driver_drops", drv);
 	metrics_set(m, "loss.stack_in", wrx - drv);
 	metrics_set(m, "loss.lost_in_stack", wrx - drv - recvd);
 	metrics_set(m, "loss.unaccounted",
-		    (sent - recvd) - (tx_drops + (wtx - wrx) + drv + rx_drops));
+		    (sent - recvd) - (tx_drops + txdrv + (wtx - wrx) + drv + rx_drops));
 }
 
 /*
@@ -692,6 +830,18 @@ static int timeline_metrics(struct netrx_pass *s, struct metrics *m, char **err)
 	return ret;
 }
 
+/* The transmit side of each NIC's driver layer, when the set has its events. */
+static int tx_metrics(struct txpath_pass *s, struct metrics *m, char **err)
+{
+	struct txpath *t = NULL;
+	int ret = txpath_collect(s, &t, err);
+
+	if (!ret && m)
+		txpath_metrics(t, m);
+	txpath_free(t);
+	return ret;
+}
+
 /* The driver patches' lines, when the kernel and the set have them. */
 static int ring_metrics(struct drvring_pass *s, struct metrics *m, char **err)
 {
@@ -720,7 +870,8 @@ static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
 	struct pktpath_pass *ps = NULL;
 	struct netrx_pass *ns = NULL;
 	struct drvring_pass *rs = NULL;
-	char *late_err = NULL, *lost = NULL;
+	struct txpath_pass *xs = NULL;
+	char *late_err = NULL, *lost = NULL, *tx_err = NULL;
 	int ret, late = 0;	/* an attach error, after the results before it */
 	struct tracepass tp;
 
@@ -730,6 +881,11 @@ static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
 		late = netrx_attach(&tp, NULL, &ns, &late_err);
 	if (ns)
 		late = drvring_attach(&tp, &o, &rs, &late_err);
+	/* A set without its events measures no transmit layer: not an error. */
+	if (!ret && txpath_attach(&tp, &xs, &tx_err)) {
+		free(tx_err);
+		tx_err = NULL;
+	}
 	tracepass_run(&tp);
 	if (ps)
 		ret = path_metrics(ps, m, c->err);
@@ -740,6 +896,11 @@ static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
 	}
 	if (rs) {
 		int r = ring_metrics(rs, ret ? NULL : m, ret ? &lost : c->err);
+
+		ret = ret ? ret : r;
+	}
+	if (xs) {
+		int r = tx_metrics(xs, ret ? NULL : m, ret ? &lost : c->err);
 
 		ret = ret ? ret : r;
 	}
@@ -890,6 +1051,8 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_drops(&c);
 	if (!ret && s->trace)
 		ret = collect_trace_path(&c);
+	if (!ret && s->trace)
+		collect_nic_tx(&c);
 	if (!ret && s->generator && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
 		udp_loss(&c);
 	if (!ret && s->gdb)

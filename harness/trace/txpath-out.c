@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the transmit side of each NIC's driver layer says (txpath.h): the
+ * metrics, the loss story's sentence, the report's table and its JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "trace/txpath.h"
+#include "scenario/metrics.h"
+#include "lib/util.h"
+
+/* A device name that can be one component of a metric name. */
+static bool name_ok(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s == '.' || *s <= ' ' || *s >= 0x7f)
+			return false;
+	return true;
+}
+
+static void mset(struct metrics *m, const char *dev, const char *what, double v)
+{
+	char *name = xasprintf("drv.%s.tx.%s", dev, what);
+
+	metrics_set(m, name, v);
+	free(name);
+}
+
+void txpath_metrics(const struct txpath *t, struct metrics *m)
+{
+	if (t->lost)
+		return;
+	for (size_t i = 0; i < t->n_devs; i++) {
+		const struct txpath_dev *d = &t->devs[i];
+		const struct txpath_lens *l = &d->no_desc_len;
+
+		if (!name_ok(d->name))
+			continue;
+		mset(m, d->name, "handed", (double)d->handed[TXPATH_V4]);
+		mset(m, d->name, "handed_v6", (double)d->handed[TXPATH_V6]);
+		mset(m, d->name, "handed_other", (double)d->handed[TXPATH_OTHER]);
+		mset(m, d->name, "skbs", (double)d->skbs);
+		mset(m, d->name, "gso_skbs", (double)d->gso_skbs);
+		mset(m, d->name, "busy", (double)d->busy);
+		mset(m, d->name, "refused", (double)d->refused);
+		if (!d->lines)
+			continue;
+		mset(m, d->name, "desc", (double)d->desc);
+		mset(m, d->name, "no_desc", (double)txpath_dev_no_desc(d));
+		if (t->has_free) {
+			mset(m, d->name, "no_desc_silent", (double)d->no_desc_consumed);
+			mset(m, d->name, "completed", (double)d->completed);
+			mset(m, d->name, "in_flight", (double)d->in_flight);
+		}
+		if (!l->count)
+			continue;
+		mset(m, d->name, "no_desc_len_min", (double)l->min);
+		mset(m, d->name, "no_desc_len_max", (double)l->max);
+		for (size_t k = 0; k < l->n && k < 4; k++) {
+			char what[48];
+
+			snprintf(what, sizeof(what), "no_desc_len.%llu", (unsigned long long)l->top[k].len);
+			mset(m, d->name, what, (double)l->top[k].count);
+		}
+	}
+}
+
+/* "600..899 B, most: 642 B (12), 700 B (9), others (591)" */
+static void lens_text(struct sbuf *b, const struct txpath_lens *l, unsigned int shown)
+{
+	if (!l->count)
+		return;
+	if (l->min == l->max)
+		sbuf_addf(b, "all %llu B", (unsigned long long)l->min);
+	else
+		sbuf_addf(b, "%llu..%llu B", (unsigned long long)l->min, (unsigned long long)l->max);
+	if (l->min == l->max)
+		return;
+	for (size_t k = 0; k < l->n && k < shown; k++)
+		sbuf_addf(b, "%s%llu B (%llu)", k ? ", " : ", most: ", (unsigned long long)l->top[k].len,
+			  (unsigned long long)l->top[k].count);
+	if (l->n > shown || l->other) {
+		uint64_t rest = l->other;
+
+		for (size_t k = shown; k < l->n; k++)
+			rest += l->top[k].count;
+		sbuf_addf(b, ", others (%llu)", (unsigned long long)rest);
+	}
+}
+
+char *txpath_dev_evidence(const struct txpath_dev *d)
+{
+	uint64_t n = txpath_dev_no_desc(d);
+	struct sbuf b;
+
+	if (!d->lines || !n)
+		return NULL;
+	sbuf_init(&b);
+	sbuf_addf(&b, "%s's driver took %llu frames without writing a descriptor", d->name,
+		  (unsigned long long)n);
+	if (d->no_desc_consumed == n)
+		sbuf_adds(&b, ", all freed by consume_skb (no drop event, no counter: silent)");
+	else if (d->no_desc_freed == n)
+		sbuf_addf(&b, ", all freed by kfree_skb (%s at %s)", d->freed_reason,
+			  d->freed_at[0] ? d->freed_at : "?");
+	else if (d->no_desc_consumed || d->no_desc_freed)
+		sbuf_addf(&b, ": %llu freed by consume_skb (silent), %llu by kfree_skb (%s at %s)",
+			  (unsigned long long)d->no_desc_consumed,
+			  (unsigned long long)d->no_desc_freed, d->freed_reason,
+			  d->freed_at[0] ? d->freed_at : "?");
+	sbuf_adds(&b, "; ");
+	lens_text(&b, &d->no_desc_len, 4);
+	if (d->handed_len.count > n)
+		sbuf_addf(&b, "; of the %llu it was handed, %llu..%llu B",
+			  (unsigned long long)d->handed_len.count,
+			  (unsigned long long)d->handed_len.min, (unsigned long long)d->handed_len.max);
+	return sbuf_detach(&b);
+}
+
+void txpath_print(const struct txpath *t, FILE *f)
+{
+	fprintf(f, "transmit, per NIC: frames the stack handed to the driver (net_dev_start_xmit, GSO segments counted), and what the driver did with them\n");
+	if (t->lost)
+		fprintf(f, "  the trace lost %llu events: the counts below are not exact\n",
+			(unsigned long long)t->lost);
+	if (!t->n_devs) {
+		fprintf(f, "  no transmit on any NIC\n");
+		return;
+	}
+	fprintf(f, "  %-8s %8s %8s %8s %8s %8s %8s %8s %8s %6s\n", "nic", "ipv4", "ipv6", "other",
+		"desc", "no_desc", "silent", "done", "inflight", "busy");
+	for (size_t i = 0; i < t->n_devs; i++) {
+		const struct txpath_dev *d = &t->devs[i];
+		char *ev;
+
+		if (d->lines)
+			fprintf(f, "  %-8.16s %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %6llu\n",
+				d->name, (unsigned long long)d->handed[TXPATH_V4],
+				(unsigned long long)d->handed[TXPATH_V6],
+				(unsigned long long)d->handed[TXPATH_OTHER],
+				(unsigned long long)d->desc,
+				(unsigned long long)txpath_dev_no_desc(d),
+				(unsigned long long)d->no_desc_consumed,
+				(unsigned long long)d->completed, (unsigned long long)d->in_flight,
+				(unsigned long long)d->busy);
+		else
+			fprintf(f, "  %-8.16s %8llu %8llu %8llu %8s %8s %8s %8s %8s %6llu  (no driver lines: descriptors not known)\n",
+				d->name, (unsigned long long)d->handed[TXPATH_V4],
+				(unsigned long long)d->handed[TXPATH_V6],
+				(unsigned long long)d->handed[TXPATH_OTHER], "-", "-", "-", "-", "-",
+				(unsigned long long)d->busy);
+		ev = txpath_dev_evidence(d);
+		if (ev)
+			fprintf(f, "    %s\n", ev);
+		free(ev);
+	}
+}
+
+static struct json_object *u64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static struct json_object *lens_json(const struct txpath_lens *l)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_object_object_add(o, "count", u64(l->count));
+	json_object_object_add(o, "min", l->count ? u64(l->min) : NULL);
+	json_object_object_add(o, "max", l->count ? u64(l->max) : NULL);
+	for (size_t k = 0; k < l->n; k++) {
+		struct json_object *v = json_object_new_object();
+
+		json_object_object_add(v, "len", u64(l->top[k].len));
+		json_object_object_add(v, "count", u64(l->top[k].count));
+		json_object_array_add(a, v);
+	}
+	json_object_object_add(o, "values", a);
+	json_object_object_add(o, "other", u64(l->other));
+	return o;
+}
+
+struct json_object *txpath_to_json(const struct txpath *t)
+{
+	struct json_object *o = json_object_new_object(), *devs = json_object_new_array();
+
+	json_object_object_add(o, "trace", json_object_new_string(t->path ? t->path : ""));
+	json_object_object_add(o, "lost_events", u64(t->lost));
+	json_object_object_add(o, "driver_lines", u64(t->lines));
+	for (size_t i = 0; i < t->n_devs; i++) {
+		const struct txpath_dev *d = &t->devs[i];
+		struct json_object *j = json_object_new_object(), *h = json_object_new_object();
+		char *name = utf8_sanitize(d->name);
+
+		json_object_object_add(j, "name", json_object_new_string(name));
+		free(name);
+		json_object_object_add(j, "lines", json_object_new_boolean(d->lines));
+		json_object_object_add(h, "ipv4", u64(d->handed[TXPATH_V4]));
+		json_object_object_add(h, "ipv6", u64(d->handed[TXPATH_V6]));
+		json_object_object_add(h, "other", u64(d->handed[TXPATH_OTHER]));
+		json_object_object_add(j, "handed", h);
+		json_object_object_add(j, "skbs", u64(d->skbs));
+		json_object_object_add(j, "gso_skbs", u64(d->gso_skbs));
+		json_object_object_add(j, "busy", u64(d->busy));
+		json_object_object_add(j, "refused", u64(d->refused));
+		json_object_object_add(j, "desc", d->lines ? u64(d->desc) : NULL);
+		json_object_object_add(j, "no_desc_consumed", d->lines ? u64(d->no_desc_consumed) : NULL);
+		json_object_object_add(j, "no_desc_freed", d->lines ? u64(d->no_desc_freed) : NULL);
+		json_object_object_add(j, "completed", d->lines ? u64(d->completed) : NULL);
+		json_object_object_add(j, "in_flight", d->lines ? u64(d->in_flight) : NULL);
+		json_object_object_add(j, "no_desc_len", d->lines ? lens_json(&d->no_desc_len) : NULL);
+		json_object_array_add(devs, j);
+	}
+	json_object_object_add(o, "devices", devs);
+	return o;
+}
