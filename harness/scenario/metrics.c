@@ -311,10 +311,10 @@ static const struct metric_family {
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
 	 * its IP layer, and lost between (scnrun.c); every generator. */
 	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
-	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
 	/* Its transmit side: IPv4 frames handed to the driver (the trace) against
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,counted,silent,no_desc,no_desc_silent}" },
+	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
 	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
