@@ -298,3 +298,42 @@ int counters_parse_neigh_stat(const char *text, const char *prefix, counter_emit
 	free(copy);
 	return 0;
 }
+
+int counters_parse_ethtool_features(const char *text, const char *prefix, counter_emit_fn emit,
+				    void *ctx, char **err)
+{
+	static const char *const names[] = { "rx-checksumming", "tx-checksumming", "scatter-gather",
+					     "tcp-segmentation-offload",
+					     "generic-segmentation-offload",
+					     "generic-receive-offload" };
+	char *copy = xstrdup(text), *cur = copy, *line;
+	int found = 0;
+
+	while ((line = next_line(&cur)) != NULL) {
+		size_t n = strcspn(line, ":");
+
+		if (line[n] != ':')
+			continue;
+		for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+			const char *v = line + n + 1;
+			char name[128];
+
+			if (strlen(names[i]) != n || strncmp(line, names[i], n))
+				continue;
+			while (*v == ' ')
+				v++;
+			snprintf(name, sizeof(name), "%s.%s", prefix, names[i]);
+			for (char *p = name + strlen(prefix); *p; p++)
+				if (*p == '-')
+					*p = '_';
+			emit(ctx, name, !strncmp(v, "on", 2) ? 1 : 0);
+			found++;
+		}
+	}
+	free(copy);
+	if (!found) {
+		err_set(err, "no offload features in ethtool -k output");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -25,6 +25,16 @@ int counters_parse_ethtool_stats(const char *text, const char *prefix, counter_e
 int counters_parse_ethtool_ring(const char *text, const char *prefix, counter_emit_fn emit,
 				void *ctx, char **err);
 
+/*
+ * `ethtool -k IFACE`: the offloads netlab's loss story names, as
+ * PREFIX.NAME = 1 (on) or 0 (off), NAME with '_' for '-': rx_checksumming,
+ * tx_checksumming, scatter_gather, tcp_segmentation_offload,
+ * generic_segmentation_offload, generic_receive_offload. -EINVAL when none
+ * is there.
+ */
+int counters_parse_ethtool_features(const char *text, const char *prefix, counter_emit_fn emit,
+				    void *ctx, char **err);
+
 /* /proc/net/stat/{arp,ndisc}_cache: a header of names, then one row of hex
  * counters per CPU; emits PREFIX.name summed over CPUs (not "entries"). */
 int counters_parse_neigh_stat(const char *text, const char *prefix, counter_emit_fn emit,

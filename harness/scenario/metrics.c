@@ -266,10 +266,17 @@ static const struct metric_family {
 	{ "rr", "rr.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
 	{ NULL, "nic.<LABEL>.**" },
 	{ NULL, "ring.<LABEL>.{rx,tx,rx_max,tx_max}" },
+	{ NULL, "offload.<LABEL>.{rx_checksumming,tx_checksumming,scatter_gather,"
+		"tcp_segmentation_offload,generic_segmentation_offload,generic_receive_offload}" },
 	{ NULL, "snmp.<LABEL>.{Ip,Icmp,IcmpMsg,Tcp,Udp,UdpLite}.*" },
 	{ NULL, "netstat.<LABEL>.{TcpExt,IpExt,MPTcpExt}.*" },
 	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
 	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
+	/* Checksums verified on each link's capture (pcapcsum.c, scnrun-collect.c collect_csum). */
+	{ NULL, "csum.<LABEL>.{checked,bad,unverifiable,cut,bad_in,bad_frames,bad_len_min,"
+		"bad_len_max,bad_first}" },
+	{ NULL, "csum.<LABEL>.{bad_ip,bad_tcp,bad_udp,bad_icmp,bad_icmpv6}" },
+	{ NULL, "csum.<LABEL>.bad_len.*" },
 	{ NULL, "qdisc.<LABEL>.{packets,bytes,dropped,overlimits,requeues}" },
 	{ NULL, "neigh.<LABEL>.{arp,ndisc}.*" },
 	/* From the guest's trace.dat ([trace]), per reason as the kernel names it. */
@@ -306,6 +313,9 @@ static const struct metric_family {
 	/* The transmit side of the driver layer, per interface (txpath.c). */
 	{ NULL, "drv.*.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused,desc,no_desc,"
 		"no_desc_silent,completed,in_flight,no_desc_len_min,no_desc_len_max}" },
+	{ NULL, "drv.*.tx.{handed_in_no_desc_range,no_desc_csum_partial,no_desc_gso,"
+		"no_desc_nonlinear,handed_csum_partial,handed_gso,handed_nonlinear,no_desc_period,"
+		"no_desc_phase}" },
 	{ NULL, "drv.*.tx.no_desc_len.*" },
 	{ NULL, "drv.*.tx.inflight.{max,mean}" },
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at

@@ -18,6 +18,7 @@
 #include "scenario/regress-int.h"
 #include "scenario/regress.h"
 #include "scenario/scnrun.h"
+#include "trace/txpath.h"
 
 static void fmt_num(char *buf, size_t n, double v)
 {
@@ -64,6 +65,44 @@ static double mgetl(const struct metrics *m, const char *fmt, char label)
 	return metrics_value_label(m, fmt, label, NAN);
 }
 
+struct named_count {
+	const char *v;
+	double count;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct named_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->v, y->v);
+}
+
+/*
+ * The metrics PREFIX.VALUE as "LEAD v1UNIT (n1), v2UNIT (n2)", the most
+ * frequent first (the metrics keep the 4 most frequent values of a set).
+ */
+static void add_by_count(struct sbuf *b, const struct metrics *m, const char *prefix,
+			 const char *lead, const char *unit)
+{
+	struct named_count e[16];
+	size_t n = 0, pl = strlen(prefix);
+
+	for (size_t i = 0; m && i < metrics_count(m) && n < ARRAY_SIZE(e); i++) {
+		const char *name;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (!strncmp(name, prefix, pl) && name[pl])
+			e[n++] = (struct named_count){ name + pl, v };
+	}
+	if (n > 1)
+		qsort(e, n, sizeof(*e), cmp_count);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(b, "%s%s%s (%.0f)", i ? ", " : lead, e[i].v, unit, e[i].count);
+}
+
 /* Each NIC label whose NIC/driver layer was measured (nicrx.<L>.lost), in order. */
 static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
 {
@@ -108,19 +147,8 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 		for (int pass = 0; pass < 2; pass++) {
 			const char *what = pass ? ".rx.no_handoff_status." : ".rx.no_handoff_len.";
 			char *prefix = xasprintf("drv.%.*s%s", (int)(nl - 4 - sl), ifname, what);
-			bool first = true;
 
-			for (size_t k = 0; k < metrics_count(m); k++) {
-				const char *n2;
-				double c;
-
-				metrics_at(m, k, &n2, &c);
-				if (strncmp(n2, prefix, strlen(prefix)))
-					continue;
-				sbuf_addf(b, "%s%s%s (%.0f)", first ? (pass ? "; status " : "; most: ") : ", ",
-					  n2 + strlen(prefix), pass ? "" : " B", c);
-				first = false;
-			}
+			add_by_count(b, m, prefix, pass ? "; status " : "; most: ", pass ? "" : " B");
 			free(prefix);
 		}
 	}
@@ -152,6 +180,30 @@ static double mget_drv(const struct metrics *m, const char *ifname, const char *
 	return mget(m, name);
 }
 
+/* What the @n frames ifname's driver took without descriptors share (txpath_pattern()). */
+static void tx_pattern(const struct metrics *m, const char *ifname, double n, struct sbuf *b)
+{
+	struct txpath_traits lost = {
+		.csum_partial = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_csum_partial"),
+		.gso = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_gso"),
+		.nonlinear = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_nonlinear"),
+	}, all = {
+		.csum_partial = (uint64_t)mget_drv(m, ifname, ".tx.handed_csum_partial"),
+		.gso = (uint64_t)mget_drv(m, ifname, ".tx.handed_gso"),
+		.nonlinear = (uint64_t)mget_drv(m, ifname, ".tx.handed_nonlinear"),
+	};
+	double handed = mget_drv(m, ifname, ".tx.handed") + mget_drv(m, ifname, ".tx.handed_v6");
+	double in_range = mget_drv(m, ifname, ".tx.handed_in_no_desc_range");
+	double period = mget_drv(m, ifname, ".tx.no_desc_period");
+
+	if (isnan(handed) || isnan(in_range) || isnan(period))
+		return;
+	txpath_pattern(b, (uint64_t)n, &lost, &all, (uint64_t)handed,
+		       (uint64_t)mget_drv(m, ifname, ".tx.no_desc_len_min"),
+		       (uint64_t)mget_drv(m, ifname, ".tx.no_desc_len_max"), (uint64_t)in_range,
+		       (unsigned int)period, (unsigned int)mget_drv(m, ifname, ".tx.no_desc_phase"));
+}
+
 /*
  * "driver: ethA took 612 frames to send without writing a descriptor, all
  * freed by consume_skb (silent), 600..898 B; most: 642 B (12), ..."
@@ -165,7 +217,6 @@ static void tx_driver_evidence(const struct metrics *m, struct sbuf *b)
 		size_t nl, sl = sizeof(suffix) - 1;
 		double v, quiet, lo, hi;
 		char *p;
-		bool first = true;
 
 		metrics_at(m, i, &name, &v);
 		nl = strlen(name);
@@ -186,24 +237,108 @@ static void tx_driver_evidence(const struct metrics *m, struct sbuf *b)
 		hi = mget_drv(m, p, ".tx.no_desc_len_max");
 		if (!isnan(lo) && !isnan(hi))
 			sbuf_addf(b, lo == hi ? ", all %.0f B" : ", %.0f..%.0f B", lo, hi);
-		{
+		if (lo != hi) {
 			char *prefix = xasprintf("drv.%s.tx.no_desc_len.", p);
 
-			for (size_t k = 0; k < metrics_count(m); k++) {
-				const char *n2;
-				double c;
-
-				metrics_at(m, k, &n2, &c);
-				if (strncmp(n2, prefix, strlen(prefix)) || lo == hi)
-					continue;
-				sbuf_addf(b, "%s%s B (%.0f)", first ? "; most: " : ", ",
-					  n2 + strlen(prefix), c);
-				first = false;
-			}
+			add_by_count(b, m, prefix, "; most: ", " B");
 			free(prefix);
 		}
+		tx_pattern(m, p, v, b);
 		free(p);
 	}
+}
+
+static const char *csum_kind_upper(const char *k)
+{
+	static const char *const up[][2] = { { "udp", "UDP" }, { "tcp", "TCP" }, { "ip", "IPv4 header" },
+					     { "icmp", "ICMP" }, { "icmpv6", "ICMPv6" } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(up); i++)
+		if (!strcmp(k, up[i][0]))
+			return up[i][1];
+	return k;
+}
+
+/* The receivers' checksum drops: Udp/Tcp InCsumErrors (v4 and v6) of every NIC. */
+static double csum_errors_in(const struct metrics *m)
+{
+	static const char *const fmt[] = { "snmp.%c.Udp.InCsumErrors", "snmp.%c.Tcp.InCsumErrors",
+					   "snmp6.%c.Udp6InCsumErrors", "snmp.%c.Icmp.InCsumErrors" };
+	double sum = 0;
+
+	for (char l = 'A'; l <= 'Z'; l++)
+		for (size_t k = 0; k < ARRAY_SIZE(fmt); k++) {
+			double v = mgetl(m, fmt[k], l);
+
+			sum += v > 0 ? v : 0;
+		}
+	return sum;
+}
+
+/*
+ * "checksums: NIC A put 312 packets with a bad UDP checksum on its link
+ * (1042..1294 B; most: 1100 B (4), ...; the first at frame 57 of its
+ * capture; its tx checksum offload on); the receivers counted 312
+ * checksum errors (InCsumErrors)". Only when a link carried a bad one, or
+ * a receiver counted one.
+ */
+static void csum_evidence(const struct metrics *m, struct sbuf *b)
+{
+	static const char *const kinds[] = { "udp", "tcp", "ip", "icmp", "icmpv6" };
+	double errs = csum_errors_in(m), sent_bad = 0;
+	bool any = false;
+
+	for (char l = 'A'; l <= 'Z'; l++) {
+		double bad = mgetl(m, "csum.%c.bad", l), lo, hi, off;
+		const char *kind = NULL;
+		double most = 0;
+		char prefix[32];
+
+		if (!(bad > 0))
+			continue;
+		sent_bad += bad;
+		for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+			char fmt[32];
+			double v;
+
+			snprintf(fmt, sizeof(fmt), "csum.%%c.bad_%s", kinds[k]);
+			v = mgetl(m, fmt, l);
+			if (v > most) {
+				most = v;
+				kind = kinds[k];
+			}
+		}
+		sbuf_addf(b, "%s NIC %c put %.0f packets with a bad %s checksum on its link (its capture",
+			  any ? ";" : "\n      checksums:", l, bad, kind ? csum_kind_upper(kind) : "?");
+		any = true;
+		lo = mgetl(m, "csum.%c.bad_len_min", l);
+		hi = mgetl(m, "csum.%c.bad_len_max", l);
+		if (!isnan(lo))
+			sbuf_addf(b, lo == hi ? "; all %.0f B" : "; %.0f..%.0f B", lo, hi);
+		snprintf(prefix, sizeof(prefix), "csum.%c.bad_len.", l);
+		if (lo != hi)
+			add_by_count(b, m, prefix, "; most: ", " B");
+		if (!isnan(mgetl(m, "csum.%c.bad_first", l)))
+			sbuf_addf(b, "; the first is frame %.0f", mgetl(m, "csum.%c.bad_first", l));
+		off = mgetl(m, "offload.%c.tx_checksumming", l);
+		if (!isnan(off))
+			sbuf_addf(b, "; its tx checksum offload %s", off > 0 ? "on" : "off");
+		sbuf_adds(b, ")");
+	}
+	for (char l = 'A'; l <= 'Z'; l++) {
+		double in = mgetl(m, "csum.%c.bad_in", l);
+
+		if (in > 0 && !(sent_bad > 0)) {
+			sbuf_addf(b, "%s %.0f packets reached NIC %c's link with a bad checksum that no sender's own link carried: they went bad between the links",
+				  any ? ";" : "\n      checksums:", in, l);
+			any = true;
+		}
+	}
+	if (errs > 0)
+		sbuf_addf(b, "%s the receivers counted %.0f checksum errors (InCsumErrors)%s",
+			  any ? ";" : "\n      checksums:", errs,
+			  sent_bad > 0 ? ": the sender's doing, not the receiver's" :
+			  " and no link carried a bad one that could be verified (raise [scenario] snaplen to verify longer frames)");
 }
 
 char *regress_loss_story(const struct metrics *m)
@@ -290,6 +425,7 @@ char *regress_loss_story(const struct metrics *m)
 	}
 	driver_evidence(m, &b);
 	tx_driver_evidence(m, &b);
+	csum_evidence(m, &b);
 	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
@@ -336,7 +472,11 @@ char *regress_loss_story(const struct metrics *m)
 			else
 				sbuf_addf(&b, "; its NIC counters say %.0f dropped: ethtool -S);", counted);
 		}
-		if (stack > 0)
+		if (stack > 0 && csum_errors_in(m) > 0 && mgetl(m, "csum.%c.bad", 'A') +
+								  mgetl(m, "csum.%c.bad", 'B') > 0)
+			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver), %.0f of them for checksums the sender's NIC got wrong;",
+				  stack, csum_errors_in(m));
+		else if (stack > 0)
 			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver);", stack);
 	}
 	return sbuf_detach(&b);

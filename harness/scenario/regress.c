@@ -50,6 +50,9 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->timeout_s = s->timeout_s;
 	if (s->mem_mb)
 		ro->mem_mb = s->mem_mb;
+	/* --snaplen, when given, wins over the scenario's */
+	if (s->snaplen >= 0 && o->base.snaplen == RUN_SNAPLEN)
+		ro->snaplen = (unsigned int)s->snaplen;
 	ro->icount_shift = det ? 3 : -1;
 	if (o->record || s->record) {
 		/* Every VM, replayable from the run directory (netlab gdb --replay). */

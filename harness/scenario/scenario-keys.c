@@ -221,6 +221,23 @@ static int set_mem(struct parse_ctx *c, const char *value)
 	return set_uint(c, "mem", value, 64, 16384, &c->s->mem_mb);
 }
 
+/*
+ * Bytes kept of each captured frame: 0 for whole frames (as --snaplen). A
+ * checksum is verified only on a whole packet: a scenario that looks for
+ * corruption in frames longer than the default 256 raises it.
+ */
+static int set_snaplen(struct parse_ctx *c, const char *value)
+{
+	unsigned int v = 0;
+	int ret = set_uint(c, "snaplen", value, 0, 262144, &v);
+
+	if (!ret && v && v < 64)
+		return scn_err(c, c->line, "bad snaplen '%s': 0 (whole frames) or 64..262144 bytes",
+			       value);
+	c->s->snaplen = (int)v;
+	return ret;
+}
+
 /* acpi = FILE...: relative to the scenario file's directory. */
 static int set_acpi(struct parse_ctx *c, const char *value)
 {
@@ -289,6 +306,7 @@ static const struct {
 	{ "record", set_record },
 	{ "direction", set_direction },
 	{ "mem", set_mem },
+	{ "snaplen", set_snaplen },
 	{ "acpi", set_acpi },
 	{ "share", set_share },
 };
@@ -296,7 +314,7 @@ static const struct {
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, record, mem, acpi, share"
+	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)

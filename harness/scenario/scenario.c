@@ -595,6 +595,7 @@ static struct scenario *scn_new(const char *path)
 	s->trace = true;
 	s->trace_buffer_kb = 0;
 	s->gdb_vm = -1;
+	s->snaplen = -1;
 	return s;
 }
 

@@ -87,6 +87,9 @@ struct scenario {
 	bool deterministic;		/* QEMU -icount; default yes */
 	bool record;			/* QEMU record/replay of every run (record = yes) */
 	unsigned int mem_mb;		/* guest memory; 0 = netlab run's default */
+	/* snaplen = BYTES | 0 (whole frames): the NIC captures', unless
+	 * --snaplen says otherwise; -1 = netlab run's default (256). */
+	int snaplen;
 	/* acpi = FILE...: ACPI tables (.asl/.dsl/.aml), paths resolved against
 	 * the scenario's directory; readable when parsed, compiled by
 	 * regress_load() before anything boots. */

@@ -14,6 +14,7 @@
 
 #include "generators.h"
 #include "run/counters.h"
+#include "run/pcapcsum.h"
 #include "run/pcapstat.h"
 #include "run/run.h"
 #include "scenario/scnrun.h"
@@ -250,7 +251,7 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 	return ret;
 }
 
-/* Counters as deltas over the traffic; ring sizes as they were after. */
+/* Counters as deltas over the traffic; ring sizes and offloads as they were after. */
 static int collect_counters(struct collect *c)
 {
 	struct metrics *before = metrics_new(), *after = metrics_new();
@@ -263,7 +264,7 @@ static int collect_counters(struct collect *c)
 		double a, b;
 
 		metrics_at(after, i, &name, &a);
-		if (!strncmp(name, "ring.", 5))
+		if (!strncmp(name, "ring.", 5) || !strncmp(name, "offload.", 8))
 			metrics_set(c->m, name, a);
 		else if (metrics_get(before, name, &b))
 			metrics_set(c->m, name, a - b);
@@ -427,6 +428,83 @@ static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 	nic_rx_counted(c, n->label, wire - in);
 }
 
+/* A per-NIC metric csum.<l>.WHAT. */
+static void set_csum(struct collect *c, char l, const char *what, double v)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "csum.%c.%s", l, what);
+	metrics_set(c->m, name, v);
+}
+
+/* The bad checksums of NIC l's own frames, kind by kind, and the frames that carried them. */
+static void csum_sent(struct collect *c, char l, const struct pcap_csum_sender *sd)
+{
+	const struct pcap_csum_bad *worst = NULL;
+	double unverifiable = 0;
+
+	for (int w = 0; w < PCAP_CSUM_NWHYS; w++)
+		unverifiable += (double)sd->unverifiable[w];
+	set_csum(c, l, "checked", (double)(sd->good + sd->bad + sd->zero));
+	set_csum(c, l, "bad", (double)sd->bad);
+	set_csum(c, l, "unverifiable", unverifiable);
+	set_csum(c, l, "cut", (double)sd->unverifiable[PCAP_CSUM_WHY_CUT]);
+	for (int k = 0; k < PCAP_CSUM_NKINDS; k++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "bad_%s", pcap_csum_kind_name(k));
+		set_csum(c, l, what, (double)sd->bad_kind[k].packets);
+		if (sd->bad_kind[k].packets && (!worst || sd->bad_kind[k].packets > worst->packets))
+			worst = &sd->bad_kind[k];
+	}
+	if (!worst)
+		return;
+	set_csum(c, l, "bad_frames", (double)worst->frames);
+	set_csum(c, l, "bad_len_min", worst->len_min);
+	set_csum(c, l, "bad_len_max", worst->len_max);
+	set_csum(c, l, "bad_first", (double)worst->first);
+	for (size_t i = 0; i < worst->n_top && i < 4; i++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "bad_len.%u", worst->top[i].len);
+		set_csum(c, l, what, (double)worst->top[i].count);
+	}
+}
+
+/*
+ * Checksums on NIC i's link (pcapcsum.h): of the packets NIC i sent,
+ * csum.<L>.{checked,bad,unverifiable,cut,bad_<kind>} and, when some were
+ * bad, what the frames that carried the worst kind share
+ * (bad_frames, bad_len_min, bad_len_max, bad_len.LEN, bad_first: the
+ * position of the first in the capture); of the packets others sent to it,
+ * csum.<L>.bad_in. A frame cut by the snap length cannot be verified
+ * ([scenario] snaplen = 0 keeps whole frames).
+ */
+static int collect_csum(struct collect *c, unsigned int i, const char *path)
+{
+	const struct vm_nic *n = &c->cfg->nics[i];
+	const struct pcap_csum_sender *own = NULL;
+	struct pcap_csum *pc = NULL;
+	uint8_t mac[6];
+	double in = 0;
+	int ret = pcap_csum_read(path, NULL, &pc, c->err);
+
+	if (ret)
+		return ret;
+	if (!pcap_csum_mac_parse(n->mac, mac))
+		own = pcap_csum_sender(pc, mac);
+	for (size_t k = 0; k < pc->n_senders; k++)
+		if (&pc->senders[k] != own)
+			in += (double)pc->senders[k].bad;
+	if (own)
+		csum_sent(c, n->label, own);
+	else
+		csum_sent(c, n->label, &(struct pcap_csum_sender){ 0 });
+	set_csum(c, n->label, "bad_in", in);
+	pcap_csum_free(pc);
+	return 0;
+}
+
 /*
  * Each link's capture, read once: its frames, the IP frames to its NIC
  * (nicrx), and for UDP the data datagrams and END copies towards the port.
@@ -459,6 +537,11 @@ static int collect_pcaps(struct collect *c, const char *rundir)
 			return ret;
 		snprintf(name, sizeof(name), "nictx.%c.wire", l);
 		metrics_set(c->m, name, (double)st[1].matched);
+		path = xasprintf("%s/nic-%c.pcap", rundir, l);
+		ret = collect_csum(c, i, path);
+		free(path);
+		if (ret)
+			return ret;
 		snprintf(name, sizeof(name), "pcap.%c.packets", l);
 		metrics_set(c->m, name, (double)st[0].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);

@@ -66,6 +66,8 @@ const struct snap_source scnrun_snap_sources[] = {
 	  false },
 	{ "ethtool-g", "/usr/sbin/ethtool -g %s", true, "ring.%c", counters_parse_ethtool_ring,
 	  false },
+	{ "ethtool-k", "/usr/sbin/ethtool -k %s", true, "offload.%c",
+	  counters_parse_ethtool_features, false },
 	{ "tc", "/sbin/tc -s qdisc show dev %s", true, "qdisc.%c", counters_parse_tc_qdisc, false },
 };
 const size_t scnrun_n_snap_sources = ARRAY_SIZE(scnrun_snap_sources);

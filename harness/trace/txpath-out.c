@@ -62,6 +62,15 @@ void txpath_metrics(const struct txpath *t, struct metrics *m)
 			continue;
 		mset(m, d->name, "no_desc_len_min", (double)l->min);
 		mset(m, d->name, "no_desc_len_max", (double)l->max);
+		mset(m, d->name, "handed_in_no_desc_range", (double)d->handed_in_range);
+		mset(m, d->name, "no_desc_csum_partial", (double)d->no_desc_has.csum_partial);
+		mset(m, d->name, "no_desc_gso", (double)d->no_desc_has.gso);
+		mset(m, d->name, "no_desc_nonlinear", (double)d->no_desc_has.nonlinear);
+		mset(m, d->name, "handed_csum_partial", (double)d->handed_has.csum_partial);
+		mset(m, d->name, "handed_gso", (double)d->handed_has.gso);
+		mset(m, d->name, "handed_nonlinear", (double)d->handed_has.nonlinear);
+		mset(m, d->name, "no_desc_period", (double)d->period);
+		mset(m, d->name, "no_desc_phase", (double)d->phase);
 		for (size_t k = 0; k < l->n && k < 4; k++) {
 			char what[48];
 
@@ -116,11 +125,43 @@ char *txpath_dev_evidence(const struct txpath_dev *d)
 			  d->freed_at[0] ? d->freed_at : "?");
 	sbuf_adds(&b, "; ");
 	lens_text(&b, &d->no_desc_len, 4);
-	if (d->handed_len.count > n)
-		sbuf_addf(&b, "; of the %llu it was handed, %llu..%llu B",
-			  (unsigned long long)d->handed_len.count,
-			  (unsigned long long)d->handed_len.min, (unsigned long long)d->handed_len.max);
+	txpath_pattern(&b, n, &d->no_desc_has, &d->handed_has, d->handed_len.count,
+		       d->no_desc_len.min, d->no_desc_len.max, d->handed_in_range, d->period,
+		       d->phase);
 	return sbuf_detach(&b);
+}
+
+/* "every one of the 415 of 601..898 B it was handed" / "415 of the 1212 of 601..898 B" */
+void txpath_pattern(struct sbuf *b, uint64_t n, const struct txpath_traits *lost,
+		    const struct txpath_traits *all, uint64_t handed, uint64_t lo, uint64_t hi,
+		    uint64_t in_range, unsigned int period, unsigned int phase)
+{
+	static const char *const what[] = { "with checksum offload (CHECKSUM_PARTIAL)",
+					    "GSO (several segments per skb)",
+					    "with data in page fragments (non-linear)" };
+	const uint64_t nl[] = { lost->csum_partial, lost->gso, lost->nonlinear };
+	const uint64_t na[] = { all->csum_partial, all->gso, all->nonlinear };
+
+	if (in_range && lo != hi && in_range == n)
+		sbuf_addf(b, "; every frame of %llu..%llu B it was handed (%llu), none of the others",
+			  (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)n);
+	else if (in_range && lo != hi)
+		sbuf_addf(b, "; %llu of the %llu frames of %llu..%llu B it was handed",
+			  (unsigned long long)n, (unsigned long long)in_range, (unsigned long long)lo,
+			  (unsigned long long)hi);
+	for (size_t i = 0; i < ARRAY_SIZE(what); i++) {
+		/* a trait says something when enough of the frames that got through lack it */
+		uint64_t lacking = handed > na[i] ? handed - na[i] : 0;
+
+		if (nl[i] == n && lacking >= 2 && lacking * 100 >= handed)
+			sbuf_addf(b, "; all %s, which %llu of the %llu handed were",
+				  what[i], (unsigned long long)na[i], (unsigned long long)handed);
+		else if (!nl[i] && na[i] > n)
+			sbuf_addf(b, "; none %s", what[i]);
+	}
+	if (period)
+		sbuf_addf(b, "; every %u%s IP skb it was handed (positions %u mod %u)", period,
+			  period == 2 ? "nd" : period == 3 ? "rd" : "th", phase, period);
 }
 
 void txpath_print(const struct txpath *t, FILE *f)

@@ -47,10 +47,28 @@ struct skb {
 	uint16_t segs;
 	uint8_t dev;		/* index + 1 */
 	uint8_t family;
+	uint8_t traits;		/* T_* */
 	bool desc;		/* its xmit line was seen */
 	bool taken;		/* net_dev_xmit said NETDEV_TX_OK */
 	bool freed;		/* freed before net_dev_xmit (without descriptors) */
 	bool consumed;		/* ... by consume_skb */
+};
+
+enum { T_PARTIAL = 1, T_GSO = 2, T_NONLINEAR = 4 };
+#define CHECKSUM_PARTIAL_ 3
+#define PERIOD_MAX 16	/* periods 2..PERIOD_MAX are looked for */
+#define LEN_SLOTS 65536
+
+/*
+ * Per device, for the pattern of its drops: every IP frame taken by length
+ * (allocated at its first), and the dropped skbs' positions among the IP
+ * skbs taken, by residue for each period.
+ */
+struct devacc {
+	uint32_t *by_len;
+	uint64_t ip_skbs;		/* IP skbs taken so far: the next one's position */
+	uint64_t dropped;
+	uint32_t residue[PERIOD_MAX + 1][PERIOD_MAX];	/* [period][position % period] */
 };
 
 /* Lengths counted for a struct txpath_lens. */
@@ -71,6 +89,8 @@ struct state {
 	struct skb *tab;
 	size_t cap, used;
 	struct lentab no_desc[TXPATH_MAX_DEVS];
+	struct devacc acc[TXPATH_MAX_DEVS];
+	struct tep_format_field *ip_summed, *data_len;
 	struct trace_seq seq;
 };
 
@@ -296,27 +316,59 @@ static int on_start(struct txpath *t, struct state *st, struct tep_record *rec)
 	k->len = (uint32_t)U(st, rec, st->len);
 	k->segs = (uint16_t)(U(st, rec, st->gso_size) && segs > 1 ? (segs > 65535 ? 65535 : segs) : 1);
 	k->family = proto == ETH_P_IP_ ? TXPATH_V4 : proto == ETH_P_IPV6_ ? TXPATH_V6 : TXPATH_OTHER;
+	k->traits = (U(st, rec, st->ip_summed) == CHECKSUM_PARTIAL_ ? T_PARTIAL : 0) |
+		    (k->segs > 1 ? T_GSO : 0) | (U(st, rec, st->data_len) ? T_NONLINEAR : 0);
+	return 0;
+}
+
+static void traits_add(struct txpath_traits *t, const struct skb *k)
+{
+	t->csum_partial += k->traits & T_PARTIAL ? k->segs : 0;
+	t->gso += k->traits & T_GSO ? k->segs : 0;
+	t->nonlinear += k->traits & T_NONLINEAR ? k->segs : 0;
+}
+
+/* An IP skb taken: its length, and its position for the period of the drops. */
+static int taken_ip(struct state *st, struct txpath_dev *d, const struct skb *k, bool dropped)
+{
+	struct devacc *a = &st->acc[k->dev - 1];
+
+	if (!a->by_len) {
+		a->by_len = calloc(LEN_SLOTS, sizeof(*a->by_len));
+		if (!a->by_len)
+			return -ENOMEM;
+	}
+	a->by_len[k->len < LEN_SLOTS ? k->len : LEN_SLOTS - 1] += k->segs;
+	traits_add(&d->handed_has, k);
+	if (dropped) {
+		traits_add(&d->no_desc_has, k);
+		a->dropped++;
+		for (unsigned int p = 2; p <= PERIOD_MAX; p++)
+			a->residue[p][a->ip_skbs % p]++;
+	}
+	a->ip_skbs++;
 	return 0;
 }
 
 /* The driver gave it back (busy), refused it, or took it. */
-static void on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
+static int on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 {
 	struct skb *k = skb_find(st, U(st, rec, st->skb[EV_XMIT]));
 	uint64_t rc = U(st, rec, st->rc);
 	struct txpath_dev *d;
+	int ret = 0;
 
 	if (!k || k->taken)
-		return;
+		return 0;
 	d = &t->devs[k->dev - 1];
 	if (rc == NETDEV_TX_BUSY_) {
 		d->busy++;
-		return;
+		return 0;
 	}
 	if (rc != NETDEV_TX_OK_) {
 		d->refused++;
 		skb_del(st, k);
-		return;
+		return 0;
 	}
 	k->taken = true;
 	d->skbs++;
@@ -324,6 +376,7 @@ static void on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 	d->handed[k->family] += k->segs;
 	if (!is_ip(k->family))
 		goto done;
+	ret = taken_ip(st, d, k, !k->desc);
 	if (!d->handed_len.count || k->len < d->handed_len.min)
 		d->handed_len.min = k->len;
 	if (k->len > d->handed_len.max)
@@ -348,6 +401,7 @@ static void on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 done:
 	if (k->freed)
 		skb_del(st, k);
+	return ret;
 }
 
 static void on_free(struct txpath *t, struct state *st, struct tep_record *rec, bool consume)
@@ -423,8 +477,8 @@ static int on_record(struct tep_record *rec, int cpu, void *ctx)
 	if (type == st->id[EV_START])
 		return on_start(t, st, rec);
 	if (type == st->id[EV_XMIT])
-		on_xmit(t, st, rec);
-	else if (type == st->id[EV_CONSUME])
+		return on_xmit(t, st, rec);
+	if (type == st->id[EV_CONSUME])
 		on_free(t, st, rec, true);
 	else if (type == st->id[EV_KFREE])
 		on_free(t, st, rec, false);
@@ -511,6 +565,8 @@ static int resolve(struct txpath *t, struct state *st)
 	st->proto = tep_find_field(ev[EV_START], "protocol");
 	st->segs = tep_find_field(ev[EV_START], "gso_segs");
 	st->gso_size = tep_find_field(ev[EV_START], "gso_size");
+	st->ip_summed = tep_find_field(ev[EV_START], "ip_summed");
+	st->data_len = tep_find_field(ev[EV_START], "data_len");
 	st->rc = tep_find_field(ev[EV_XMIT], "rc");
 	if (ev[EV_KFREE]) {
 		st->location = tep_find_field(ev[EV_KFREE], "location");
@@ -552,6 +608,27 @@ int txpath_attach(struct tracepass *tp, struct txpath_pass **out, char **err)
 	return 0;
 }
 
+/*
+ * The smallest period the dropped skbs keep: all of them at one position
+ * modulo it, and every skb at that position dropped (as many as there were
+ * positions of that residue, within one at either end).
+ */
+static void period_of(struct txpath_dev *d, const struct devacc *a)
+{
+	if (a->dropped < 4)
+		return;
+	for (unsigned int p = 2; p <= PERIOD_MAX; p++)
+		for (unsigned int r = 0; r < p; r++) {
+			uint64_t at_r = a->ip_skbs / p + (r < a->ip_skbs % p);
+
+			if (a->residue[p][r] != a->dropped || at_r > a->dropped + 1)
+				continue;
+			d->period = p;
+			d->phase = r;
+			return;
+		}
+}
+
 static void finish(struct txpath *t, struct state *st)
 {
 	for (size_t i = 0; i < st->cap; i++) {
@@ -560,8 +637,16 @@ static void finish(struct txpath *t, struct state *st)
 		if (k->addr && k->taken && is_ip(k->family) && k->desc)
 			t->devs[k->dev - 1].in_flight += k->segs;
 	}
-	for (size_t i = 0; i < t->n_devs; i++)
-		lens_of(&t->devs[i].no_desc_len, &st->no_desc[i]);
+	for (size_t i = 0; i < t->n_devs; i++) {
+		struct txpath_dev *d = &t->devs[i];
+		struct devacc *a = &st->acc[i];
+
+		lens_of(&d->no_desc_len, &st->no_desc[i]);
+		for (uint64_t l = d->no_desc_len.min; a->by_len && d->no_desc_len.count &&
+						      l <= d->no_desc_len.max && l < LEN_SLOTS; l++)
+			d->handed_in_range += a->by_len[l];
+		period_of(d, a);
+	}
 }
 
 int txpath_collect(struct txpath_pass *s, struct txpath **out, char **err)
@@ -580,6 +665,8 @@ int txpath_collect(struct txpath_pass *s, struct txpath **out, char **err)
 	trace_seq_destroy(&s->st.seq);
 	free(s->st.tab);
 	free(s->st.drv);
+	for (size_t i = 0; i < TXPATH_MAX_DEVS; i++)
+		free(s->st.acc[i].by_len);
 	free(s);
 	return ret;
 }

@@ -87,6 +87,22 @@ struct txpath_dev {
 	uint64_t in_flight;	/* taken and not freed when the trace ended */
 	struct txpath_lens no_desc_len;	/* the IP frames freed without descriptors */
 	struct txpath_lens handed_len;	/* every IP frame taken (count, min, max only) */
+	/*
+	 * What the frames taken without descriptors share, against every IP
+	 * frame taken (struct txpath_traits): an skb with checksum offload
+	 * (CHECKSUM_PARTIAL), with GSO segments, with data in page fragments
+	 * (data_len > 0); IP frames of no_desc_len's min..max among all taken.
+	 */
+	struct txpath_traits {
+		uint64_t csum_partial, gso, nonlinear;
+	} no_desc_has, handed_has;
+	uint64_t handed_in_range;
+	/*
+	 * A period among the IP skbs taken: every period-th (0: none found, or
+	 * fewer than 4 dropped), the dropped ones at positions = phase mod
+	 * period, counting from 0.
+	 */
+	unsigned int period, phase;
 	/* the first kfree_skb without descriptors: "NOT_SPECIFIED", "e1000_xmit_frame+0x1c4" */
 	char freed_reason[32], freed_at[64];
 };
@@ -155,6 +171,19 @@ char *txpath_dev_evidence(const struct txpath_dev *d);
  * handed is IPv4 frames, handed_v6 IPv6, handed_other the rest.
  */
 void txpath_metrics(const struct txpath *t, struct metrics *m);
+
+/*
+ * What @n dropped frames share, appended to @b as "; every frame of
+ * LO..HI B it was handed (N)", "; all with data in page fragments
+ * (non-linear), which 8 of the 2005 handed were", "; every 8th IP skb":
+ * their sizes against the @in_range frames of those sizes handed in all,
+ * each trait they all have (or none has) against @all of the @handed, and
+ * a @period (0: none). Shared with the loss story, which has the metrics.
+ */
+struct sbuf;
+void txpath_pattern(struct sbuf *b, uint64_t n, const struct txpath_traits *lost,
+		    const struct txpath_traits *all, uint64_t handed, uint64_t lo, uint64_t hi,
+		    uint64_t in_range, unsigned int period, unsigned int phase);
 
 /* "transmit" of netlab report: a table per device. */
 void txpath_print(const struct txpath *t, FILE *f);
