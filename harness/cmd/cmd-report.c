@@ -25,6 +25,7 @@
 
 #include "cmd/cmd.h"
 #include "trace/drvring.h"
+#include "trace/txpath.h"
 #include "gdb/gdb.h"
 #include "scenario/metrics.h"
 #include "trace/netrx.h"
@@ -38,7 +39,7 @@
 #include "report/html.h"
 
 #define USAGE                                                                      \
-	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--wire]\n" \
+	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--tx] [--wire]\n" \
 	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
 	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT\n" \
 	"       netlab report --html [-o FILE] RUN_DIR|SUITE_DIR|BISECT_DIR|TRACE.DAT"
@@ -50,6 +51,7 @@ enum section {
 	S_TIMELINE = 8,
 	S_WIRE = 16,
 	S_RING = 32,
+	S_TX = 64,
 };
 
 struct report_opts {
@@ -109,7 +111,8 @@ static int report_parse(int argc, char **argv, struct report_opts *ro, char **er
 		unsigned int section;
 	} sections[] = { { "--drops", S_DROPS },	 { "--latency", S_LATENCY },
 			 { "--flows", S_FLOWS },	 { "--timeline", S_TIMELINE },
-			 { "--wire", S_WIRE },		 { "--ring", S_RING } };
+			 { "--wire", S_WIRE },		 { "--ring", S_RING },
+			 { "--tx", S_TX } };
 
 	memset(ro, 0, sizeof(*ro));
 	for (int i = 1; i < argc; i++) {
@@ -327,12 +330,13 @@ struct report {
 	struct netrx *nr;
 	struct runview *rv;
 	struct drvring *dr;
+	struct txpath *tx;
 	unsigned int have;		/* sections computed */
 	struct report_list list;	/* --list */
 	struct json_object *packets;	/* --packets / --snoop lines, in JSON mode */
 	struct json_object *snoop;
 	bool packets_header, snoop_header;
-	char *missing[6];		/* why a section the input lacks was left out, by bit */
+	char *missing[7];		/* why a section the input lacks was left out, by bit */
 };
 
 static int section_bit(unsigned int section)
@@ -436,7 +440,7 @@ static int optional(struct report *r, unsigned int section, int ret, char **err)
  * path first (the drop list takes its flows), then drops, timeline, ring.
  * They share one pass over the file (trace/tracepass.h).
  */
-enum { A_PATH, A_DROPS, A_TIMELINE, A_RING, A_N };
+enum { A_PATH, A_DROPS, A_TIMELINE, A_RING, A_TX, A_N };
 
 struct analyses {
 	struct tracepass tp;
@@ -454,7 +458,7 @@ static unsigned int wanted(const struct report *r)
 	const struct report_opts *ro = r->ro;
 
 	return ro->sections ? ro->sections
-			    : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_WIRE;
+			    : S_DROPS | S_LATENCY | S_FLOWS | S_TIMELINE | S_RING | S_TX | S_WIRE;
 }
 
 /*
@@ -463,7 +467,7 @@ static unsigned int wanted(const struct report *r)
  */
 static int take(struct report *r, int a, int ret, char **err)
 {
-	static const unsigned int section[A_N] = { 0, S_DROPS, S_TIMELINE, S_RING };
+	static const unsigned int section[A_N] = { 0, S_DROPS, S_TIMELINE, S_RING, S_TX };
 	const struct report_opts *ro = r->ro;
 	unsigned int want = wanted(r);
 
@@ -557,6 +561,16 @@ static int collect_ring(struct report *r, void *pass, char **err)
 	return drvring_collect(pass, &r->dr, err);
 }
 
+static int attach_tx(struct report *r, struct analyses *an, char **err)
+{
+	return txpath_attach(&an->tp, (struct txpath_pass **)&an->pass[A_TX], err);
+}
+
+static int collect_tx(struct report *r, void *pass, char **err)
+{
+	return txpath_collect(pass, &r->tx, err);
+}
+
 /*
  * The analyses, by A_*: the sections that want each (the packet path also
  * tells the drops that are not: fragments freed after reassembly), how it
@@ -573,6 +587,7 @@ static const struct analysis {
 	[A_DROPS] = { S_DROPS, false, attach_drops, collect_drops },
 	[A_TIMELINE] = { S_TIMELINE, false, attach_timeline, collect_timeline },
 	[A_RING] = { S_RING, false, attach_ring, collect_ring },
+	[A_TX] = { S_TX, false, attach_tx, collect_tx },
 };
 
 static bool analysis_wanted(const struct report *r, int a)
@@ -726,6 +741,12 @@ static void print_report(const struct report *r)
 		drvring_print(r->dr, stdout);
 		sep = true;
 	}
+	if (r->have & S_TX) {
+		if (sep)
+			putchar('\n');
+		txpath_print(r->tx, stdout);
+		sep = true;
+	}
 	if (r->have & S_WIRE) {
 		if (sep)
 			putchar('\n');
@@ -747,6 +768,12 @@ static int print_report_json(const struct report *r)
 		json_object_object_add(drops, "list", json_object_get(r->list.arr));
 	}
 	report_json_analyses(o, r->pp, r->nr, r->dr); /* report/html.h */
+	if (r->tx) {
+		struct json_object *tj = txpath_to_json(r->tx);
+
+		json_object_object_del(tj, "trace");
+		json_object_object_add(o, "tx", tj);
+	}
 	if (r->rv)
 		json_object_object_add(o, "wire", runview_to_json(r->rv));
 	if (r->ro->oops) {
@@ -794,6 +821,7 @@ static int __cmd_report(const struct report_opts *ro, const char *trace, char **
 	netrx_free(r.nr);
 	runview_free(r.rv);
 	drvring_free(r.dr);
+	txpath_free(r.tx);
 	json_object_put(r.list.arr);
 	json_object_put(r.packets);
 	json_object_put(r.snoop);
@@ -931,6 +959,7 @@ int cmd_report(int argc, char **argv)
 		     "  --flows       per-flow packets/bytes in and out, drops, retransmits, sending and receiving tasks\n"
 		     "  --timeline    perf netdev-times: irq -> softirq -> napi_poll -> skb -> copy/free trees, TX table\n"
 		     "  --ring        (driver patches) RX/TX ring occupancy, refills, NAPI budget, irq->poll, low-ring episodes\n"
+		     "  --tx          per NIC: frames the stack handed to the driver, what it gave the NIC and what it dropped\n"
 		     "  --wire        (run directory) pcap frames per link beside NIC, IP and socket counters\n"
 		     "Details:\n"
 		     "  --interval S  drop interval in seconds (default 1)\n"

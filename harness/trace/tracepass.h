@@ -22,7 +22,7 @@
 
 #include "trace/tracefile.h"
 
-#define TRACEPASS_MAX 4
+#define TRACEPASS_MAX 6
 
 struct tracepass_slot {
 	tracefile_cb cb;
