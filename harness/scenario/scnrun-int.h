@@ -10,6 +10,10 @@
 #include <stddef.h>
 
 #include "run/counters.h"
+#include "scenario/metrics.h"
+#include "vm/vmcfg.h"
+
+struct scenario;
 
 /*
  * The per-NIC counter sources, as one table for both sides: the guest
@@ -31,6 +35,25 @@ struct snap_source {
 
 extern const struct snap_source scnrun_snap_sources[];
 extern const size_t scnrun_n_snap_sources;
+
+/* A run directory being read into metrics (scnrun-collect.c, scnrun-loss.c). */
+struct collect {
+	const struct scenario *s;
+	const struct vm_config *cfg;
+	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
+	struct metrics *m;
+	char **err;
+};
+
+/*
+ * scnrun-loss.c: each link's capture (pcap.*, nicrx.*, nictx.<L>.wire,
+ * csum.*, and for UDP the datagrams on each wire), after the counters;
+ * the transmit side of each NIC's driver layer, after the trace; the UDP
+ * identity, last. scnrun_collect_pcaps returns 0 or -errno with *c->err.
+ */
+int scnrun_collect_pcaps(struct collect *c, const char *rundir);
+void scnrun_collect_nic_tx(struct collect *c);
+void scnrun_udp_loss(struct collect *c);
 
 /* TCP port on which a receiver in another VM says it is ready. */
 #define READY_PORT 7999
