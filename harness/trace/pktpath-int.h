@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two halves of the packet-path reader share: pktpath.c (names, the
- * small tables, open packets and closing them) and pktpath-ev.c (the events,
- * setup and finish). Internal to them; pktpath.h is the interface.
+ * What the parts of the packet-path reader share: pktpath.c (names, the
+ * small tables, open packets and closing them), pktpath-ev.c (the events,
+ * attach and finish), pktpath-setup.c (resolving the events and their fields
+ * at attach time) and pktpath-drv.c (the driver lines and fallback probes).
+ * Internal to them; pktpath.h is the interface.
  */
 #ifndef NETLAB_PKTPATH_INT_H
 #define NETLAB_PKTPATH_INT_H
@@ -272,6 +274,14 @@ static inline void pktpath_pkt_dev(struct reader *r, struct pkt *k, const char *
 	if (k && !k->dev)
 		k->dev = pktpath_dev_get(r, name, n);
 }
+
+/*
+ * pktpath-setup.c: look up the events of @r's trace and their fields, fill
+ * pktpath.present and .missing, the event id -> kind tables and open_at.
+ * Return: 0; -ENODATA (@err names @path) when the trace holds no packet-path
+ * event; -ENOMEM.
+ */
+int pktpath_find_events(struct reader *r, const char *path, char **err);
 
 /* pktpath-drv.c */
 int pktpath_drv_event(struct reader *r, struct tep_record *rec, int e);
