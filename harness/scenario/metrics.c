@@ -323,7 +323,7 @@ static const struct metric_family {
 	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
 	/* Its transmit side: IPv4 frames handed to the driver (the trace) against
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
-	{ NULL, "nictx.<LABEL>.{wire,handed,lost,counted,silent,no_desc,no_desc_silent}" },
+	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },
 	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
 	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */

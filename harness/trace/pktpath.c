@@ -3,7 +3,7 @@
  * The packet path of a trace.dat: stage latency, flows, snoop, drops (see
  * pktpath.h for the model).
  *
- * Reading: event ids and fields are looked up once (find_events()); per
+ * Reading: event ids and fields are looked up once (pktpath_find_events(), pktpath-setup.c); per
  * record, tep_data_type() indexes a table of our event kinds and numbers are
  * read with tracefile_u64(). Nothing per event is kept: open packets live in
  * an open-addressing table keyed by skb address (backward-shift deletion, so

@@ -180,7 +180,7 @@ void txpath_print(const struct txpath *t, FILE *f)
 		const struct txpath_dev *d = &t->devs[i];
 		char *ev;
 
-		if (d->lines)
+		if (d->lines && t->has_free)
 			fprintf(f, "  %-8.16s %8llu %8llu %8llu %8llu %8llu %8llu %8llu %8llu %6llu\n",
 				d->name, (unsigned long long)d->handed[TXPATH_V4],
 				(unsigned long long)d->handed[TXPATH_V6],
@@ -189,6 +189,14 @@ void txpath_print(const struct txpath *t, FILE *f)
 				(unsigned long long)txpath_dev_no_desc(d),
 				(unsigned long long)d->no_desc_consumed,
 				(unsigned long long)d->completed, (unsigned long long)d->in_flight,
+				(unsigned long long)d->busy);
+		else if (d->lines)
+			fprintf(f, "  %-8.16s %8llu %8llu %8llu %8llu %8llu %8s %8s %8s %6llu  (no free events: how and when freed not known)\n",
+				d->name, (unsigned long long)d->handed[TXPATH_V4],
+				(unsigned long long)d->handed[TXPATH_V6],
+				(unsigned long long)d->handed[TXPATH_OTHER],
+				(unsigned long long)d->desc,
+				(unsigned long long)txpath_dev_no_desc(d), "-", "-", "-",
 				(unsigned long long)d->busy);
 		else
 			fprintf(f, "  %-8.16s %8llu %8llu %8llu %8s %8s %8s %8s %8s %6llu  (no driver lines: descriptors not known)\n",
