@@ -8,7 +8,7 @@
 # .ci/run, measured). Each file's output is printed whole when it ends. Files that share
 # a host resource run in the same lane, one after the other:
 #   libvirt: t14, t17, t25 (t17 kills and restarts libvirtd);
-#   history: t12, t15, t21 (the bisect-test histories in the cache, built
+#   history: t12, t15, t21, t27 (the bisect-test histories in the cache, built
 #            in place; t12 only with NETLAB_SLOW_TESTS=1).
 # t20 checks that every file naming virsh or a cached bisect-test history is
 # in its group here.
@@ -23,9 +23,9 @@ cd "$(dirname "$0")/.."
 declare -A FILE_S=([t06]=585 [t16]=504 [t21]=325 [t13]=253 [t18]=248 [t14]=211
 	[t15]=174 [t22]=110 [t17]=101 [t26]=86 [t25]=77 [t10]=54 [t24]=53 [t11]=42
 	[t23]=42 [t09]=37 [t08]=34 [t03]=24 [t02]=23 [t01]=18 [t07]=18 [t04]=13
-	[t19]=7 [t20]=7 [t05]=3 [t12]=3)
+	[t19]=7 [t20]=7 [t05]=3 [t12]=3 [t27]=600)
 declare -A GROUP=([t14]=libvirt [t17]=libvirt [t25]=libvirt [t12]=history [t15]=history
-	[t21]=history)
+	[t21]=history [t27]=history)
 
 lanes=${NETLAB_TEST_JOBS:-2}
 case $lanes in '' | *[!0-9]* | 0)
