@@ -36,6 +36,8 @@ pkgs=(
 	pandoc man-db
 	# the HTML report's test (t22-html) renders its pages headless
 	chromium
+	# the checksum verifier's tests (test_pcapcsum, t10, t27) compare with tshark's
+	tshark
 )
 
 missing=()
