@@ -307,6 +307,7 @@ static const struct metric_family {
 	{ NULL, "drv.*.rx.{no_handoff,no_handoff_len_min,no_handoff_len_max,handoff_len_min,"
 		"handoff_len_max}" },
 	{ NULL, "drv.*.rx.{no_handoff_len,no_handoff_status}.*" },
+	{ NULL, "drv.*.rx.{no_handoff_period,no_handoff_phase}" },
 	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
 	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
 	{ NULL, "drv.*.tx.{ring,xmits,done}" },

@@ -114,6 +114,17 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 			add_by_count(b, m, prefix, pass ? "; status " : "; most: ", pass ? "" : " B");
 			free(prefix);
 		}
+		{
+			char *per = xasprintf("%.*s_period", (int)nl, name);
+			char *ph = xasprintf("%.*s_phase", (int)nl, name);
+			double p = mget(m, per);
+
+			if (p > 0)
+				sbuf_addf(b, "; every %.0f%s descriptor it took (positions %.0f mod %.0f), no other",
+					  p, p == 2 ? "nd" : p == 3 ? "rd" : "th", mget(m, ph), p);
+			free(per);
+			free(ph);
+		}
 	}
 }
 

@@ -65,6 +65,13 @@ struct queue {
 	struct drvring_episode ep;
 	bool desc_pending;
 	uint64_t desc_ts, desc_skb, desc_len, desc_status;
+	/*
+	 * The period of the descriptors without a hand-off: each one's
+	 * position among the queue's rx_desc lines, by residue modulo
+	 * 2..DRVRING_PERIOD_MAX (drvring_period_of()).
+	 */
+	uint64_t desc_pos, noho_n;
+	uint32_t noho_res[DRVRING_PERIOD_MAX + 1][DRVRING_PERIOD_MAX];
 	uint32_t desc_has; /* K(LEN), K(STATUS) when the rx_desc line had them */
 	/* NAPI */
 	bool in_poll;
@@ -124,6 +131,7 @@ void drvring_lev_close(struct lev *l, uint64_t ts);
 bool drvring_worse(const struct drvring_episode *a, const struct drvring_episode *b, uint64_t end);
 void drvring_episode_keep(struct drvring *d, struct queue *x, uint64_t end);
 void drvring_desc_unhanded(struct queue *x);
+void drvring_period_of(struct queue *x);
 void drvring_clock_at(struct drvring *d, uint64_t ts);
 int drvring_probe_parse(const char *event, int *drv, enum prole *role);
 int drvring_probe_feed(struct drvring *d, uint64_t ts, int cpu, int drv, enum prole role,

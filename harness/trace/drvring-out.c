@@ -745,6 +745,10 @@ static void noho_metrics(struct metrics *m, const char *ifn, const struct drvrin
 	if (!noho_counted(s))
 		return;
 	mset(m, ifn, "rx.no_handoff", (double)s->rx_desc_no_handoff);
+	if (s->noho_period) {
+		mset(m, ifn, "rx.no_handoff_period", (double)s->noho_period);
+		mset(m, ifn, "rx.no_handoff_phase", (double)s->noho_phase);
+	}
 	if (l->count) {
 		mset(m, ifn, "rx.no_handoff_len_min", (double)l->min);
 		mset(m, ifn, "rx.no_handoff_len_max", (double)l->max);
@@ -877,5 +881,9 @@ char *drvring_nic_evidence(const struct drvring_nic *n)
 		values_list(&b, st, total, true);
 	}
 	evidence_handed(&b, s);
+	if (s->noho_period)
+		sbuf_addf(&b, "; every %u%s descriptor (positions %u mod %u), no other",
+			  s->noho_period, s->noho_period == 2 ? "nd" : s->noho_period == 3 ? "rd" : "th",
+			  s->noho_phase, s->noho_period);
 	return sbuf_detach(&b);
 }

@@ -137,6 +137,10 @@ static void stats_add(struct drvring_stats *t, const struct drvring_stats *s)
 	t->low_episodes += s->low_episodes;
 	t->empty_episodes += s->empty_episodes;
 	t->low_ns += s->low_ns;
+	if (!t->noho_period) {
+		t->noho_period = s->noho_period;
+		t->noho_phase = s->noho_phase;
+	}
 	t->irqs += s->irqs;
 	t->irqs_tx += s->irqs_tx;
 	t->polls += s->polls;
@@ -253,6 +257,7 @@ int drvring_finish(struct drvring *d)
 		drvring_lev_close(&x->fill, d->last_ts);
 		drvring_lev_close(&x->infl, d->last_ts);
 		drvring_desc_unhanded(x);
+		drvring_period_of(x);
 		queue_acc_final(x);
 		stats_of(&x->pub->s, &x->a);
 		qsort_r(x->pub->worst, x->pub->n_worst, sizeof(*x->pub->worst), cmp_worst,
@@ -284,6 +289,8 @@ int drvring_finish(struct drvring *d)
 		}
 		if (!ret)
 			stats_of(&n->s, &nacc);
+		if (n->queues > 1)
+			n->s.noho_period = n->s.noho_phase = 0;
 		drvring_acc_release(&nacc);
 		nic_counters(n, st->o.counters);
 	}

@@ -556,6 +556,9 @@ void drvring_desc_unhanded(struct queue *x)
 {
 	if (x->desc_pending) {
 		x->pub->s.rx_desc_no_handoff++;
+		x->noho_n++;
+		for (unsigned int p = 2; p <= DRVRING_PERIOD_MAX; p++)
+			x->noho_res[p][x->desc_pos % p]++;
 		if (x->desc_has & K(LEN))
 			vtab_add(&x->a.noho_len, x->desc_len, 1);
 		if (x->desc_has & K(STATUS))
@@ -621,10 +624,10 @@ static void on_rx(struct drvring *d, struct queue *x, const struct drvring_line 
 	unsigned int ring = s->rx_ring;
 
 	if (l->event == DRVRING_RX_DESC) {
-		s->rx_desc++;
 		if (l->v[DRVRING_K_STATUS] >> 24)
 			s->rx_desc_errors++;
 		drvring_desc_unhanded(x);
+		x->desc_pos = s->rx_desc++;
 		x->desc_pending = true;
 		x->desc_ts = ts;
 		x->desc_skb = l->v[DRVRING_K_SKB];
@@ -919,3 +922,25 @@ void drvring_lost(struct drvring *d, uint64_t ts)
 	memset(st->ppoll, 0, sizeof(st->ppoll));
 }
 
+
+/*
+ * The smallest period the descriptors without a hand-off keep: all at one
+ * position modulo it, and (within one) every descriptor at that position.
+ */
+void drvring_period_of(struct queue *x)
+{
+	uint64_t n = x->pub->s.rx_desc;
+
+	if (x->noho_n < 4)
+		return;
+	for (unsigned int p = 2; p <= DRVRING_PERIOD_MAX; p++)
+		for (unsigned int r = 0; r < p; r++) {
+			uint64_t at_r = n / p + (r < n % p);
+
+			if (x->noho_res[p][r] != x->noho_n || at_r > x->noho_n + 1)
+				continue;
+			x->pub->s.noho_period = p;
+			x->pub->s.noho_phase = r;
+			return;
+		}
+}

@@ -94,6 +94,7 @@ struct metrics;
 #define DRVRING_OCC_BINS 8 /* the occupancy distribution, in eighths of the ring */
 #define DRVRING_NOHO_VALUES 8 /* values of the descriptors without a hand-off kept, per key */
 #define DRVRING_NOHO_TRACK 64 /* distinct values counted per key and queue; later ones: other */
+#define DRVRING_PERIOD_MAX 16 /* periods 2..16 of the descriptors without a hand-off are looked for */
 
 /* ---- one line ------------------------------------------------------------------- */
 
@@ -265,6 +266,12 @@ struct drvring_stats {
 	unsigned int rx_ring; /* ring= of the latest refill; 0 unknown */
 	uint64_t rx_desc, rx_desc_errors, rx_desc_no_handoff, rx_handoffs;
 	struct drvring_values noho_len, noho_status; /* of the rx_desc_no_handoff descriptors */
+	/*
+	 * Every noho_period-th descriptor of the queue had no hand-off, at
+	 * positions noho_phase modulo it, and no other (0: no period, fewer
+	 * than 4, or a NIC of several queues).
+	 */
+	unsigned int noho_period, noho_phase;
 	struct drvring_range handoff_len; /* len= of the rx_desc lines that were handed off */
 	uint64_t refills, refill_alloc, refill_want, refill_failures, refills_low;
 	struct drvring_level fill;

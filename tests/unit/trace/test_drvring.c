@@ -643,6 +643,39 @@ static void test_drvring__no_handoff_by_length_and_status(void **state)
 	drvring_free(d);
 }
 
+/*
+ * A queue that hands up every descriptor but every 8th (positions 7, 15,
+ * ...): the period, in the stats, the sentence and the metrics; one that
+ * misses one more is no period.
+ */
+static void test_drvring__no_handoff_every_8th_is_a_period(void **state)
+{
+	struct drvring *d = drvring_new(NULL);
+	struct metrics *m = metrics_new();
+	uint64_t t = 1000 * MS;
+	char *ev;
+
+	assert_non_null(d);
+	for (int i = 0; i < 64; i++)
+		descs(d, &t, EB, 0, 1, 100 + i, 0x3, i % 8 != 7);
+	for (int i = 0; i < 40; i++)
+		descs(d, &t, EC, 0, 1, 100 + i, 0x3, i % 8 != 7 && i != 3);
+	assert_int_equal(drvring_finish(d), 0);
+	assert_int_equal(queue(d, "ethB", 0)->s.rx_desc_no_handoff, 8);
+	assert_int_equal(nic(d, "ethB")->s.noho_period, 8);
+	assert_int_equal(nic(d, "ethB")->s.noho_phase, 7);
+	assert_int_equal(nic(d, "ethC")->s.noho_period, 0);
+	ev = drvring_nic_evidence(nic(d, "ethB"));
+	assert_non_null(strstr(ev, "; every 8th descriptor (positions 7 mod 8), no other"));
+	free(ev);
+	drvring_metrics(d, m);
+	assert_true(metrics_value(m, "drv.ethB.rx.no_handoff_period", 0) == 8);
+	assert_true(metrics_value(m, "drv.ethB.rx.no_handoff_phase", -1) == 7);
+	assert_false(metrics_get(m, "drv.ethC.rx.no_handoff_period", NULL));
+	metrics_free(m);
+	drvring_free(d);
+}
+
 static struct json_object *jget(struct json_object *o, const char *path)
 {
 	char *p = xstrdup(path), *save = NULL;
@@ -1043,6 +1076,7 @@ int main(void)
 		cmocka_unit_test(test_drvring__series_stays_bounded),
 		cmocka_unit_test(test_drvring__malformed_lines_and_lost_events),
 		cmocka_unit_test(test_drvring__no_handoff_by_length_and_status),
+		cmocka_unit_test(test_drvring__no_handoff_every_8th_is_a_period),
 		cmocka_unit_test(test_drvring__no_handoff_json_text_and_metrics),
 		cmocka_unit_test(test_drvring__no_handoff_evidence_sentence),
 		cmocka_unit_test(test_drvring__no_handoff_values_beyond_the_table),
