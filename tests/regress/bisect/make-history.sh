@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Make a kernel git tree with a planted e1000e RX regression, for netlab
-# bisect's tests and bench/bisect.
+# Make a kernel git tree with planted e1000e regressions (receive, transmit,
+# latency) and one in IPv6, for netlab bisect's tests and bench/bisect.
 #
 # Usage: make-history.sh DIR
 #
 # DIR (created once, then reused: its path keys netlab bisect's worktree and
 # so kbuild's object directory) holds Debian's linux-source-6.1 as extracted
-# by harness/kbuild.sh, hard-linked (no copy), committed as "base", and two
+# by harness/kbuild.sh, hard-linked (no copy), committed as "base", and
 # branches of small commits to drivers/net/ethernet/intel/e1000e/netdev.c:
 #
 #   plain:  p1 p2 CULPRIT p4 p5              (CULPRIT drops every 8th RX frame)
@@ -18,6 +18,24 @@
 #   slowtx: p1 p2 SLOWTX p4                  (SLOWTX: e1000_xmit_frame busy-waits
 #           NETLAB_SLOWTX_US (default 150) us before queueing a frame shorter
 #           than 256 bytes: nothing is lost, every short transmit is later)
+#   txsilent: p1 TXSILENT p4                 (TXSILENT: e1000_xmit_frame consumes
+#           a frame of 600..899 bytes (skb->len) without queueing it: it
+#           never reaches the wire, is freed as sent, and no counter moves)
+#   txcsum: p1 p2 TXCSUM p4                  (TXCSUM: e1000_tx_csum writes no
+#           checksum context for an IPv4 UDP frame of 1000..1299 bytes: the
+#           NIC does not insert the checksum, the frame leaves with the
+#           pseudo-header sum the stack left in the field, a bad checksum)
+#   tcpstall: p1 TCPSTALL p4                 (TCPSTALL: e1000_tx_map fails every
+#           skb with page fragments, as if they could not be mapped: the
+#           skb is freed, no counter moves; TCP's data segments are in
+#           fragments, so a connection stalls after its handshake, while
+#           UDP (linear) passes)
+#   slowtx2: p1 p2 SLOWTX2 p4                (SLOWTX2: e1000_xmit_frame busy-waits
+#           NETLAB_SLOWTX2_US (default 20) us before queueing every frame:
+#           tcp-rr's and udp-rr's tx_driver, the p90 of both NICs' transmits,
+#           pass it (92 and 90 us against 105 and 102), as does every other
+#           check of theirs; a check of e1000e's own transmits catches it
+#           (ethA's p90 69 -> 90 us). At 30 us they passed by 3 and 2 us)
 #   ksft:   p1 p2 KSFT p4                    (KSFT, in net/ipv6/tcp_ipv6.c:
 #           tcp_v6_connect() maps a connect() to the unspecified address
 #           "::" to loopback only for v4-mapped sockets, so an IPv6 socket's
@@ -25,16 +43,20 @@
 #           net:sk_connect_zero_addr catches it. Not in the --module history)
 #
 # Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
-# slowtx-culprit, ksft-culprit. Every edit replaces
+# slowtx-culprit, txsilent-culprit, txcsum-culprit, tcpstall-culprit,
+# slowtx2-culprit, ksft-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
 #
 # Usage: make-history.sh --module DIR
 #
-# The same history (branch plain only) of an out-of-tree copy of the e1000e
-# driver (the files of drivers/net/ethernet/intel/e1000e, copied), for
-# `netlab bisect --module DIR`.
+# The same history (every branch but broken and ksft) of an out-of-tree copy
+# of the e1000e driver (the files of drivers/net/ethernet/intel/e1000e,
+# copied), for `netlab bisect --module DIR`.
+#
+# DIR is reused when it has its last tag and the newest branch's: one made
+# by an older version of this script is made again.
 set -euo pipefail
 
 module=0
@@ -47,9 +69,12 @@ f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
 last=ksft-culprit
-[ $module = 1 ] && last=slowtx-culprit
+[ $module = 1 ] && last=slowtx2-culprit
+newest=slowtx2-culprit
 slowtx_us=${NETLAB_SLOWTX_US:-150}
-if git -C "$dir" rev-parse -q --verify "refs/tags/$last" >/dev/null 2>&1; then
+slowtx2_us=${NETLAB_SLOWTX2_US:-20}
+has_tag() { git -C "$dir" rev-parse -q --verify "refs/tags/$1" >/dev/null 2>&1; }
+if has_tag "$last" && has_tag "$newest"; then
 	echo "$dir"
 	exit 0
 fi
@@ -107,6 +132,32 @@ slowtx='/^\tif (skb_put_padto(skb, 17))$/{n;a\
 \tif (skb->len < 256)\
 \t\tudelay('"$slowtx_us"');
 }'
+txsilent='/^\tif (skb_put_padto(skb, 17))$/{n;a\
+\
+\t/* planted regression: a mid-size frame is taken for sent, never queued */\
+\tif (skb->len >= 600 \&\& skb->len < 900) {\
+\t\tdev_consume_skb_any(skb);\
+\t\treturn NETDEV_TX_OK;\
+\t}
+}'
+txcsum='/^\tcss = skb_checksum_start_offset(skb);$/i\
+\t/* planted regression: no checksum context for a mid-size UDP frame */\
+\tif (protocol == cpu_to_be16(ETH_P_IP) \&\&\
+\t    ip_hdr(skb)->protocol == IPPROTO_UDP \&\&\
+\t    skb->len >= 1000 \&\& skb->len < 1300)\
+\t\treturn false;\
+
+'
+tcpstall='/^\tunsigned int f, bytecount, segs;$/a\
+\
+\t/* planted regression: page fragments cannot be mapped */\
+\tif (nr_frags)\
+\t\treturn 0;'
+slowtx2='/^\tif (skb_put_padto(skb, 17))$/{n;a\
+\
+\t/* planted regression: every frame waits for the PHY to settle */\
+\tudelay('"$slowtx2_us"');
+}'
 p4='s/e1000_clean_tx_irq - Reclaim resources after transmit completes/e1000_clean_tx_irq - Reclaim the resources of completed transmits/'
 p5='s/e1000_intr_msi - Interrupt Handler/e1000_intr_msi - MSI interrupt handler/'
 
@@ -127,6 +178,28 @@ edit "$p1" "e1000e: say what e1000_receive_skb does"
 edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
 edit "$slowtx" "e1000e: let the PHY settle before sending a short frame (planted sub-tick latency regression)"
 "${g[@]}" tag slowtx-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b txsilent base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$txsilent" "e1000e: take mid-size frames for sent without queueing them (planted silent transmit loss)"
+"${g[@]}" tag txsilent-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b txcsum base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$txcsum" "e1000e: no checksum offload for mid-size UDP frames (planted bad transmit checksums)"
+"${g[@]}" tag txcsum-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b tcpstall base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$tcpstall" "e1000e: refuse to map page fragments (planted transmit loss of every TCP data segment)"
+"${g[@]}" tag tcpstall-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b slowtx2 base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$slowtx2" "e1000e: let the PHY settle before sending any frame (planted small per-NIC latency regression)"
+"${g[@]}" tag slowtx2-culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 if [ $module = 1 ]; then
 	"${g[@]}" checkout -q plain
