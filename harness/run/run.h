@@ -84,6 +84,8 @@ struct run_opts {
  * TCP run's two captures measured 207 MB each with whole frames.
  */
 #define RUN_SNAPLEN 256
+/* The most a loaded host stretches a run's timeout: this many times it (run.c run_deadline()). */
+#define RUN_LOAD_GRACE 3
 
 /* Defaults: loop topology, auto accel, 300 s, 256 MiB, 1 CPU, RUN_SNAPLEN. */
 void run_opts_init(struct run_opts *o);

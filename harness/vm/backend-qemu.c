@@ -11,6 +11,7 @@
  * (vm_boot_once()) and falls back to TCG, caching the verdict per (host
  * kernel, QEMU binary).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -107,6 +108,48 @@ static int qemu_status(const struct vm_inst *v)
 	return p->proc.exited ? p->proc.status : -1;
 }
 
+/*
+ * The longest run_delay of QEMU's threads (/proc/PID/task/TID/schedstat:
+ * on-CPU ns, runnable-but-waiting ns, slices): under -icount one thread
+ * runs the guest, and its wait is the guest's. -1 when unreadable.
+ */
+static double qemu_run_delay_s(const struct vm_inst *v)
+{
+	const struct vm_proc *p = &QI(v)->p;
+	char *dir, *path = NULL;
+	unsigned long long worst = 0;
+	bool any = false;
+	struct dirent *e;
+	DIR *d;
+
+	if (p->proc.exited || p->proc.pid <= 0)
+		return -1;
+	dir = xasprintf("/proc/%d/task", (int)p->proc.pid);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		unsigned long long on, wait;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		free(path);
+		path = xasprintf("%s/%s/schedstat", dir, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%llu %llu", &on, &wait) == 2) {
+			any = true;
+			worst = wait > worst ? wait : worst;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+	free(dir);
+	return any ? (double)worst / 1e9 : -1;
+}
+
 static void qemu_release(struct vm_inst *v)
 {
 	struct qemu_inst *qi = QI(v);
@@ -128,6 +171,7 @@ const struct vm_backend_ops vm_backend_qemu = {
 	.ended = qemu_ended,
 	.kill = qemu_kill,
 	.status = qemu_status,
+	.run_delay_s = qemu_run_delay_s,
 	.release = qemu_release,
 	.close = qemu_close,
 };

@@ -79,6 +79,12 @@ struct vm_backend_ops {
 	int (*collect)(struct vm_inst *v, const char *pcap_dir, char **err);
 	/* The VM's name on its host (libvirt domain); NULL = it has none. */
 	const char *(*vm_name)(const struct vm_inst *v);
+	/*
+	 * Seconds the VM's QEMU was ready to run and waited for a CPU since
+	 * it started (the host's load, from the scheduler's run_delay), or a
+	 * negative value when not known. NULL = never known (libvirt).
+	 */
+	double (*run_delay_s)(const struct vm_inst *v);
 	/* Where the VMs run (libvirt URI); NULL = none to tell. */
 	const char *(*uri)(const struct vm_backend *b);
 	void (*release)(struct vm_inst *v);
@@ -135,6 +141,11 @@ static inline int vm_inst_collect(struct vm_inst *v, const char *pcap_dir, char 
 static inline const char *vm_inst_name(const struct vm_inst *v)
 {
 	return v->ops->vm_name ? v->ops->vm_name(v) : NULL;
+}
+
+static inline double vm_inst_run_delay_s(const struct vm_inst *v)
+{
+	return v->ops->run_delay_s ? v->ops->run_delay_s(v) : -1;
 }
 
 /* NULL is fine. */
