@@ -314,6 +314,7 @@ static const struct metric_family {
 	/* The transmit side of the driver layer, per interface (txpath.c). */
 	{ NULL, "drv.*.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused,desc,no_desc,"
 		"no_desc_silent,completed,in_flight,no_desc_len_min,no_desc_len_max}" },
+	{ NULL, "drv.*.tx.xmit_freed" },
 	{ NULL, "drv.*.tx.{handed_in_no_desc_range,no_desc_csum_partial,no_desc_gso,"
 		"no_desc_nonlinear,handed_csum_partial,handed_gso,handed_nonlinear,no_desc_period,"
 		"no_desc_phase}" },

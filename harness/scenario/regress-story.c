@@ -186,6 +186,26 @@ static void tx_driver_evidence(const struct metrics *m, struct sbuf *b)
 {
 	static const char suffix[] = ".tx.no_desc";
 
+	/* Without driver lines: what kfree_skb saw the driver's xmit drop. */
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		static const char fsuf[] = ".tx.xmit_freed";
+		const char *name;
+		size_t nl, sl = sizeof(fsuf) - 1;
+		double v;
+		char *p;
+
+		metrics_at(m, i, &name, &v);
+		nl = strlen(name);
+		if (strncmp(name, "drv.", 4) || nl <= 4 + sl || strcmp(name + nl - sl, fsuf) ||
+		    !(v > 0))
+			continue;
+		p = xasprintf("%.*s", (int)(nl - 4 - sl), name + 4);
+		if (isnan(mget_drv(m, p, suffix)))
+			sbuf_addf(b, "\n      driver: %s freed %.0f frames to send with kfree_skb inside its xmit (no descriptor; see kfree_skb by reason; without the driver lines in the trace set the rest is not known)",
+				  p, v);
+		free(p);
+	}
+
 	for (size_t i = 0; m && i < metrics_count(m); i++) {
 		const char *name;
 		size_t nl, sl = sizeof(suffix) - 1;

@@ -377,8 +377,9 @@ void scnrun_collect_nic_tx(struct collect *c)
 		 */
 		lost = handed > wire ? handed - wire : 0;
 		counted = nic_counted(c, n->label, is_tx_drop_counter);
-		/* freed by kfree_skb: a drop event (dropwatch, skb:kfree_skb) saw them */
-		traced = isnan(no_desc) || isnan(quiet) ? 0 : no_desc - quiet;
+		/* freed by kfree_skb in the driver's xmit: a drop event (dropwatch) saw them */
+		traced = drv_tx(c, n->ifname, "xmit_freed");
+		traced = isnan(traced) ? 0 : traced;
 		set_nictx(c, n->label, "handed", handed);
 		set_nictx(c, n->label, "lost", lost);
 		set_nictx(c, n->label, "extra", wire > handed ? wire - handed : 0);

@@ -49,6 +49,8 @@ void txpath_metrics(const struct txpath *t, struct metrics *m)
 		mset(m, d->name, "gso_skbs", (double)d->gso_skbs);
 		mset(m, d->name, "busy", (double)d->busy);
 		mset(m, d->name, "refused", (double)d->refused);
+		if (t->has_kfree)
+			mset(m, d->name, "xmit_freed", (double)d->no_desc_freed);
 		if (!d->lines)
 			continue;
 		mset(m, d->name, "desc", (double)d->desc);
@@ -108,6 +110,13 @@ char *txpath_dev_evidence(const struct txpath_dev *d)
 	uint64_t n = txpath_dev_no_desc(d);
 	struct sbuf b;
 
+	if (!d->lines && d->no_desc_freed) {
+		sbuf_init(&b);
+		sbuf_addf(&b, "%s's driver freed %llu frames with kfree_skb in its xmit (%s at %s); without driver lines its descriptors are not known",
+			  d->name, (unsigned long long)d->no_desc_freed, d->freed_reason,
+			  d->freed_at[0] ? d->freed_at : "?");
+		return sbuf_detach(&b);
+	}
 	if (!d->lines || !n)
 		return NULL;
 	sbuf_init(&b);

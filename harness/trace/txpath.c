@@ -558,6 +558,7 @@ static int resolve(struct txpath *t, struct state *st)
 	t->has_start = ev[EV_START] && st->skb[EV_START];
 	t->has_xmit = ev[EV_XMIT] && st->skb[EV_XMIT];
 	t->has_free = ev[EV_CONSUME] && ev[EV_KFREE];
+	t->has_kfree = ev[EV_KFREE];
 	if (!t->has_start || !t->has_xmit)
 		return -ENODATA;
 	st->dev_name = tep_find_field(ev[EV_START], "name");

@@ -83,6 +83,11 @@ struct txpath_dev {
 	 */
 	uint64_t no_desc;
 	uint64_t no_desc_consumed, no_desc_freed;
+	/*
+	 * (no_desc_freed, with or without lines:) IP frames freed by kfree_skb
+	 * before net_dev_xmit, inside the driver's xmit: a completion is a
+	 * consume_skb, so these are drops there, lines or not.
+	 */
 	uint64_t completed;	/* freed after their descriptors */
 	uint64_t in_flight;	/* taken and not freed when the trace ended */
 	struct txpath_lens no_desc_len;	/* the IP frames freed without descriptors */
@@ -112,6 +117,7 @@ struct txpath {
 	uint64_t events;
 	uint64_t lost;		/* events the ring buffer lost: counts are not exact then */
 	bool has_start, has_xmit, has_free;	/* the events it needs were recorded */
+	bool has_kfree;		/* skb:kfree_skb (has_free: consume_skb too) */
 	uint64_t lines;		/* driver xmit and tx_done lines read */
 	uint64_t other_devs;	/* skbs of devices past TXPATH_MAX_DEVS */
 	struct txpath_dev *devs;	/* in order of appearance */
@@ -165,6 +171,7 @@ char *txpath_dev_evidence(const struct txpath_dev *d);
  * trace that lost no event (no_desc_silent, completed and in_flight only
  * with the free events):
  *   drv.IFNAME.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused}
+ *   drv.IFNAME.tx.xmit_freed (no_desc_freed; with skb:kfree_skb, lines or not)
  *   drv.IFNAME.tx.{desc,no_desc,no_desc_silent,completed,in_flight} (with lines only)
  *   drv.IFNAME.tx.{no_desc_len_min,no_desc_len_max} and drv.IFNAME.tx.no_desc_len.LEN
  *	(the 4 most frequent) when no_desc > 0
