@@ -66,8 +66,11 @@ static void add_by_count(struct sbuf *b, const struct metrics *m, const char *pr
 		sbuf_addf(b, "%s%s%s (%.0f)", i ? ", " : lead, e[i].v, unit, e[i].count);
 }
 
-/* Each NIC label whose NIC/driver layer was measured (nicrx.<L>.lost), in order. */
-static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
+/*
+ * Each NIC label whose layer FAMILY ("nicrx.", "nictx.": 6 characters) was
+ * measured (FAMILY<L>.lost), in order.
+ */
+static size_t layer_labels(const struct metrics *m, const char *family, char *labels, size_t max)
 {
 	size_t n = 0;
 
@@ -76,7 +79,7 @@ static size_t nicrx_labels(const struct metrics *m, char *labels, size_t max)
 		double v;
 
 		metrics_at(m, i, &name, &v);
-		if (!strncmp(name, "nicrx.", 6) && name[6] && !strcmp(name + 7, ".lost") &&
+		if (!strncmp(name, family, 6) && name[6] && !strcmp(name + 7, ".lost") &&
 		    !memchr(labels, name[6], n))
 			labels[n++] = name[6];
 	}
@@ -126,23 +129,6 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 			free(ph);
 		}
 	}
-}
-
-/* Each NIC label whose transmit side was measured (nictx.<L>.lost), in order. */
-static size_t nictx_labels(const struct metrics *m, char *labels, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; m && i < metrics_count(m) && n < max; i++) {
-		const char *name;
-		double v;
-
-		metrics_at(m, i, &name, &v);
-		if (!strncmp(name, "nictx.", 6) && name[6] && !strcmp(name + 7, ".lost") &&
-		    !memchr(labels, name[6], n))
-			labels[n++] = name[6];
-	}
-	return n;
 }
 
 /* drv.IFNAME.WHAT, or NAN. */
@@ -342,8 +328,8 @@ char *regress_loss_story(const struct metrics *m)
 	double drv = mget(m, "loss.driver_drops"), un = mget(m, "loss.unaccounted");
 	double txdrv = mget(m, "loss.tx_driver_drops");
 	char labels[8], tx_labels[8];
-	size_t n_labels = nicrx_labels(m, labels, sizeof(labels));
-	size_t n_tx = nictx_labels(m, tx_labels, sizeof(tx_labels));
+	size_t n_labels = layer_labels(m, "nicrx.", labels, sizeof(labels));
+	size_t n_tx = layer_labels(m, "nictx.", tx_labels, sizeof(tx_labels));
 	bool driver_lost = false, tx_lost = false;
 	struct sbuf b;
 
