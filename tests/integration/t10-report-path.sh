@@ -255,7 +255,9 @@ PY_EOF
 		test "$flipped" -gt 20
 		for p in "$RUN"/nic-*.pcap "$RUNS"/*/nic-A.pcap; do
 			csum_matches_tshark "$p"
-			test "$(py "$T_TMP/csum.json" "sum(s[\"bad\"] for s in d[\"senders\"])")" = 0
+			# tx-csum: a planted e1000e left 57 UDP checksums unset (fixtures README)
+			bad=0; case $p in */tx-csum/*) bad=57 ;; esac
+			test "$(py "$T_TMP/csum.json" "sum(s[\"bad\"] for s in d[\"senders\"])")" = $bad
 			test "$(py "$T_TMP/csum.json" "sum(s[\"good\"] for s in d[\"senders\"])")" -gt 0
 		done
 		csum_matches_tshark "$T_TMP/flipped.pcap"
