@@ -25,9 +25,15 @@ test_expect_success 'bisect --module names the planted latency commit' '
 	grep -q "^first bad commit: $(git -C "$H" rev-parse slowtx-culprit) e1000e: let the PHY settle" "$T_TMP/bis.out"
 	grep -q "^before: tx_driver: latency.tx.dev.p90_us = .*: pass" "$T_TMP/bis.out"
 	grep -q "^after : tx_driver: latency.tx.dev.p90_us = .*: fail" "$T_TMP/bis.out"
-	# the page, written after each step, names the same commit and plots every step
+	# the page, written after each step, names the same commit and plots every
+	# step in each check.s plot (tx_driver, and the implicit no_stall)
 	grep -q "data-first-bad=\"$(git -C "$H" rev-parse slowtx-culprit)\"" "$T_TMP/bis/report.html"
-	test "$(grep -o "class=\"mark\"" "$T_TMP/bis/report.html" | wc -l)" = "$(wc -l <"$T_TMP/bis/bisect.log.jsonl")"
+	steps=$(wc -l <"$T_TMP/bis/bisect.log.jsonl")
+	for plot in tx_driver no_stall; do
+		n=$(sed -n "/data-plot=\"bisect-$plot\"/,/<\/svg>/p" "$T_TMP/bis/report.html" | grep -o "class=\"mark\"" | wc -l)
+		echo "plot $plot: $n marks, $steps steps"
+		test "$n" = "$steps" || return 1
+	done
 '
 
 # initrd.img of the bisection step that built a commit.
