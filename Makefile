@@ -112,8 +112,8 @@ $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
-AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c guest/agent-pci.c
-$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/netlab-proto.h
+AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c guest/agent-pci.c guest/agent-note.c
+$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/agent-note.h guest/netlab-proto.h
 	@mkdir -p $(@D)
 	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ $(AGENT_SRCS)
 
@@ -146,6 +146,10 @@ $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a
 $(B)/tests/guest/test_agent_job: tests/unit/guest/test_agent_job.c guest/agent-job.c guest/agent-job.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/guest/test_agent_job.c guest/agent-job.c -lcmocka
+
+$(B)/tests/guest/test_agent_note: tests/unit/guest/test_agent_note.c guest/agent-note.c guest/agent-note.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/guest/test_agent_note.c guest/agent-note.c -lcmocka
 
 $(B)/tests/guest/test_agent_pci: tests/unit/guest/test_agent_pci.c guest/agent-pci.c guest/agent-pci.h
 	@mkdir -p $(@D)

@@ -47,6 +47,7 @@
 
 #include "agent-job.h"
 #include "agent-int.h"
+#include "agent-note.h"
 #include "agent-pci.h"
 #include "netlab-proto.h"
 
@@ -639,8 +640,8 @@ static char **command_env(const struct job *job)
 	return env;
 }
 
-/* Child side: new session, cwd /, stdin /dev/null, stdout/stderr to the ports. */
-static void __attribute__((noreturn)) command_exec(const struct agent *a, char **env)
+/* Child side: new session, cwd /, stdin /dev/null, stdout/stderr to the ports, notes on fd 3. */
+static void __attribute__((noreturn)) command_exec(const struct agent *a, char **env, int note_fd)
 {
 	char *argv[] = { "sh", "-c", SH_PRELUDE, NETLAB_EXEC_FILE, NULL };
 	int null;
@@ -658,17 +659,49 @@ static void __attribute__((noreturn)) command_exec(const struct agent *a, char *
 		dup2(a->stdout_fd, STDOUT_FILENO);
 	if (a->stderr_fd >= 0)
 		dup2(a->stderr_fd, STDERR_FILENO);
+	/* dup2() onto itself keeps O_CLOEXEC: clear it then */
+	if (note_fd == NETLAB_NOTE_FD)
+		fcntl(note_fd, F_SETFD, 0);
+	else if (note_fd >= 0)
+		dup2(note_fd, NETLAB_NOTE_FD);
 	execve(SH_BIN, argv, env);
 	dprintf(STDERR_FILENO, "netlab-agent: cannot run '%s': %s\n", SH_BIN, strerror(errno));
 	_exit(127);
 }
 
+struct notes {
+	const struct agent *a;
+	int fd;			/* the pipe's read end, non-blocking; -1 without one */
+	struct note_reader r;
+};
+
+static void note_emit(const char *line, void *arg)
+{
+	agent_status(((struct notes *)arg)->a, "note %s", line);
+}
+
+/* Forward what the note pipe holds now (a bounded amount: the rest waits). */
+static void notes_drain(struct notes *nt)
+{
+	char buf[4096];
+	ssize_t n;
+
+	for (int i = 0; nt->fd >= 0 && i < 16; i++) {
+		n = read(nt->fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		note_feed(&nt->r, buf, (size_t)n, note_emit, nt);
+	}
+}
+
 /*
  * Reap every child until @pid ends; SIGCHLD is blocked, so it is waited for with
  * sigtimedwait(). After @timeout seconds (0: never) kill @pid's process group.
- * Return @pid's wait status.
+ * Forward the notes as they come. Return @pid's wait status.
  */
-static int command_wait(const struct agent *a, pid_t pid, unsigned int timeout)
+static int command_wait(const struct agent *a, pid_t pid, unsigned int timeout, struct notes *nt)
 {
 	long long deadline = timeout ? agent_now_ms() + timeout * 1000LL : 0, left;
 	struct timespec ts;
@@ -679,9 +712,12 @@ static int command_wait(const struct agent *a, pid_t pid, unsigned int timeout)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	for (;;) {
+		notes_drain(nt);
 		while ((got = waitpid(-1, &ws, WNOHANG)) > 0)
-			if (got == pid)
+			if (got == pid) {
+				notes_drain(nt);	/* what it wrote last */
 				return ws;
+			}
 		if (got < 0 && errno != EINTR)
 			return -1;	/* ECHILD: cannot happen while @pid lives */
 		if (deadline && agent_now_ms() >= deadline) {
@@ -699,23 +735,35 @@ static int command_wait(const struct agent *a, pid_t pid, unsigned int timeout)
 
 static void command_run(struct agent *a)
 {
+	struct notes nt = { .a = a, .fd = -1 };
+	int ws, pfd[2] = { -1, -1 };
 	char **env;
 	pid_t pid;
-	int ws;
 
 	if (access(NETLAB_EXEC_FILE, R_OK))
 		fatal(a, "cannot read command '%s': %s", NETLAB_EXEC_FILE, strerror(errno));
 	env = command_env(&a->job);
 	if (!env)
 		fatal(a, "cannot build the environment: %s", strerror(ENOMEM));
+	if (pipe2(pfd, O_CLOEXEC))
+		agent_say("no note pipe: %s", strerror(errno));	/* the host misses the notes */
 	pid = fork();
 	if (pid < 0)
 		fatal(a, "cannot fork the command: %s", strerror(errno));
 	if (pid == 0)
-		command_exec(a, env);
+		command_exec(a, env, pfd[1]);
+	if (pfd[1] >= 0) {
+		close(pfd[1]);
+		nt.fd = pfd[0];
+		fcntl(nt.fd, F_SETFL, O_NONBLOCK);
+	}
 	agent_status(a, "exec %d", (int)pid);
 	mark("%s %d", NETLAB_MARK_EXEC, (int)pid);
-	ws = command_wait(a, pid, a->job.timeout);
+	ws = command_wait(a, pid, a->job.timeout, &nt);
+	if (nt.r.bad)
+		agent_say("dropped %u malformed or surplus note lines", nt.r.bad);
+	if (nt.fd >= 0)
+		close(nt.fd);
 	if (ws < 0)
 		fatal(a, "lost the command (pid %d): %s", (int)pid, strerror(errno));
 	agent_status(a, "exit %d", exit_code(ws));

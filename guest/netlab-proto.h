@@ -29,6 +29,9 @@
  *   "topology ok"            the topology is up
  *   "topology error <text>"  the topology could not be brought up
  *   "exec <pid>"             the command started
+ *   "note <key> <value>"     what the command's script reported about
+ *                            itself on NETLAB_NOTE_FD (below), e.g.
+ *                            "note exec.exit 3"; before "exit"
  *   "exit <status>"          the command ended: 0..255, or 128+signal
  *   "timeout"                the guest-side timeout killed the command
  *   "poweroff"               the agent is about to power off
@@ -53,6 +56,15 @@
 #define NETLAB_PORT_STDERR "netlab.stderr"
 #define NETLAB_PORT_STATUS "netlab.status"
 #define NETLAB_PORT_FILES "netlab.files"
+
+/*
+ * The command's note pipe: an fd open for writing in the command (and only
+ * where its script passes it on), "KEY VALUE" lines, KEY [a-z0-9._-]{1,64},
+ * VALUE 1..200 printable ASCII; the agent forwards them as "note" status
+ * lines. netlab's scenario script closes it for the user's [exec] command,
+ * so that nothing the command leaves behind can report a status for it.
+ */
+#define NETLAB_NOTE_FD 3
 
 /*
  * Job keys (NETLAB_JOB_FILE). Unknown keys are ignored by the agent, so the

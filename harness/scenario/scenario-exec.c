@@ -110,11 +110,13 @@ int scn_exec_metric_check(const struct scenario *s, const char *name, char **why
 		err_set(why, "metric '%s' needs an [exec] section", name);
 		return -EINVAL;
 	}
-	if (!strcmp(name, "exec.exit") || !strcmp(name, "exec.timed_out"))
+	if (!strcmp(name, "exec.exit") || !strcmp(name, "exec.timed_out") ||
+	    !strcmp(name, "exec.out_bytes") || !strcmp(name, "exec.out_full"))
 		return 0;
 	if (strncmp(name, kt, strlen(kt))) {
-		err_set(why, "unknown metric '%s' (exec metrics: exec.exit, exec.timed_out, exec.ktap.pass, "
-			     "exec.ktap.fail, exec.ktap.skip, exec.ktap.NAME)", name);
+		err_set(why, "unknown metric '%s' (exec metrics: exec.exit, exec.timed_out, "
+			     "exec.out_bytes, exec.out_full, exec.ktap.pass, exec.ktap.fail, "
+			     "exec.ktap.skip, exec.ktap.NAME)", name);
 		return -EINVAL;
 	}
 	if (!s->exec_ktap) {

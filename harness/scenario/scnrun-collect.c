@@ -24,6 +24,7 @@
 #include "trace/tracepass.h"
 #include "trace/traceset.h"
 #include "trace/txpath.h"
+#include "vm/backend.h"
 
 /* ---- collection ------------------------------------------------------- */
 
@@ -320,25 +321,29 @@ static void collect_acpi(struct collect *c, const char *rundir)
 	json_object_put(j);
 }
 
-/* trace-cmd record in VM @vm finished cleanly (its file is complete). */
+/* trace-cmd record in VM @vm finished cleanly (its file is complete): its note says 0. */
 static int trace_recorded(struct collect *c, unsigned int vm)
 {
-	char *path = xasprintf("%s/trace-cmd.status", c->files[vm]), *text = NULL;
-	int ret = 0;
+	char *path = xasprintf("%s/../status", c->files[vm]), *status = NULL, *bad = NULL;
+	long st = 0;
+	int ret = 0, r;
 
-	if (file_read(path, &text, NULL) == 0 && strcmp(text, "0\n")) {
-		char *log = xasprintf("%s/trace-cmd.log", c->files[vm]), *l = NULL;
+	if (file_read(path, &status, NULL))
+		status = NULL;
+	r = vm_status_note_int(status, "trace-cmd.status", 0, 255, &st, &bad);
+	if (r == -ERANGE || (!r && st)) {
+		char *log = xasprintf("%s/trace-cmd.log", c->files[vm]), num[24];
 
-		file_read(log, &l, NULL);
+		snprintf(num, sizeof(num), "%ld", st);
 		err_set(c->err,
-			"%s: trace-cmd record ended with status %.*s in the guest (see %s): the trace is incomplete\n"
+			"%s: trace-cmd record ended with status %.40s in the guest (see %s): the trace is incomplete\n"
 			"hint: a long or busy trace can fill the guest's memory, where it is written first: raise [scenario] mem, shorten the duration, or trace fewer events",
-			c->s->path, (int)strcspn(text, "\n"), text, log);
-		free(l);
+			c->s->path, bad ? "(not a number)" : num, log);
 		free(log);
 		ret = -EIO;
 	}
-	free(text);
+	free(bad);
+	free(status);
 	free(path);
 	return ret;
 }

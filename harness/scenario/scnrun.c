@@ -348,7 +348,7 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 static void script_trace_stop(struct sbuf *o)
 {
 	/* trace-cmd exits 0 after SIGINT once the file is complete. */
-	sbuf_adds(o, "kill -INT $T; wait $T; echo $? > $O/trace-cmd.status\n");
+	sbuf_adds(o, "kill -INT $T; wait $T; note trace-cmd.status $?\n");
 }
 
 int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
@@ -370,6 +370,8 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 		     "O=/netlab/out\n", s->name, vm);
 	sbuf_addf(o, "setup_error() { echo \"$*\" > $O/setup-error; exit %d; }\n",
 		  SCNRUN_EXIT_SETUP);
+	/* what the script measured about itself, on the agent's note pipe (NETLAB_NOTE_FD) */
+	sbuf_adds(o, "note() { { echo \"$*\" >&3; } 2>/dev/null; }\n");
 	/* A listening socket of the receiver, seen through its /proc/PID/net. */
 	sbuf_adds(o, "wait_port() {\n\th=$(printf ':%04X ' $2); i=0\n"
 		     "\twhile ! grep -q \"$h\" /proc/$3/net/$1 2>/dev/null; do\n"
@@ -393,7 +395,7 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	 * unreachable) printed its result: the run completed, and the scenario
 	 * fails on METRIC.stalled. Any other failure is the run's.
 	 */
-	sbuf_addf(o, "echo \"$S $RC\" > $O/traffic.status\n"
+	sbuf_addf(o, "note traffic.status $S $RC\n"
 		     "{ [ $S = 0 ] || [ $S = %d ]; } && { [ $RC = 0 ] || [ $RC = %d ]; } || exit %d\n",
 		  TTOOL_EXIT_PATH, TTOOL_EXIT_PATH, SCNRUN_EXIT_TRAFFIC);
 	return 0;

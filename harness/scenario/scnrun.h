@@ -91,11 +91,15 @@ void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, u
  */
 char *scnrun_exec_story(const struct scenario *s, const struct metrics *m, const char *rundir);
 /*
- * scnrun_exec_metrics() - exec.exit, exec.timed_out and, with ktap = yes,
- * exec.ktap.pass/fail/skip and exec.ktap.NAME, from `files` (the guest's
- * /netlab/out of the VM that ran it); copies its exec.out to `rundir`.
- * Return: 0, or -EIO with *err when the command left no exit status.
+ * scnrun_exec_metrics() - exec.exit and exec.timed_out from the notes on the
+ * status port of the VM that ran it (`files`' sibling "status"), exec.out_bytes,
+ * exec.out_full and, with ktap = yes, exec.ktap.pass/fail/skip and
+ * exec.ktap.NAME from `files` (the guest's /netlab/out of that VM); copies
+ * its output to `rundir`/exec.out.
+ * Return: 0, or -EIO with *err when no valid exit status came.
  */
+/* The guest's tmpfs for an [exec] command's output (a flood fills it, nothing else). */
+#define SCNRUN_EXEC_OUT_MB 32u
 int scnrun_exec_metrics(const struct scenario *s, const char *files, const char *rundir,
 			struct metrics *m, char **err);
 

@@ -183,5 +183,15 @@ int vm_accel_resolve(const struct vm_config *cfg, const char *base_initrd, enum 
  */
 int vm_status_exit(const char *status);
 bool vm_status_has(const char *status, const char *word);
+/*
+ * vm_status_note() - the value of the first "note KEY VALUE" line (what the
+ * command's script reported on the agent's note pipe), or NULL. Caller frees.
+ * vm_status_note_int() - that value as an integer in [lo, hi]: 0 and *out,
+ * -ENOENT without the note, -ERANGE (with *text the value, caller frees) when
+ * it is no such integer.
+ */
+char *vm_status_note(const char *status, const char *key);
+int vm_status_note_int(const char *status, const char *key, long lo, long hi, long *out,
+		       char **text);
 
 #endif /* NETLAB_VM_BACKEND_H */

@@ -162,17 +162,21 @@ static void add_channels(struct sbuf *b, const struct lv_stage *st)
 
 /* pair: the NIC as libvirt's UDP-wired <interface>. */
 /*
- * cfg->shares as virtio-9p filesystems; accessmode squash is QEMU's
- * security_model=none. In the PCI slots after the NICs': those are on
- * the QEMU command line, where libvirt does not see them taken.
+ * cfg->shares as virtio-9p filesystems: a read-only one with accessmode
+ * squash (QEMU's security_model=none), a read-write one with mapped (the
+ * guest's owners and modes in xattrs: no setuid file or device node it
+ * makes is one on the host; share_security_model()). In the PCI slots after
+ * the NICs': those are on the QEMU command line, where libvirt does not see
+ * them taken.
  */
 static void add_shares(struct sbuf *b, const struct vm_config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_shares; i++) {
 		const struct vm_share *s = &cfg->shares[i];
 
-		sbuf_adds(b, "    <filesystem type='mount' accessmode='squash'>\n"
-			     "      <driver type='path'/>\n      <source dir='");
+		sbuf_addf(b, "    <filesystem type='mount' accessmode='%s'>\n"
+			     "      <driver type='path'/>\n      <source dir='",
+			  s->rw ? "mapped" : "squash");
 		xml_escape(b, s->host, XML_ESC_APOS);
 		sbuf_addf(b, "'/>\n      <target dir='%s'/>\n%s", s->tag,
 			  s->rw ? "" : "      <readonly/>\n");

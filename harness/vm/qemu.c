@@ -305,9 +305,9 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 }
 
 /*
- * security_model=none: the guest's root writes files as the QEMU user, and
- * ownership changes it cannot make are not errors (a rw share's files
- * belong to whoever runs netlab).
+ * A read-only share: security_model=none. A read-write one: mapped, so that
+ * nothing the guest writes becomes a setuid file or a device node on the
+ * host (share_security_model()).
  */
 void qemu_share_args(const struct vm_config *cfg, struct argv *a)
 {
@@ -315,8 +315,8 @@ void qemu_share_args(const struct vm_config *cfg, struct argv *a)
 		const struct vm_share *s = &cfg->shares[i];
 
 		argv_add(a, "-fsdev");
-		argv_addf(a, "local,id=fs%zu,path=%s,security_model=none%s", i, s->host,
-			  s->rw ? "" : ",readonly=on");
+		argv_addf(a, "local,id=fs%zu,path=%s,security_model=%s%s", i, s->host,
+			  share_security_model(s), s->rw ? "" : ",readonly=on");
 		argv_add(a, "-device");
 		argv_addf(a, "virtio-9p-pci,fsdev=fs%zu,mount_tag=%s", i, s->tag);
 	}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "vm/share.h"
@@ -306,4 +307,16 @@ void share_array_free(struct vm_share *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		share_release(&v[i]);
 	free(v);
+}
+
+const char *share_security_model(const struct vm_share *s)
+{
+	static const char probe[] = "user.netlab.probe";
+
+	if (!s->rw)
+		return "none";
+	if (setxattr(s->host, probe, "1", 1, 0) && errno == ENOTSUP)
+		return "mapped-file";
+	(void)removexattr(s->host, probe);
+	return "mapped-xattr";
 }

@@ -92,6 +92,17 @@ int share_adds_cpio(const struct vm_share *adds, size_t n, struct cpio *c, char 
  */
 int share_adds_append(const char *path, const struct vm_share *adds, size_t n, char **err);
 
+/*
+ * share_security_model() - QEMU's 9p security_model for @s. Read-only:
+ * "none" (the guest sees the host's owners and modes, and changes nothing).
+ * Read-write: "mapped-xattr", or "mapped-file" where the host file system
+ * has no user xattrs: the guest's owners, modes, setuid bits and device
+ * nodes live in metadata, and every file it makes is a plain file of the
+ * user QEMU runs as, mode 0600 (0700 for a directory), on the host. With
+ * "none" a guest's root could plant a setuid-root binary or /dev/mem's node
+ * in the host directory whenever QEMU runs as root.
+ */
+const char *share_security_model(const struct vm_share *s);
 void share_release(struct vm_share *s);
 /* share_release() each of the @n in @v, then free @v (NULL: nothing). */
 void share_array_free(struct vm_share *v, size_t n);

@@ -98,38 +98,86 @@ static void test_scenario_exec__errors_name_the_line(void **state)
 	expect_error("[exec]\ntimeout = 3\n[checks]\ne = exec.exit == 0\n", 1, "has no run");
 }
 
-static void test_scenario_exec__metrics_from_files(void **state)
+/* A run directory: its status port text and files/exec/out. */
+static struct scenario *exec_run(const char *status, const char *out)
 {
 	char *path = write_scn("m", "[exec]\nrun = t\nktap = yes\n[checks]\ne = exec.exit == 0\n");
 	char *files = xasprintf("%s/files", dir), *err = NULL, *p;
 	struct scenario *s = NULL;
+
+	assert_int_equal(scn_parse(path, &s, &err), 0);
+	(void)mkdir(files, 0755);
+	p = xasprintf("%s/exec", files);
+	(void)mkdir(p, 0755);
+	free(p);
+	p = xasprintf("%s/status", dir);
+	assert_int_equal(file_writef(p, "%s", status), 0);
+	free(p);
+	p = xasprintf("%s/exec/out", files);
+	assert_int_equal(file_writef(p, "%s", out), 0);
+	free(p);
+	/* what a guest process left in /netlab/out: never read */
+	p = xasprintf("%s/exec.exit", files);
+	assert_int_equal(file_writef(p, "nan\n"), 0);
+	free(p);
+	free(files);
+	free(path);
+	return s;
+}
+
+static void test_scenario_exec__metrics_from_notes(void **state)
+{
+	struct scenario *s = exec_run("agent 1\ntopology ok\nexec 80\nnote exec.exit 124\n"
+				      "note exec.timed_out 1\nnote exec.exit 0\nexit 0\npoweroff\n",
+				      "1..2\nok 1 one\nnot ok 2 two\n");
+	char *files = xasprintf("%s/files", dir), *err = NULL, *p;
 	struct metrics *m = metrics_new();
 
 	(void)state;
-	assert_int_equal(scn_parse(path, &s, &err), 0);
-	assert_int_equal(mkdir(files, 0755), 0);
-	p = xasprintf("%s/exec.exit", files);
-	assert_int_equal(file_writef(p, "124\n"), 0);
-	free(p);
-	p = xasprintf("%s/exec.timeout", files);
-	assert_int_equal(file_writef(p, "killed\n"), 0);
-	free(p);
-	p = xasprintf("%s/exec.out", files);
-	assert_int_equal(file_writef(p, "1..2\nok 1 one\nnot ok 2 two\n"), 0);
-	free(p);
 	assert_int_equal(scnrun_exec_metrics(s, files, dir, m, &err), 0);
-	assert_true(metrics_value(m, "exec.exit", -1) == 124);
+	assert_true(metrics_value(m, "exec.exit", -1) == 124);	/* the first note */
 	assert_true(metrics_value(m, "exec.timed_out", -1) == 1);
 	assert_true(metrics_value(m, "exec.ktap.one", -1) == 1);
 	assert_true(metrics_value(m, "exec.ktap.two", -1) == 0);
 	assert_true(metrics_value(m, "exec.ktap.fail", -1) == 1);
+	assert_true(metrics_value(m, "exec.out_full", -1) == 0);
 	p = xasprintf("%s/exec.out", dir);
 	assert_int_equal(access(p, R_OK), 0);
 	free(p);
 	metrics_free(m);
 	scn_free(s);
 	free(files);
-	free(path);
+}
+
+/* No note (the forged file alone), or a note that is no exit status: an error, no metric. */
+static void test_scenario_exec__no_or_bad_note_is_an_error(void **state)
+{
+	static const char *const bad[] = {
+		"agent 1\nexec 80\nexit 0\n",
+		"agent 1\nnote exec.exit nan\nexit 0\n",
+		"agent 1\nnote exec.exit 256\nexit 0\n",
+		"agent 1\nnote exec.exit -1\nexit 0\n",
+		"agent 1\nnote exec.exit 3x\nexit 0\n",
+		"agent 1\nnote exec.exit\nexit 0\n",
+	};
+	char *files = xasprintf("%s/files", dir);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct scenario *s = exec_run(bad[i], "");
+		struct metrics *m = metrics_new();
+		char *err = NULL;
+
+		assert_int_equal(scnrun_exec_metrics(s, files, dir, m, &err), -EIO);
+		assert_non_null(err);
+		assert_non_null(strstr(err, i && i < 5 ? "no exit status (0..255)"
+						  : "reported no exit status"));
+		assert_true(metrics_value(m, "exec.exit", -7) == -7);
+		free(err);
+		metrics_free(m);
+		scn_free(s);
+	}
+	free(files);
 }
 
 int main(void)
@@ -137,7 +185,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scenario_exec__alone_with_share_and_ktap),
 		cmocka_unit_test(test_scenario_exec__errors_name_the_line),
-		cmocka_unit_test(test_scenario_exec__metrics_from_files),
+		cmocka_unit_test(test_scenario_exec__metrics_from_notes),
+		cmocka_unit_test(test_scenario_exec__no_or_bad_note_is_an_error),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);

@@ -97,7 +97,7 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	expect(s, " -e netlab:ip_local_deliver");
 	expect(s, " -o $O/trace.dat");
 	expect(s, "echo 'netlab: no kernel image named: kprobe fetch offsets are netlab'\\''s defaults");
-	expect(s, "kill -INT $T; wait $T; echo $? > $O/trace-cmd.status\nsnap after");
+	expect(s, "kill -INT $T; wait $T; note trace-cmd.status $?\nsnap after");
 	free(s);
 }
 

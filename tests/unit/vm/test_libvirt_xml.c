@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "vm/libvirt.h"
+#include "vm/share.h"
 #include "vm/vmcfg.h"
 
 #define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
@@ -329,6 +330,28 @@ static void test_lv_domain_xml__machine_boots_the_staged_kernel_with_netlab_port
 		free(path);
 		free(what);
 	}
+	doc_free(&d);
+}
+
+/* A read-only share is squashed; a read-write one mapped (no setuid file or node on the host). */
+static void test_lv_domain_xml__rw_share_is_mapped(void **state)
+{
+	struct vm_config c = base_cfg();
+	struct lv_stage st = base_stage();
+	struct vm_share sh[2] = {
+		{ .host = "/srv/ro", .guest = "/mnt/ro", .rw = false, .tag = "netlab0" },
+		{ .host = "/srv/rw", .guest = "/mnt/rw", .rw = true, .tag = "netlab1" },
+	};
+	struct doc d;
+
+	need_tools(state);
+	c.shares = sh;
+	c.n_shares = 2;
+	gen(&c, 0, &st, &d);
+	assert_xq(&d, "squash", "string(/domain/devices/filesystem[target/@dir='netlab0']/@accessmode)");
+	assert_int_equal(xq_count(&d, "/domain/devices/filesystem[target/@dir='netlab0']/readonly"), 1);
+	assert_xq(&d, "mapped", "string(/domain/devices/filesystem[target/@dir='netlab1']/@accessmode)");
+	assert_int_equal(xq_count(&d, "/domain/devices/filesystem[target/@dir='netlab1']/readonly"), 0);
 	doc_free(&d);
 }
 
@@ -676,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_lv_nic_model__virtio_net_is_virtio_others_keep_their_name),
 		cmocka_unit_test(
 			test_lv_domain_xml__machine_boots_the_staged_kernel_with_netlab_ports),
+		cmocka_unit_test(test_lv_domain_xml__rw_share_is_mapped),
 		cmocka_unit_test(test_lv_domain_xml__domain_type_kvm_or_qemu_from_accel),
 		cmocka_unit_test(test_lv_domain_xml__emulator_only_for_a_path),
 		cmocka_unit_test(test_lv_domain_xml__loop_hub_nics_on_qemu_commandline_with_pcaps),

@@ -142,8 +142,12 @@ static void test_share__clash_and_qemu_args(void **state)
 	argv_init(&av);
 	qemu_share_args(&cfg, &av);
 	assert_int_equal(av.n, 8);
-	assert_non_null(strstr(av.v[1], ",readonly=on"));
+	assert_non_null(strstr(av.v[1], ",security_model=none,readonly=on"));
 	assert_null(strstr(av.v[5], "readonly"));
+	/* a rw share: the guest's modes in xattrs, never setuid files or device nodes on the host */
+	assert_non_null(strstr(av.v[5], ",security_model=mapped-xattr"));
+	assert_string_equal(share_security_model(&s[0]), "none");
+	assert_string_equal(share_security_model(&s[1]), "mapped-xattr");
 	assert_string_equal(av.v[7], "virtio-9p-pci,fsdev=fs1,mount_tag=netlab1");
 	argv_release(&av);
 	share_release(&s[0]);
