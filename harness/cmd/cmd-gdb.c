@@ -159,6 +159,10 @@ int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 		err_set(err, "cannot read --batch file '%s': %s", gc->batch, strerror(errno));
 		return -EINVAL;
 	}
+	if (gc->out && cmd_check_out(gc->out, NULL, err))
+		return -EINVAL;
+	if (gc->initrd && cmd_check_initrd("--initrd", gc->initrd, err))
+		return -EINVAL;
 	if (!gc->kernel)
 		gc->kernel = gc->own[0] = cmd_default_kernel();
 	if (!gc->initrd)
