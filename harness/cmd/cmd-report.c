@@ -915,10 +915,37 @@ static bool dir_has(const char *dir, const char *name)
 	return ret;
 }
 
+static int skip_record(struct tep_record *rec, int cpu, void *ctx)
+{
+	return 0;
+}
+
+/*
+ * A run's page is written whatever its trace holds (a damaged one is an
+ * error line in it); the exit status still says the input was bad, as the
+ * other modes do: the trace, when there is one, is read through once more.
+ */
+static int trace_readable(const char *target, char **err)
+{
+	char *path = find_trace(target);
+	struct tracefile tf;
+	int ret;
+
+	if (!path)
+		return 0;
+	ret = tracefile_open(&tf, path, "record it again with trace-cmd record", err);
+	if (!ret) {
+		ret = tracefile_iterate(&tf, skip_record, NULL, err);
+		tracefile_close(&tf);
+	}
+	free(path);
+	return ret;
+}
+
 /* --html: a run's page, a suite directory's (summary.json) or a bisection's (bisect.json). */
 static int report_html(const struct report_opts *ro)
 {
-	char *err = NULL;
+	char *err = NULL, *page;
 	int ret;
 
 	if (dir_has(ro->target, "summary.json"))
@@ -932,10 +959,17 @@ static int report_html(const struct report_opts *ro)
 		free(err);
 		return NL_EXIT_USAGE;
 	}
-	if (ro->out)
-		printf("%s\n", ro->out);
-	else
-		printf("%s/report.html\n", ro->target);
+	page = ro->out ? xstrdup(ro->out) : xasprintf("%s/report.html", ro->target);
+	if (!dir_has(ro->target, "summary.json") && !dir_has(ro->target, "bisect.json") &&
+	    trace_readable(ro->target, &err)) {
+		cmd_error("report", err);
+		fprintf(stderr, "netlab report: %s was written, and says so too\n", page);
+		free(err);
+		free(page);
+		return NL_EXIT_USAGE;
+	}
+	printf("%s\n", page);
+	free(page);
 	return NL_EXIT_OK;
 }
 

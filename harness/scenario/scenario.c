@@ -832,8 +832,9 @@ char *scn_file_name(const struct scenario *s)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	for (size_t i = 0; i < n; i++)	/* ',' is QEMU's option separator */
-		sbuf_add(&b, s->name[i] == ',' ? "_" : &s->name[i], 1);
+	/* ',' and '=' are QEMU's option syntax: a run directory holds sockets. */
+	for (size_t i = 0; i < n; i++)
+		sbuf_add(&b, strchr(",=", s->name[i]) ? "_" : &s->name[i], 1);
 	/* A case: its values only, so that the path stays short (QEMU's unix
 	 * sockets live in it) and holds neither '=' nor ',' (QEMU's option
 	 * syntax). */
