@@ -197,26 +197,6 @@ static bool is_dir(const char *target)
 	return !stat(target, &st) && S_ISDIR(st.st_mode);
 }
 
-/*
- * The trace of @target: RUN_DIR/files/trace.dat, RUN_DIR/trace.dat, or the
- * file itself; NULL for a run directory that recorded none. Caller frees.
- */
-static char *find_trace(const char *target)
-{
-	static const char *const rel[] = { "files/trace.dat", "trace.dat" };
-
-	if (!is_dir(target))
-		return xstrdup(target);
-	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-		char *p = xasprintf("%s/%s", target, rel[i]);
-
-		if (!access(p, F_OK))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
 /* "12.345678": ns as seconds with microseconds, rounded like trace-cmd report. */
 static void fmt_us(char *buf, size_t n, uint64_t ns)
 {
@@ -915,62 +895,40 @@ static bool dir_has(const char *dir, const char *name)
 	return ret;
 }
 
-static int skip_record(struct tep_record *rec, int cpu, void *ctx)
-{
-	return 0;
-}
-
-/*
- * A run's page is written whatever its trace holds (a damaged one is an
- * error line in it); the exit status still says the input was bad, as the
- * other modes do: the trace, when there is one, is read through once more.
- */
-static int trace_readable(const char *target, char **err)
-{
-	char *path = find_trace(target);
-	struct tracefile tf;
-	int ret;
-
-	if (!path)
-		return 0;
-	ret = tracefile_open(&tf, path, "record it again with trace-cmd record", err);
-	if (!ret) {
-		ret = tracefile_iterate(&tf, skip_record, NULL, err);
-		tracefile_close(&tf);
-	}
-	free(path);
-	return ret;
-}
-
 /* --html: a run's page, a suite directory's (summary.json) or a bisection's (bisect.json). */
 static int report_html(const struct report_opts *ro)
 {
-	char *err = NULL, *page;
+	char *err = NULL, *page, *trace;
+	bool run = false;
 	int ret;
 
 	if (dir_has(ro->target, "summary.json"))
 		ret = html_suite_write(ro->target, ro->out, false, &err);
 	else if (dir_has(ro->target, "bisect.json"))
 		ret = html_bisect_write(ro->target, ro->out, &err);
-	else
+	else {
 		ret = html_run_write(ro->target, ro->out, &err);
+		run = true;
+	}
 	if (ret) {
 		cmd_error("report", err);
 		free(err);
 		return NL_EXIT_USAGE;
 	}
 	page = ro->out ? xstrdup(ro->out) : xasprintf("%s/report.html", ro->target);
-	if (!dir_has(ro->target, "summary.json") && !dir_has(ro->target, "bisect.json") &&
-	    trace_readable(ro->target, &err)) {
+	/* A damaged trace is an error line in the page, and bad input all the same. */
+	trace = run ? tracefile_find(ro->target) : NULL;
+	ret = trace ? tracefile_check(trace, "record it again with trace-cmd record", &err) : 0;
+	if (ret) {
 		cmd_error("report", err);
 		fprintf(stderr, "netlab report: %s was written, and says so too\n", page);
-		free(err);
-		free(page);
-		return NL_EXIT_USAGE;
+	} else {
+		printf("%s\n", page);
 	}
-	printf("%s\n", page);
+	free(err);
+	free(trace);
 	free(page);
-	return NL_EXIT_OK;
+	return ret ? NL_EXIT_USAGE : NL_EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -1015,7 +973,7 @@ int cmd_report(int argc, char **argv)
 		return report_html(&ro);
 	if (is_dir(ro.target))
 		report_oops(&ro);
-	path = find_trace(ro.target);
+	path = tracefile_find(ro.target);
 	ret = report_isolated(&ro, path);
 	free(path);
 	free(ro.oops);

@@ -541,6 +541,8 @@ static enum regress_outcome run_failure(struct regress_run *run)
 		return RO_FAIL;
 	if (run->verdict == RV_INTERRUPTED)
 		return RO_INTERRUPTED;
+	if (run->verdict == RV_BAD_INPUT)	/* a [sysctl] the kernel lacks, as a refused ring */
+		return RO_BAD;
 	if (run->verdict == RV_FAILED && run->exit_status == SCNRUN_EXIT_SETUP) {
 		p = xasprintf("%s/files/setup-error", run->dir);
 		if (file_read(p, &text, NULL) == 0) {
