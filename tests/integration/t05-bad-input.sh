@@ -118,6 +118,20 @@ test_expect_success 'an empty or garbage initramfs: exit 2 naming it, nothing bo
 	expect_refused "--initrd .$T_TMP/empty.img.: it is empty" gdb --initrd "$T_TMP/empty.img" "$TOP/tests/regress/udp-clean.scn"
 	test ! -e "$T_TMP/i4"
 '
+test_expect_success 'bisect: its --out (steps/NN-COMMIT/runs-N/SCENARIO/run-N below) and --initrd checked before any build' '
+	git init -q "$T_TMP/mod" && echo "int a;" >"$T_TMP/mod/a.c"
+	git -C "$T_TMP/mod" add a.c
+	git -C "$T_TMP/mod" -c user.name=t -c user.email=t@t commit -qm one
+	echo "int b;" >>"$T_TMP/mod/a.c"
+	git -C "$T_TMP/mod" -c user.name=t -c user.email=t@t commit -qam two
+	set -- bisect --module "$T_TMP/mod" --good HEAD~1 --bad HEAD --scenario "$TOP/tests/regress/udp-clean.scn"
+	expect_refused "--out .$T_TMP/b=c. holds a .=." "$@" --out "$T_TMP/b=c"
+	long=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 14 - 40))d" 0)
+	expect_refused "$long/steps/00-000000000000/runs-2/udp-clean/run-1/vm-b/qmp.sock" "$@" --out "$long"
+	: >"$T_TMP/empty.img"
+	expect_refused "--initrd .$T_TMP/empty.img.: it is empty" "$@" --initrd "$T_TMP/empty.img" --out "$T_TMP/b1"
+	test ! -e "$T_TMP/b=c" && test ! -e "$long" && test ! -e "$T_TMP/b1"
+'
 test_expect_success 'report --html on a truncated trace.dat: the page, and exit 2 naming the file' '
 	head -c 300000 "$TOP/tests/unit/fixtures/traces/lost.dat" >"$T_TMP/cut.dat"
 	expect_usage_error "cannot read trace .$T_TMP/cut.dat.: libtracecmd cannot parse" report --html -o "$T_TMP/cut.html" "$T_TMP/cut.dat"
