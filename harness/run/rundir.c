@@ -32,10 +32,11 @@ int run_dir_check(const char *what, const char *dir, const char *below, char **e
 	below = below ? below : "";
 	n = strlen(dir) + strlen(below) + strlen(RUN_SOCK_TAIL);
 	if (n >= RUN_SUN_PATH) {
-		err_set(err, "%s '%s' is too long: netlab makes unix sockets under it, the longest "
-			     "'%s%s" RUN_SOCK_TAIL "' (%zu bytes), and a unix socket path must be "
-			     "shorter than %d bytes (sun_path)\nhint: use a directory path of at "
-			     "most %zu bytes",
+		err_set(err,
+			"%s '%s' is too long: netlab makes unix sockets under it, the longest "
+			"'%s%s" RUN_SOCK_TAIL "' (%zu bytes), and a unix socket path must be "
+			"shorter than %d bytes (sun_path)\nhint: use a directory path of at "
+			"most %zu bytes",
 			what, dir, dir, below, n, RUN_SUN_PATH,
 			RUN_SUN_PATH - 1 - strlen(below) - strlen(RUN_SOCK_TAIL));
 		return -EINVAL;
