@@ -852,6 +852,20 @@ char *scn_file_name(const struct scenario *s)
 	return sbuf_detach(&b);
 }
 
+char *scn_sysctl_where(const struct scenario *s, const char *text)
+{
+	for (size_t i = 0; text && i < s->n_sysctl; i++) {
+		char *q = xasprintf("'%s'", s->sysctl[i].key);
+		bool named = strstr(text, q) != NULL;
+
+		free(q);
+		if (named)
+			return xasprintf("%s:%u: [sysctl] %s", s->path, s->sysctl[i].line,
+					 s->sysctl[i].key);
+	}
+	return NULL;
+}
+
 static void kv_free(struct scn_kv *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

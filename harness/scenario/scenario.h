@@ -185,6 +185,13 @@ const char *scn_case_value(const struct scenario *s, const char *key);
 char *scn_file_name(const struct scenario *s);
 
 /*
+ * scn_sysctl_where() - "PATH:LINE: [sysctl] NAME" for the sysctl of @s that
+ * @text names in quotes ('NAME'), as a run's bad-input reason does; NULL when
+ * it names none. Caller frees.
+ */
+char *scn_sysctl_where(const struct scenario *s, const char *text);
+
+/*
  * scn_kernel_append() - the kernel command line a scenario boots with
  *
  * `append` as written, plus no_hash_pointers when the scenario is traced,
