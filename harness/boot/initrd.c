@@ -83,10 +83,14 @@ static bool is_cpio(const char *p, size_t n)
 	return n >= 6 && (!memcmp(p, CPIO_MAGIC_NEWC, 6) || !memcmp(p, CPIO_MAGIC_CRC, 6));
 }
 
-/* The first bytes @path decompresses to, with the codec's own tool. */
+/*
+ * The first *@n bytes @path decompresses to, with the codec's own tool, which
+ * is ended once they are in. -ENOENT when it cannot run here.
+ */
 static int codec_start(const struct initrd_codec *c, const char *path, char *buf, size_t *n)
 {
 	const char *argv[] = { c->tool, "-dc", NULL };
+	double end = now_s() + 60;
 	struct proc p;
 	char *why = NULL;
 	int ret;
@@ -97,13 +101,17 @@ static int codec_start(const struct initrd_codec *c, const char *path, char *buf
 	p.stdout_mode = PROC_CAPTURE;
 	p.stderr_mode = PROC_NULL;
 	p.capture_max = *n;
-	proc_run(&p, 60 * 1000, &why);	/* its status: a cut-short archive is seen below */
-	ret = p.exec_failed ? -ENOENT : 0;	/* no such tool here: the magic has to do */
-	*n = p.output.len;
-	memcpy(buf, p.output.s ? p.output.s : "", *n);
+	ret = proc_start(&p, &why);
+	if (!ret) {
+		while (p.output.len < *n && !proc_wait(&p, 20) && now_s() < end)
+			;
+		proc_kill(&p, 0);
+		*n = p.output.len;
+		memcpy(buf, p.output.s ? p.output.s : "", *n);
+	}
 	free(why);
 	proc_release(&p);
-	return ret;
+	return ret ? -ENOENT : 0;
 }
 
 int initrd_check(const char *path, char **err)
