@@ -178,6 +178,11 @@ static int sysctls_check(struct topo *t)
 	for (i = 0; i < job->n_sysctls; i++) {
 		if (t->sysctls[i].applied)
 			continue;
+		/* No such file in any namespace: the kernel has no such sysctl (bad input). */
+		if (t->sysctls[i].last_err == ENOENT) {
+			snprintf(t->err, ERRLEN, NETLAB_NO_SYSCTL "%s", job->sysctls[i].name);
+			return -1;
+		}
 		snprintf(t->err, ERRLEN, "sysctl %s=%s: %s",
 			 job->sysctls[i].name, job->sysctls[i].value,
 			 strerror(t->sysctls[i].last_err));

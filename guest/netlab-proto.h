@@ -28,6 +28,10 @@
  *   "agent <version>"        the agent started (boot reached userspace)
  *   "topology ok"            the topology is up
  *   "topology error <text>"  the topology could not be brought up
+ *   "topology error " NETLAB_NO_SYSCTL "<name>"
+ *                            ... as a sysctl of the job names no file under
+ *                            /proc/sys in any namespace: bad input, not a
+ *                            broken guest
  *   "exec <pid>"             the command started
  *   "note <key> <value>"     what the command's script reported about
  *                            itself on NETLAB_NOTE_FD (below), e.g.
@@ -50,6 +54,9 @@
 #define NETLAB_JOB_FILE "/netlab/job"
 #define NETLAB_EXEC_FILE "/netlab/exec.sh"
 #define NETLAB_GUEST_OUTDIR "/netlab/out"
+
+/* The topology error of a sysctl the kernel does not have: then its name. */
+#define NETLAB_NO_SYSCTL "no such sysctl: "
 
 /* Virtio-serial port names. */
 #define NETLAB_PORT_STDOUT "netlab.stdout"

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "boot/initrd.h"
+#include "lib/proc.h"
 #include "netlab-proto.h"
 
 void cpio_init(struct cpio *c)
@@ -57,6 +60,99 @@ void cpio_add_file(struct cpio *c, const char *name, unsigned int mode, const vo
 void cpio_finish(struct cpio *c)
 {
 	cpio_entry(c, "TRAILER!!!", 0, 1, NULL, 0);
+}
+
+/* The compressions the kernel unpacks an initramfs from, by magic (lib/decompress.c). */
+static const struct initrd_codec {
+	const char *name;
+	unsigned char magic[6];
+	size_t n;
+	const char *tool;	/* decompresses stdin to stdout */
+} initrd_codecs[] = {
+	{ "gzip", { 0x1f, 0x8b }, 2, "gzip" },
+	{ "gzip", { 0x1f, 0x9e }, 2, "gzip" },
+	{ "xz", { 0xfd, '7', 'z', 'X', 'Z', 0 }, 6, "xz" },
+	{ "zstd", { 0x28, 0xb5, 0x2f, 0xfd }, 4, "zstd" },
+	{ "lz4", { 0x02, 0x21, 0x4c, 0x18 }, 4, "lz4" },
+	{ "bzip2", { 'B', 'Z', 'h' }, 3, "bzip2" },
+	{ "lzma", { 0x5d, 0, 0 }, 3, "lzma" },
+};
+
+static bool is_cpio(const char *p, size_t n)
+{
+	return n >= 6 && (!memcmp(p, CPIO_MAGIC_NEWC, 6) || !memcmp(p, CPIO_MAGIC_CRC, 6));
+}
+
+/*
+ * The first *@n bytes @path decompresses to, with the codec's own tool, which
+ * is ended once they are in. -ENOENT when it cannot run here.
+ */
+static int codec_start(const struct initrd_codec *c, const char *path, char *buf, size_t *n)
+{
+	const char *argv[] = { c->tool, "-dc", NULL };
+	double end = now_s() + 60;
+	struct proc p;
+	char *why = NULL;
+	int ret;
+
+	proc_init(&p, argv);
+	p.stdin_mode = PROC_FILE;
+	p.stdin_path = path;
+	p.stdout_mode = PROC_CAPTURE;
+	p.stderr_mode = PROC_NULL;
+	p.capture_max = *n;
+	ret = proc_start(&p, &why);
+	if (!ret) {
+		while (p.output.len < *n && !proc_wait(&p, 20) && now_s() < end)
+			;
+		proc_kill(&p, 0);
+		*n = p.output.len;
+		memcpy(buf, p.output.s ? p.output.s : "", *n);
+	}
+	free(why);
+	proc_release(&p);
+	return ret ? -ENOENT : 0;
+}
+
+int initrd_check(const char *path, char **err)
+{
+	char head[8], start[8];
+	size_t n = sizeof(start);
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0) {
+		e = errno;
+		err_set(err, "cannot read it: %s", strerror(e));
+		return -e;
+	}
+	got = read(fd, head, sizeof(head));
+	e = errno;
+	close(fd);
+	if (got < 0) {
+		err_set(err, "cannot read it: %s", strerror(e));
+		return -e;
+	}
+	if (got == 0) {
+		err_set(err, "it is empty, not an initramfs");
+		return -EINVAL;
+	}
+	if (is_cpio(head, (size_t)got))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(initrd_codecs); i++) {
+		const struct initrd_codec *c = &initrd_codecs[i];
+
+		if ((size_t)got < c->n || memcmp(head, c->magic, c->n))
+			continue;
+		if (codec_start(c, path, start, &n) == -ENOENT || is_cpio(start, n))
+			return 0;
+		err_set(err, "%s data that does not unpack to a cpio archive (newc, " CPIO_MAGIC_NEWC
+			     "): %s", c->name, n ? "it holds something else" : "it is damaged or cut short");
+		return -EINVAL;
+	}
+	err_set(err, "not an initramfs: neither a cpio archive (newc, " CPIO_MAGIC_NEWC ") nor "
+		     "gzip, xz, zstd, lz4, bzip2 or lzma data");
+	return -EINVAL;
 }
 
 static int append_file(int out, const char *path, char **err)

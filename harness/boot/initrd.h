@@ -14,6 +14,20 @@ struct cpio {
 	unsigned int ino;
 };
 
+/* The two magics of the cpio format the kernel unpacks (newc; with a checksum). */
+#define CPIO_MAGIC_NEWC "070701"
+#define CPIO_MAGIC_CRC "070702"
+
+/*
+ * initrd_check() - whether @path is an initramfs the kernel can unpack: a
+ * newc cpio archive, as is or compressed (gzip, xz, zstd, lz4, bzip2, lzma:
+ * the magic, then the start of what the codec's tool unpacks, when that tool
+ * is installed). A cheap check: an empty or garbage file would boot and panic.
+ * Return: 0; -EINVAL or -errno with *err saying what is wrong (not naming
+ * @path: the caller does).
+ */
+int initrd_check(const char *path, char **err);
+
 void cpio_init(struct cpio *c);
 void cpio_release(struct cpio *c);
 void cpio_add_dir(struct cpio *c, const char *name, unsigned int mode);

@@ -329,6 +329,27 @@ out:
 }
 
 /* A new bisection: validate, the run directory, the worktree. */
+/*
+ * --out before anything is made: each step's runs go to (absolute)
+ * OUT/steps/NN-COMMIT/runs-N/SCENARIO/run-N (bisect-step.c, regress.c).
+ */
+static int check_out(const struct bisect_config *c, const char *out, char **err)
+{
+	const char *scn = c->scenario ? c->scenario : "selftest.scn";
+	const char *base = strrchr(scn, '/') ? strrchr(scn, '/') + 1 : scn;
+	size_t n = strlen(base) > 4 && !strcmp(base + strlen(base) - 4, ".scn") ? strlen(base) - 4
+										 : strlen(base);
+	char *cwd = out[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *below = xasprintf("/steps/00-000000000000/runs-2/%.*s/run-%u", (int)n, base, c->runs);
+	char *abs = cwd ? xasprintf("%s/%s", cwd, out) : xstrdup(out);
+	int ret = cmd_check_out(abs, below, err);
+
+	free(abs);
+	free(below);
+	free(cwd);
+	return ret;
+}
+
 static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **run_dir, char **err)
 {
 	char *warn = NULL, *link;
@@ -357,13 +378,12 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	if (warn)
 		fprintf(stderr, "netlab bisect: warning: %s\n", warn);
 	free(warn);
-	if (access(c->initrd, R_OK)) {
-		err_set(err, "initramfs '%s': %s\nhint: make guest, or pass --initrd FILE", c->initrd,
-			strerror(errno));
+	if (cmd_check_initrd(bc->initrd ? "--initrd" : "initramfs", c->initrd, err))
 		return -EINVAL;
-	}
 	c->worktree = bisect_worktree_path(c->ksrc);
 	*run_dir = bc->out ? xstrdup(bc->out) : cmd_default_out("bisect");
+	if (check_out(c, *run_dir, err))
+		return -EINVAL;
 	if (access(*run_dir, F_OK) == 0) {
 		err_set(err, "'%s' exists already\nhint: pass a new --out DIR, or --resume %s", *run_dir,
 			*run_dir);

@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/initrd.h"
 #include "cmd/cmd.h"
+#include "scenario/regress.h"
 #include "vm/share.h"
 
 void cmd_error(const char *what, const char *err)
@@ -50,6 +52,45 @@ char *cmd_default_out(const char *kind)
 
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
 	return xasprintf("runs/%s-%s-%d", kind, stamp, (int)getpid());
+}
+
+int cmd_check_out(const char *out, const char *below, char **err)
+{
+	return run_dir_check("--out", out, below, err);
+}
+
+int cmd_check_suite_out(const char *out, const struct regress *r, char **err)
+{
+	char *deepest = NULL;
+	int ret;
+
+	for (size_t i = 0; i < r->n; i++) {
+		char *name = scn_file_name(r->s[i].scn);
+		char *below = xasprintf("/%s/run-%u", name, r->s[i].scn->repeat);
+
+		free(name);
+		if (deepest && strlen(deepest) >= strlen(below)) {
+			free(below);
+			continue;
+		}
+		free(deepest);
+		deepest = below;
+	}
+	ret = cmd_check_out(out, deepest, err);
+	free(deepest);
+	return ret;
+}
+
+int cmd_check_initrd(const char *opt, const char *path, char **err)
+{
+	char *why = NULL;
+
+	if (!initrd_check(path, &why))
+		return 0;
+	err_set(err, "%s '%s': %s\nhint: run 'make guest', or pass --initrd with a cpio archive "
+		     "(gzip, xz, zstd, lz4, bzip2 or lzma compressed, or not)", opt, path, why);
+	free(why);
+	return -EINVAL;
 }
 
 int cmd_parse_snaplen(const char *arg, unsigned int *out, char **err)

@@ -159,6 +159,8 @@ int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 		err_set(err, "cannot read --batch file '%s': %s", gc->batch, strerror(errno));
 		return -EINVAL;
 	}
+	if (gc->out && cmd_check_out(gc->out, NULL, err))
+		return -EINVAL;
 	if (!gc->kernel)
 		gc->kernel = gc->own[0] = cmd_default_kernel();
 	if (!gc->initrd)
@@ -775,6 +777,11 @@ static int __cmd_gdb(struct gdb_cmd *gc)
 	}
 	if (gc->until && !gc->replay) {
 		cmd_error("gdb", "--until needs a recorded run (netlab gdb RUN_DIR)\nhint: record one with 'netlab regress --record' or 'netlab run --record'");
+		return NL_EXIT_USAGE;
+	}
+	if (scn && cmd_check_initrd(gc->own[1] ? "initramfs" : "--initrd", gc->initrd, &err)) {
+		cmd_error("gdb", err);
+		free(err);
 		return NL_EXIT_USAGE;
 	}
 	if (scn && !gc->out)

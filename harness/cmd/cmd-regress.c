@@ -240,6 +240,7 @@ static void fill_defaults(struct regress_cmd *rc)
 
 static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 {
+	const char *iopt;
 	int c, li = -1;
 
 	memset(rc, 0, sizeof(*rc));
@@ -265,7 +266,12 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 	}
 	if (cmd_shares_finish(&rc->shares, &rc->o.base, err))
 		return -EINVAL;
+	iopt = rc->o.base.initrd ? "--initrd" : "initramfs";
 	fill_defaults(rc);
+	/* Before anything boots; --list and the tables boot nothing. */
+	if (!rc->list && !rc->coverage && !rc->generators &&
+	    (cmd_check_out(rc->o.out, NULL, err) || cmd_check_initrd(iopt, rc->o.base.initrd, err)))
+		return -EINVAL;
 	if (optind == argc && resolve(rc, "*", err))
 		return -EINVAL;
 	for (int i = optind; i < argc; i++)
@@ -411,6 +417,8 @@ int cmd_regress(int argc, char **argv)
 		ret = print_coverage(r);
 		goto out;
 	}
+	if (cmd_check_suite_out(rc.o.out, r, &err))
+		goto fail;
 	rc.o.progress = on_progress;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

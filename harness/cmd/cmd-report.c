@@ -197,26 +197,6 @@ static bool is_dir(const char *target)
 	return !stat(target, &st) && S_ISDIR(st.st_mode);
 }
 
-/*
- * The trace of @target: RUN_DIR/files/trace.dat, RUN_DIR/trace.dat, or the
- * file itself; NULL for a run directory that recorded none. Caller frees.
- */
-static char *find_trace(const char *target)
-{
-	static const char *const rel[] = { "files/trace.dat", "trace.dat" };
-
-	if (!is_dir(target))
-		return xstrdup(target);
-	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
-		char *p = xasprintf("%s/%s", target, rel[i]);
-
-		if (!access(p, F_OK))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
 /* "12.345678": ns as seconds with microseconds, rounded like trace-cmd report. */
 static void fmt_us(char *buf, size_t n, uint64_t ns)
 {
@@ -918,25 +898,37 @@ static bool dir_has(const char *dir, const char *name)
 /* --html: a run's page, a suite directory's (summary.json) or a bisection's (bisect.json). */
 static int report_html(const struct report_opts *ro)
 {
-	char *err = NULL;
+	char *err = NULL, *page, *trace;
+	bool run = false;
 	int ret;
 
 	if (dir_has(ro->target, "summary.json"))
 		ret = html_suite_write(ro->target, ro->out, false, &err);
 	else if (dir_has(ro->target, "bisect.json"))
 		ret = html_bisect_write(ro->target, ro->out, &err);
-	else
+	else {
 		ret = html_run_write(ro->target, ro->out, &err);
+		run = true;
+	}
 	if (ret) {
 		cmd_error("report", err);
 		free(err);
 		return NL_EXIT_USAGE;
 	}
-	if (ro->out)
-		printf("%s\n", ro->out);
-	else
-		printf("%s/report.html\n", ro->target);
-	return NL_EXIT_OK;
+	page = ro->out ? xstrdup(ro->out) : xasprintf("%s/report.html", ro->target);
+	/* A damaged trace is an error line in the page, and bad input all the same. */
+	trace = run ? tracefile_find(ro->target) : NULL;
+	ret = trace ? tracefile_check(trace, "record it again with trace-cmd record", &err) : 0;
+	if (ret) {
+		cmd_error("report", err);
+		fprintf(stderr, "netlab report: %s was written, and says so too\n", page);
+	} else {
+		printf("%s\n", page);
+	}
+	free(err);
+	free(trace);
+	free(page);
+	return ret ? NL_EXIT_USAGE : NL_EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv)
@@ -981,7 +973,7 @@ int cmd_report(int argc, char **argv)
 		return report_html(&ro);
 	if (is_dir(ro.target))
 		report_oops(&ro);
-	path = find_trace(ro.target);
+	path = tracefile_find(ro.target);
 	ret = report_isolated(&ro, path);
 	free(path);
 	free(ro.oops);

@@ -136,6 +136,7 @@ static int default_ksrc(struct selftests_cmd *sc, char **err)
 static int parse(int argc, char **argv, struct selftests_cmd *sc, char **err)
 {
 	static const char *const dflt[] = { "net" };
+	const char *iopt;
 	int c, li = -1;
 
 	memset(sc, 0, sizeof(*sc));
@@ -159,10 +160,14 @@ static int parse(int argc, char **argv, struct selftests_cmd *sc, char **err)
 		return 0;
 	if (!sc->o.base.kernel)
 		sc->o.base.kernel = own(sc, cmd_default_kernel());
+	iopt = sc->o.base.initrd ? "--initrd" : "initramfs";
 	if (!sc->o.base.initrd)
 		sc->o.base.initrd = own(sc, cmd_default_initrd());
 	if (!sc->o.out)
 		sc->o.out = own(sc, cmd_default_out("selftests"));
+	if (!sc->list && (cmd_check_out(sc->o.out, NULL, err) ||
+			  cmd_check_initrd(iopt, sc->o.base.initrd, err)))
+		return -EINVAL;
 	sc->args = optind < argc ? (const char **)argv + optind : (const char **)dflt;
 	sc->n_args = optind < argc ? (size_t)(argc - optind) : 1;
 	if (sc->ksrc && access(sc->ksrc, F_OK)) {
@@ -315,7 +320,7 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	if (write_scenarios(sc, &s, inst, err) || (!sc->no_tools && tools_initrd(sc, err)))
 		goto out;
 	if (sc->o.n_scenarios) {
-		if (regress_load(&sc->o, &r, err))
+		if (regress_load(&sc->o, &r, err) || cmd_check_suite_out(sc->o.out, r, err))
 			goto out;
 		sc->o.progress = on_progress;
 		sigaction(SIGINT, &sa, NULL);

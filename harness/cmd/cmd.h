@@ -105,6 +105,27 @@ void gdb_cmd_release(struct gdb_cmd *gc);
 /* Print "netlab: <err>" (err may hold a "\nhint: ..." line) to stderr. */
 void cmd_error(const char *what, const char *err);
 
+/*
+ * cmd_check_out() - --out DIR of any command, before anything is made or
+ * boots: run_dir_check() naming "--out"; @below as there (NULL: DIR is the
+ * run directory). 0, or -EINVAL with *err.
+ */
+int cmd_check_out(const char *out, const char *below, char **err);
+
+struct regress;
+/*
+ * cmd_check_suite_out() - cmd_check_out() for a suite's --out: its runs go
+ * to OUT/SCENARIO/run-N, the deepest of @r's scenarios counted.
+ */
+int cmd_check_suite_out(const char *out, const struct regress *r, char **err);
+
+/*
+ * cmd_check_initrd() - the initramfs a command was given (@opt: "--initrd",
+ * or "initramfs" for the default) is one (initrd_check()). 0, or -EINVAL
+ * with *err naming it and what to do.
+ */
+int cmd_check_initrd(const char *opt, const char *path, char **err);
+
 /* Defaults every command uses; heap strings the caller frees: $KERNEL or
  * kernel/bzImage beside the binary, $INITRD or initramfs.cpio.gz beside it,
  * and runs/KIND-DATE-TIME-PID. */

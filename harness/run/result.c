@@ -10,6 +10,7 @@
 
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
+#include "netlab-proto.h"
 #include "run/result.h"
 #include "vm/backend.h"
 #include "vm/vm.h"
@@ -21,6 +22,7 @@ static const char *const verdict_names[] = {
 	[RV_PANIC] = "panic",
 	[RV_BOOT_FAILURE] = "boot-failure",
 	[RV_INFRA] = "infra-error",
+	[RV_BAD_INPUT] = "bad-input",
 	[RV_INTERRUPTED] = "interrupted",
 };
 
@@ -114,6 +116,16 @@ static void classify_no_exit(const struct run_obs *obs, struct run_result *res)
 	char *tail;
 
 	/* ("topology ok" and no exit is a guest stopped later, below.) */
+	if (obs->status && strstr(obs->status, "topology error " NETLAB_NO_SYSCTL)) {
+		const char *t = strstr(obs->status, NETLAB_NO_SYSCTL) + strlen(NETLAB_NO_SYSCTL);
+		int n = (int)strcspn(t, "\n");
+
+		res->verdict = RV_BAD_INPUT;
+		set_reason(res, xasprintf("the guest's kernel has no sysctl '%.*s' (no /proc/sys "
+					  "file of that name in any namespace)\nhint: check the name "
+					  "and that the kernel is configured with it", n, t));
+		return;
+	}
 	if (obs->status && strstr(obs->status, "topology error")) {
 		const char *t = strstr(obs->status, "topology error");
 
@@ -252,6 +264,8 @@ int run_result_exit_code(const struct run_result *res)
 		return NL_EXIT_FAIL;
 	case RV_INTERRUPTED:
 		return NL_EXIT_INTERRUPTED;
+	case RV_BAD_INPUT:
+		return NL_EXIT_USAGE;
 	default:
 		return NL_EXIT_CANNOT_TEST;
 	}

@@ -17,6 +17,7 @@ enum run_verdict {
 	RV_PANIC,		/* kernel panic / oops */
 	RV_BOOT_FAILURE,	/* the kernel never reached the agent */
 	RV_INFRA,		/* QEMU or the harness failed */
+	RV_BAD_INPUT,		/* the guest found the input bad: a sysctl its kernel lacks */
 	RV_INTERRUPTED,		/* the user stopped the run */
 };
 

@@ -218,6 +218,8 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 
 static int check_inputs(const struct run_opts *o, struct kernel_id *kid, char **err)
 {
+	char *why = NULL;
+
 	if (!o->kernel || !o->initrd || !o->out || !o->exec) {
 		err_set(err, "kernel, initramfs, command and run directory are all required");
 		return -EINVAL;
@@ -232,12 +234,13 @@ static int check_inputs(const struct run_opts *o, struct kernel_id *kid, char **
 		if (ret)
 			goto bad_kernel;
 	}
-	if (access(o->initrd, R_OK) < 0) {
-		err_set(err, "cannot read initramfs '%s': %s\nhint: run 'make guest', or pass --initrd FILE",
-			o->initrd, strerror(errno));
+	if (initrd_check(o->initrd, &why)) {
+		err_set(err, "initramfs '%s': %s\nhint: run 'make guest', or pass --initrd FILE",
+			o->initrd, why);
+		free(why);
 		return -EINVAL;
 	}
-	return 0;
+	return run_dir_check("run directory", o->out, NULL, err);
 bad_kernel:
 	if (err && *err) {
 		char *e = *err;
@@ -843,6 +846,8 @@ static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[
 	}
 	ro->out = abs[0];
 	ro->kernel = abs[1];
+	if (run_dir_check("run directory (absolute, to record)", ro->out, NULL, err))
+		return -EINVAL;
 	if (abs[2])
 		ro->peer_kernel = abs[2];
 	return 0;

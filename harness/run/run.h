@@ -119,6 +119,28 @@ unsigned long long run_space_estimate(const struct run_opts *o);
  */
 int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
 
+/*
+ * RUN_SOCK_TAIL - the longest path of a unix socket netlab makes under a
+ * run directory: the QMP socket of a pair's second VM (run_vm_name()). A
+ * unix socket path is shorter than RUN_SUN_PATH bytes (sun_path, with its NUL).
+ */
+#define RUN_SOCK_TAIL "/vm-b/qmp.sock"
+#define RUN_SUN_PATH 108
+
+/*
+ * run_dir_check() - whether @dir can hold runs, before anything is made
+ * @what: how the user gave it ("--out"), for the message
+ * @dir: the directory
+ * @below: what a command puts between @dir and a run's own directory
+ *         ("/SCENARIO/run-1"), its longest; NULL when @dir is the run's
+ *
+ * Refused: a ',' or '=' (QEMU's option syntax, qemu_sock_path_check()), a
+ * file where a directory goes, and a path whose longest unix socket
+ * (@dir @below RUN_SOCK_TAIL) would not fit sun_path. Return: 0, or -EINVAL
+ * with *err naming @what, the path, the limit and what to do.
+ */
+int run_dir_check(const char *what, const char *dir, const char *below, char **err);
+
 /* Subdirectory of the run directory of VM `vm` in multi-VM topologies. */
 const char *run_vm_name(unsigned int vm);
 /*

@@ -533,7 +533,7 @@ static void spread(struct regress_scn *rs, struct metrics **runs, size_t n)
 }
 
 /* Why a run did not give metrics: bad scenario, regression or infrastructure. */
-static enum regress_outcome run_failure(struct regress_run *run)
+static enum regress_outcome run_failure(const struct scenario *scn, struct regress_run *run)
 {
 	char *p, *text = NULL;
 
@@ -541,6 +541,16 @@ static enum regress_outcome run_failure(struct regress_run *run)
 		return RO_FAIL;
 	if (run->verdict == RV_INTERRUPTED)
 		return RO_INTERRUPTED;
+	if (run->verdict == RV_BAD_INPUT) {	/* a [sysctl] the kernel lacks, as a refused ring */
+		p = scn_sysctl_where(scn, run->reason);
+		if (p) {
+			text = xasprintf("%s: %s", p, run->reason);
+			free(p);
+			free(run->reason);
+			run->reason = text;
+		}
+		return RO_BAD;
+	}
 	if (run->verdict == RV_FAILED && run->exit_status == SCNRUN_EXIT_SETUP) {
 		p = xasprintf("%s/files/setup-error", run->dir);
 		if (file_read(p, &text, NULL) == 0) {
@@ -615,7 +625,7 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 			}
 			f = RO_INFRA;
 		} else {
-			f = run_failure(run);
+			f = run_failure(rs->scn, run);
 		}
 		/* The worst failure decides: a bad scenario, then a regression, then infra. */
 		if (rs->outcome == RO_PASS || f == RO_BAD || (f == RO_FAIL && rs->outcome != RO_BAD)) {

@@ -832,8 +832,9 @@ char *scn_file_name(const struct scenario *s)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	for (size_t i = 0; i < n; i++)	/* ',' is QEMU's option separator */
-		sbuf_add(&b, s->name[i] == ',' ? "_" : &s->name[i], 1);
+	/* ',' and '=' are QEMU's option syntax: a run directory holds sockets. */
+	for (size_t i = 0; i < n; i++)
+		sbuf_add(&b, strchr(",=", s->name[i]) ? "_" : &s->name[i], 1);
 	/* A case: its values only, so that the path stays short (QEMU's unix
 	 * sockets live in it) and holds neither '=' nor ',' (QEMU's option
 	 * syntax). */
@@ -849,6 +850,20 @@ char *scn_file_name(const struct scenario *s)
 		}
 	}
 	return sbuf_detach(&b);
+}
+
+char *scn_sysctl_where(const struct scenario *s, const char *text)
+{
+	for (size_t i = 0; text && i < s->n_sysctl; i++) {
+		char *q = xasprintf("'%s'", s->sysctl[i].key);
+		bool named = strstr(text, q) != NULL;
+
+		free(q);
+		if (named)
+			return xasprintf("%s:%u: [sysctl] %s", s->path, s->sysctl[i].line,
+					 s->sysctl[i].key);
+	}
+	return NULL;
 }
 
 static void kv_free(struct scn_kv *v, size_t n)

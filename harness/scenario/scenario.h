@@ -181,8 +181,15 @@ const char *scn_case_value(const struct scenario *s, const char *key);
 
 /* A name for files and directories: the scenario's name, and for a case
  * "+VALUE" per axis with characters outside [A-Za-z0-9._-] replaced ('>'
- * by "to", others by '_'): "paths-udp+e1000e+BtoA+1472". Caller frees. */
+* by "to", others by '_'; ',' and '=' in the name too, QEMU's option syntax): "paths-udp+e1000e+BtoA+1472". Caller frees. */
 char *scn_file_name(const struct scenario *s);
+
+/*
+ * scn_sysctl_where() - "PATH:LINE: [sysctl] NAME" for the sysctl of @s that
+ * @text names in quotes ('NAME'), as a run's bad-input reason does; NULL when
+ * it names none. Caller frees.
+ */
+char *scn_sysctl_where(const struct scenario *s, const char *text);
 
 /*
  * scn_kernel_append() - the kernel command line a scenario boots with

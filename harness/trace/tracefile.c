@@ -215,3 +215,37 @@ uint64_t tracefile_u64_at(struct tracefile *tf, struct tep_record *rec, struct t
 		return 0;
 	return tep_read_number(tf->tep, (char *)rec->data + f->offset + off, size);
 }
+
+char *tracefile_find(const char *target)
+{
+	static const char *const rel[] = { "files/trace.dat", "trace.dat" };
+	struct stat st;
+
+	if (stat(target, &st) || !S_ISDIR(st.st_mode))
+		return xstrdup(target);
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		char *p = xasprintf("%s/%s", target, rel[i]);
+
+		if (!access(p, F_OK))
+			return p;
+		free(p);
+	}
+	return NULL;
+}
+
+static int skip_record(struct tep_record *rec, int cpu, void *ctx)
+{
+	return 0;
+}
+
+int tracefile_check(const char *path, const char *hint, char **err)
+{
+	struct tracefile tf;
+	int ret = tracefile_open(&tf, path, hint, err);
+
+	if (ret)
+		return ret;
+	ret = tracefile_iterate(&tf, skip_record, NULL, err);
+	tracefile_close(&tf);
+	return ret;
+}

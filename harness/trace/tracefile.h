@@ -49,6 +49,20 @@ int tracefile_iterate(struct tracefile *tf, tracefile_cb cb, void *ctx, char **e
 
 void tracefile_close(struct tracefile *tf);
 
+/*
+ * tracefile_find() - the trace of @target: RUN_DIR/files/trace.dat,
+ * RUN_DIR/trace.dat, or @target itself when it is no directory; NULL for a
+ * run directory that recorded none. Caller frees.
+ */
+char *tracefile_find(const char *target);
+
+/*
+ * tracefile_check() - whether @path reads through, as every analysis reads
+ * it: tracefile_open() then tracefile_iterate() over every record. Return
+ * and @err as theirs.
+ */
+int tracefile_check(const char *path, const char *hint, char **err);
+
 /* The event SYSTEM:NAME, or NULL when the trace did not record it. */
 struct tep_event *tracefile_event(struct tracefile *tf, const char *system, const char *name);
 

@@ -41,20 +41,33 @@ int qemu_path_check(const char *what, const char *path, char **err)
 	return -EINVAL;
 }
 
-/* Every path of cfg that QEMU parses: qemu_path_check(). */
+int qemu_sock_path_check(const char *what, const char *path, char **err)
+{
+	if (qemu_path_check(what, path, err))
+		return -EINVAL;
+	if (!path || !strchr(path, '='))
+		return 0;
+	err_set(err, "%s '%s' holds a '=', which QEMU's option syntax reads as KEY=VALUE in "
+		     "a unix socket path (-qmp unix:PATH)\nhint: use a path without '='", what, path);
+	return -EINVAL;
+}
+
+/* Every path of cfg that QEMU parses: qemu_path_check(), qemu_sock_path_check(). */
 static int check_comma_paths(const struct vm_config *cfg, char **err)
 {
-	const struct { const char *what, *path; } paths[] = {
-		{ "run directory (--out)", cfg->rundir }, { "kernel", cfg->kernel },
-		{ "initrd", cfg->initrd }, { "peer kernel", cfg->peer_kernel },
-		{ "VM directory", cfg->vm_dir[0] }, { "VM directory", cfg->vm_dir[1] },
-		{ "VM initrd", cfg->vm_initrd[0] }, { "VM initrd", cfg->vm_initrd[1] },
-		{ "socket directory", cfg->sock_dir }, { "gdb socket", cfg->debug.gdb_socket },
-		{ "replay log", cfg->debug.rr_file }, { "replay disk", cfg->debug.rr_disk },
+	const struct { const char *what, *path; bool sock; } paths[] = {
+		{ "run directory (--out)", cfg->rundir, true }, { "kernel", cfg->kernel, false },
+		{ "initrd", cfg->initrd, false }, { "peer kernel", cfg->peer_kernel, false },
+		{ "VM directory", cfg->vm_dir[0], true }, { "VM directory", cfg->vm_dir[1], true },
+		{ "VM initrd", cfg->vm_initrd[0], false }, { "VM initrd", cfg->vm_initrd[1], false },
+		{ "socket directory", cfg->sock_dir, true },
+		{ "gdb socket", cfg->debug.gdb_socket, true },
+		{ "replay log", cfg->debug.rr_file, false }, { "replay disk", cfg->debug.rr_disk, false },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
-		if (qemu_path_check(paths[i].what, paths[i].path, err))
+		if ((paths[i].sock ? qemu_sock_path_check : qemu_path_check)(paths[i].what,
+									       paths[i].path, err))
 			return -EINVAL;
 	return 0;
 }

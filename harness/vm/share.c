@@ -133,8 +133,37 @@ static int split_spec(const char *spec, bool mode, char **host, char **guest, bo
 	return 0;
 }
 
-static int parse_any(const char *spec, const char *base, bool dir, struct vm_share *out,
-		     char **err)
+/*
+ * Whether SPEC's host path holds a ':' (which splits SPEC into its fields):
+ * the longest prefix of SPEC, cut at a ':', that exists with a ':' in it.
+ * Owned by the caller; NULL when there is none.
+ */
+static char *colon_host(const char *spec, const char *base)
+{
+	char *copy = xstrdup(spec), *found = NULL;
+	size_t n = strlen(copy);
+
+	for (;;) {
+		char *p = copy[0] == '/' || !base ? xstrdup(copy) : xasprintf("%s/%s", base, copy);
+
+		if (strchr(copy, ':') && !access(p, F_OK)) {
+			free(p);
+			found = xstrdup(copy);
+			break;
+		}
+		free(p);
+		while (n && copy[n - 1] != ':')
+			n--;
+		if (!n)
+			break;
+		copy[--n] = '\0';
+	}
+	free(copy);
+	return found;
+}
+
+static int parse_spec(const char *spec, const char *base, bool dir, struct vm_share *out,
+		      char **err)
 {
 	char *host = NULL, *guest = NULL;
 	int ret;
@@ -159,6 +188,23 @@ static int parse_any(const char *spec, const char *base, bool dir, struct vm_sha
 	}
 	out->guest = guest;
 	return 0;
+}
+
+static int parse_any(const char *spec, const char *base, bool dir, struct vm_share *out,
+		     char **err)
+{
+	char *colon = colon_host(spec, base);
+
+	if (colon) {
+		err_set(err, "host path '%s' holds a ':', which separates the fields of %s\n"
+			     "hint: %s whose path has no ':' (rename it, or %s)", colon,
+			dir ? "HOSTDIR[:GUESTPATH][:rw]" : "FILE[:GUESTPATH]",
+			dir ? "share a directory" : "add a file",
+			dir ? "share a parent directory" : "copy it");
+		free(colon);
+		return -EINVAL;
+	}
+	return parse_spec(spec, base, dir, out, err);
 }
 
 int share_parse(const char *spec, const char *base, struct vm_share *out, char **err)

@@ -169,6 +169,12 @@ int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err);
  * naming `what` and the path, and a hint.
  */
 int qemu_path_check(const char *what, const char *path, char **err);
+/*
+ * qemu_sock_path_check() - qemu_path_check() for a path that is, or holds, a
+ * unix socket (-qmp unix:PATH,server=on...): QEMU's legacy socket syntax also
+ * splits it at '='. 0, or -EINVAL with *err naming `what` and the path.
+ */
+int qemu_sock_path_check(const char *what, const char *path, char **err);
 
 /* The guest's virtio-serial port names (guest/netlab-proto.h). */
 #define QEMU_N_PORTS 4

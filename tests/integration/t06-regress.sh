@@ -104,6 +104,18 @@ test_expect_success 'a ring size the driver refuses: bad-scenario, exit 2, namin
 	grep -q "bad-scenario: .*ring.A.rx = 8" "$T_TMP/ring.out"
 '
 
+test_expect_success 'a [sysctl] the kernel lacks: bad-scenario, exit 2, naming FILE:LINE and the key' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/sysctl" "$S/sysctl-unknown.scn" >"$T_TMP/sysctl.out" 2>&1 || rc=$?
+	cat "$T_TMP/sysctl.out"
+	test $rc = 2
+	grep -q "bad-scenario: .*sysctl-unknown.scn:9: \[sysctl\] net.ipv4.netlab_no_such_sysctl: the guest.s kernel has no sysctl .net.ipv4.netlab_no_such_sysctl." "$T_TMP/sysctl.out"
+	rc=0; "$NETLAB" run --topology none --sysctl net.ipv4.netlab_no_such_sysctl=1 --exec true \
+		--out "$T_TMP/sysctl-run" 2>"$T_TMP/sysctl-run.err" || rc=$?
+	cat "$T_TMP/sysctl-run.err"
+	test $rc = 2
+	grep -q "bad-input: .*no sysctl .net.ipv4.netlab_no_such_sysctl." "$T_TMP/sysctl-run.err"
+'
+
 test_expect_success 'a check with bad syntax: FILE:LINE, exit 2, nothing runs' '
 	rc=0; "$NETLAB" regress --out "$T_TMP/bad" "$S/bad-check.scn" 2>"$T_TMP/bad.err" || rc=$?
 	cat "$T_TMP/bad.err"

@@ -207,7 +207,9 @@ test_expect_success 'fixture run pages: plots, series, axis labels and numbers e
 test_expect_success 'a damaged run still gets a page with an error line; bad input exits 2 naming the file' '
 	cp -r "$RUNS/udp-path" "$T_TMP/cut"
 	head -c 300000 "$RUNS/udp-path/files/trace.dat" >"$T_TMP/cut/files/trace.dat"
-	"$NETLAB" report --html "$T_TMP/cut" >/dev/null
+	rc=0; "$NETLAB" report --html "$T_TMP/cut" >/dev/null 2>"$T_TMP/cut.err" || rc=$?
+	test $rc = 2
+	grep -q "cannot read trace .$T_TMP/cut/files/trace.dat." "$T_TMP/cut.err"
 	grep -q "class=\"error\"[^>]*>error: cannot read trace" "$T_TMP/cut/report.html"
 	grep -q "data-plot=\"loss\"" "$T_TMP/cut/report.html"
 	rm "$T_TMP/cut/files/trace.dat"

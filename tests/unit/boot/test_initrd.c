@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Per-run initrd: newc cpio writer and job + base concatenation. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,12 +89,87 @@ static void test_initrd__missing_base_names_it(void **state)
 	free(out);
 }
 
+/* @name in tmpdir holding @len bytes of @data; the path, caller frees. */
+static char *put(const char *name, const void *data, size_t len)
+{
+	char *p = xasprintf("%s/%s", tmpdir, name);
+
+	assert_int_equal(file_write(p, data, len), 0);
+	return p;
+}
+
+static void expect_refused(const char *path, const char *needle)
+{
+	char *err = NULL;
+
+	assert_int_equal(initrd_check(path, &err), -EINVAL);
+	assert_non_null(err);
+	if (!strstr(err, needle))
+		fail_msg("'%s' not in '%s'", needle, err);
+	free(err);
+}
+
+static void test_initrd_check__cpio_as_is_or_gzipped_passes(void **state)
+{
+	struct cpio c;
+	char *plain, *gz, *cmd, *err = NULL;
+
+	cpio_init(&c);
+	cpio_add_file(&c, "init", 0755, "#!/bin/sh\n", 10);
+	cpio_finish(&c);
+	plain = put("plain.cpio", c.buf.s, c.buf.len);
+	gz = xasprintf("%s/plain.cpio.gz", tmpdir);
+	cmd = xasprintf("gzip -c '%s' > '%s'", plain, gz);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(initrd_check(plain, &err), 0);
+	assert_int_equal(initrd_check(gz, &err), 0);
+	assert_null(err);
+	cpio_release(&c);
+	free(cmd);
+	free(gz);
+	free(plain);
+}
+
+static void test_initrd_check__empty_garbage_or_not_cpio_refused(void **state)
+{
+	char *p, *cmd;
+
+	p = put("empty", "", 0);
+	expect_refused(p, "it is empty");
+	free(p);
+	p = put("garbage", "hello, world\n", 13);
+	expect_refused(p, "not an initramfs: neither a cpio archive (newc, 070701)");
+	free(p);
+	/* gzip's magic, then nothing gzip can unpack */
+	p = put("cut.gz", "\x1f\x8b\x08\x00garbage", 11);
+	expect_refused(p, "gzip data that does not unpack to a cpio archive");
+	free(p);
+	p = xasprintf("%s/text.gz", tmpdir);
+	cmd = xasprintf("echo not a cpio | gzip -c > '%s'", p);
+	assert_int_equal(system(cmd), 0);
+	expect_refused(p, "gzip data that does not unpack to a cpio archive");
+	free(cmd);
+	free(p);
+}
+
+static void test_initrd_check__missing_file_is_errno(void **state)
+{
+	char *err = NULL;
+
+	assert_int_equal(initrd_check("/nonexistent/initrd", &err), -ENOENT);
+	assert_non_null(strstr(err, "cannot read it"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpio__entries_are_4_byte_aligned_newc),
 		cmocka_unit_test(test_initrd__job_readable_by_cpio_and_base_appended),
 		cmocka_unit_test(test_initrd__missing_base_names_it),
+		cmocka_unit_test(test_initrd_check__cpio_as_is_or_gzipped_passes),
+		cmocka_unit_test(test_initrd_check__empty_garbage_or_not_cpio_refused),
+		cmocka_unit_test(test_initrd_check__missing_file_is_errno),
 	};
 
 	return cmocka_run_group_tests_name("initrd", tests, setup, teardown);

@@ -165,6 +165,22 @@ static void test_result__topology_error_is_infra(void **state)
 	run_result_release(&r);
 }
 
+/* The agent's own report of a sysctl the kernel lacks: bad input (exit 2), named. */
+static void test_result__unknown_sysctl_is_bad_input(void **state)
+{
+	struct run_obs o = { .status = "agent 1\ntopology error no such sysctl: net.ipv4.nope\n"
+				       "poweroff\n" };
+	struct run_result r;
+
+	classify(&o, &r);
+	assert_int_equal(r.verdict, RV_BAD_INPUT);
+	assert_string_equal(run_verdict_name(r.verdict), "bad-input");
+	assert_int_equal(run_result_exit_code(&r), 2);
+	assert_non_null(strstr(r.reason, "no sysctl 'net.ipv4.nope'"));
+	assert_null(strstr(r.reason, "poweroff"));
+	run_result_release(&r);
+}
+
 static void test_result__interrupted(void **state)
 {
 	struct run_obs o = { .interrupted = true, .status = "agent 1\n" };
@@ -397,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_result__no_agent_is_boot_failure),
 		cmocka_unit_test(test_result__qemu_failure_is_infra),
 		cmocka_unit_test(test_result__topology_error_is_infra),
+		cmocka_unit_test(test_result__unknown_sysctl_is_bad_input),
 		cmocka_unit_test(test_result__interrupted),
 		cmocka_unit_test(test_result__incomplete_output_is_infra),
 		cmocka_unit_test(test_result__full_disk_is_infra),

@@ -267,6 +267,19 @@ static void test_matrix__file_names_and_baseline_keys_per_case(void **state)
 	free(text);
 }
 
+/* A run directory holds QEMU's unix sockets: no ',' or '=' from the file's name. */
+static void test_matrix__file_name_has_no_qemu_option_syntax(void **state)
+{
+	size_t n = 0;
+	struct scenario **c = cases_ok("rx=2,tx=1", base, &n);
+	char *f = scn_file_name(c[0]);
+
+	assert_string_equal(c[0]->name, "rx=2,tx=1");
+	assert_string_equal(f, "rx_2_tx_1");
+	free(f);
+	free_cases(c, n);
+}
+
 static void test_matrix__plain_file_is_one_case_without_case_id(void **state)
 {
 	size_t n = 0;
@@ -422,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_matrix__scn_parse_refuses_a_matrix_with_a_hint),
 		cmocka_unit_test(test_matrix__file_names_and_baseline_keys_per_case),
 		cmocka_unit_test(test_matrix__plain_file_is_one_case_without_case_id),
+		cmocka_unit_test(test_matrix__file_name_has_no_qemu_option_syntax),
 		cmocka_unit_test(test_matrix__mtu_and_direction_keys),
 		cmocka_unit_test(test_matrix__overlapping_conditional_checks_are_refused),
 		cmocka_unit_test(test_scenario__rejects_a_nul_byte_with_its_line),

@@ -577,9 +577,25 @@ static void test_scenario__generator_table_from_the_descriptors(void **state)
 	sbuf_release(&t);
 }
 
+/* A run's bad-input reason naming a sysctl: back to the line that set it. */
+static void test_scenario__sysctl_where_names_file_and_line(void **state)
+{
+	struct scenario *s = parse_ok("good-udp.scn");
+	char *w = scn_sysctl_where(s, "the guest's kernel has no sysctl 'net.ipv4.tcp_rmem' (...)");
+	char *want = xasprintf("%s:18: [sysctl] net.ipv4.tcp_rmem", s->path);
+
+	assert_string_equal(w, want);
+	assert_null(scn_sysctl_where(s, "the guest's kernel has no sysctl 'net.ipv4.tcp' (...)"));
+	assert_null(scn_sysctl_where(s, NULL));
+	free(want);
+	free(w);
+	scn_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scenario__sysctl_where_names_file_and_line),
 		cmocka_unit_test(test_scenario__parses_every_key),
 		cmocka_unit_test(test_scenario__trace_section_and_its_defaults),
 		cmocka_unit_test(test_scenario__rejects_bad_trace_event_and_key),

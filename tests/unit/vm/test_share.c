@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -103,6 +104,43 @@ static void test_share__rejects_bad_input(void **state)
 	free(p);
 }
 
+/* A ':' in the host path: the error names that path, not the part before the ':'. */
+static void test_share__colon_in_host_path_named(void **state)
+{
+	char *d = xasprintf("%s/with:colon", dir), *f = xasprintf("%s/fi:le", dir);
+	char *need = xasprintf("host path '%s' holds a ':'", d), *p;
+
+	(void)state;
+	assert_int_equal(mkdir(d, 0755), 0);
+	assert_int_equal(file_write(f, "x", 1), 0);
+	expect_bad(d, false, need);
+	p = xasprintf("%s:rw", d);
+	expect_bad(p, false, need);
+	free(p);
+	p = xasprintf("%s:/mnt/share/x:ro", d);
+	expect_bad(p, false, need);
+	free(p);
+	free(need);
+	need = xasprintf("host path '%s' holds a ':'", f);
+	expect_bad(f, true, need);
+	p = xasprintf("%s:/etc/x", f);
+	expect_bad(p, true, need);
+	free(p);
+	/* The ':'s of the spec alone are no host path's. */
+	p = xasprintf("%s:/mnt/share/x:rw", dir);
+	{
+		struct vm_share s;
+		char *err = NULL;
+
+		assert_int_equal(share_parse(p, NULL, &s, &err), 0);
+		share_release(&s);
+	}
+	free(p);
+	free(need);
+	free(f);
+	free(d);
+}
+
 static void test_share__added_file_may_go_to_etc_not_proc(void **state)
 {
 	char *f = xasprintf("%s/f.txt", dir), *spec, *err = NULL;
@@ -162,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_share__defaults_and_rw),
 		cmocka_unit_test(test_share__relative_to_base),
 		cmocka_unit_test(test_share__rejects_bad_input),
+		cmocka_unit_test(test_share__colon_in_host_path_named),
 		cmocka_unit_test(test_share__added_file_may_go_to_etc_not_proc),
 		cmocka_unit_test(test_share__clash_and_qemu_args),
 	};
