@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/esc.h"
 #include "scenario/ktap.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
@@ -43,12 +44,12 @@ void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, u
 	if (!s->exec || scnrun_exec_vm(s, cfg) != vm)
 		return;
 	sbuf_adds(o, "# [exec]\ncd ");
-	sbuf_add_shell_word(o, cfg->n_shares ? cfg->shares[0].guest : "/");
+	esc_shell(o, cfg->n_shares ? cfg->shares[0].guest : "/");
 	sbuf_adds(o, " || cd /\n");
 	if (n && n->netns[0])
 		sbuf_addf(o, "/sbin/ip netns exec %s ", n->netns);
 	sbuf_adds(o, "setsid /bin/sh -c ");
-	sbuf_add_shell_word(o, s->exec_run);
+	esc_shell(o, s->exec_run);
 	sbuf_adds(o, " > $O/exec.out 2>&1 < /dev/null &\nX=$!\n");
 	sbuf_addf(o, "( sleep %u; kill -KILL -$X 2>/dev/null && echo \"netlab: [exec] killed "
 		     "after its timeout, %u s: exec.exit = 124\" > $O/exec.timeout ) "
