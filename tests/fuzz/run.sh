@@ -50,7 +50,7 @@ smoke_runs() {
 	check|baseline) echo 300000 ;;
 	tracedrops) echo 600 ;;
 	html) echo 1500 ;;
-	reportjson) echo 100000 ;;
+	reportjson) echo 30000 ;;
 	*) return 1 ;;
 	esac
 }
