@@ -22,6 +22,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "scenario/baseline.h"
 #include "bisect/bisect.h"
 #include "lib/jsonout.h"
@@ -341,7 +342,7 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 
 static int resolve_rev(const char *dir, const char *opt, const char *rev, char **id, char **err)
 {
-	char *spec = xasprintf("%s^{commit}", rev);
+	char *spec = xasprintf("%s^{commit}", rev), *q;
 	int ret = bisect_git(dir, id, "rev-parse", "--verify", "--quiet", spec, NULL);
 
 	free(spec);
@@ -349,8 +350,10 @@ static int resolve_rev(const char *dir, const char *opt, const char *rev, char *
 		return 0;
 	free(*id);
 	*id = NULL;
+	q = esc_shell_str(dir);
 	err_set(err, "%s '%s': unknown revision in '%s'\nhint: git -C %s log --oneline names the commits",
-		opt, rev, dir, dir);
+		opt, rev, dir, q);
+	free(q);
 	return -EINVAL;
 }
 
@@ -576,8 +579,11 @@ int bisect_worktree_prepare(const struct bisect_config *c, const char *rev, char
 	}
 	free(out);
 	if (ret) {
+		char *q = esc_shell_str(c->ksrc);
+
 		err_set(err, "cannot check out '%s' in worktree '%s' of '%s' (git exit %d)\n"
-			"hint: git -C %s worktree list", rev, c->worktree, c->ksrc, ret, c->ksrc);
+			"hint: git -C %s worktree list", rev, c->worktree, c->ksrc, ret, q);
+		free(q);
 		return -EIO;
 	}
 	return 0;
@@ -681,8 +687,7 @@ char *bisect_step_to_json(const struct bisect_step *s)
 	for (size_t i = 0; i < s->n_run_dirs; i++)
 		json_object_array_add(a, json_object_new_string(s->run_dirs[i]));
 	json_object_object_add(o, "run_dirs", a);
-	text = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							     JSON_C_TO_STRING_NOSLASHESCAPE));
+	text = json_text(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	json_object_put(o);
 	return text;
 }
@@ -914,22 +919,25 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 	if (r->after && r->after->kernel_dir) {
 		struct sbuf b;
 
+		/* Each word a path or a name holds is quoted: the line is pasted into a shell. */
 		sbuf_init(&b);
+		sbuf_adds(&b, "netlab regress");
+		esc_shell_addf(&b, " --kernel ", "%s/bzImage", r->after->kernel_dir);
 		/* --module: the step's initrd holds the module */
 		if (c->module)
-			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s/initrd.img --repeat %u",
-				  r->after->kernel_dir, r->after->dir, c->runs);
+			esc_shell_addf(&b, " --initrd ", "%s/initrd.img", r->after->dir);
 		else
-			sbuf_addf(&b, "netlab regress --kernel %s/bzImage --initrd %s --repeat %u",
-				  r->after->kernel_dir, c->initrd, c->runs);
+			esc_shell_addf(&b, " --initrd ", "%s", c->initrd);
+		sbuf_addf(&b, " --repeat %u", c->runs);
 		if (c->deterministic >= 0)
 			sbuf_addf(&b, " --deterministic %s", c->deterministic ? "yes" : "no");
 		for (size_t i = 0; i < c->n_shares; i++)
-			sbuf_addf(&b, " --share %s:%s%s", c->shares[i].host, c->shares[i].guest,
-				  c->shares[i].rw ? ":rw" : "");
+			esc_shell_addf(&b, " --share ", "%s:%s%s", c->shares[i].host, c->shares[i].guest,
+				       c->shares[i].rw ? ":rw" : "");
 		for (size_t i = 0; i < c->n_adds; i++)
-			sbuf_addf(&b, " --add %s:%s", c->adds[i].host, c->adds[i].guest);
-		sbuf_addf(&b, " --out runs/repro-%.12s %s", r->first_bad, c->scenario);
+			esc_shell_addf(&b, " --add ", "%s:%s", c->adds[i].host, c->adds[i].guest);
+		esc_shell_addf(&b, " --out ", "runs/repro-%.12s", r->first_bad);
+		esc_shell_addf(&b, " ", "%s", c->scenario);
 		r->repro = sbuf_detach(&b);
 	}
 	return 0;

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "boot/kernel.h"
 #include "lib/util.h"
 
@@ -139,7 +140,7 @@ static struct json_object *str_or_null(const char *s)
 
 	if (!s || !*s)
 		return NULL;
-	clean = utf8_sanitize(s);
+	clean = esc_utf8_fix(s);
 	o = json_object_new_string(clean);
 	free(clean);
 	return o;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "bisect/bisect.h"
+#include "lib/esc.h"
 #include "cmd/cmd.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
@@ -434,6 +435,15 @@ static void print_checks(const struct bisect_step *s)
 }
 
 /* Good must pass and bad must fail. Returns an exit code, 0 to go on. */
+/* How to go on after an interrupt, the directory quoted for a shell. */
+static void print_resume_hint(const char *run_dir)
+{
+	char *q = esc_shell_str(run_dir);
+
+	fprintf(stderr, "netlab bisect: interrupted\nhint: netlab bisect --resume %s\n", q);
+	free(q);
+}
+
 static int verify_endpoints(struct bisect_config *c, const char *run_dir)
 {
 	static const char *const labels[] = { "good", "bad" };
@@ -467,7 +477,7 @@ static int verify_endpoints(struct bisect_config *c, const char *run_dir)
 		}
 		print_checks(s);
 		if (s->verdict == BV_INTERRUPTED) {
-			fprintf(stderr, "netlab bisect: interrupted\nhint: netlab bisect --resume %s\n", run_dir);
+			print_resume_hint(run_dir);
 			ret = NL_EXIT_INTERRUPTED;
 		} else if (s->verdict == BV_SKIP) {
 			fprintf(stderr, "netlab bisect: cannot test --%s '%s' (%.12s): %s\n"
@@ -529,7 +539,7 @@ static int finish(struct bisect_config *c, const char *run_dir, const char *outp
 
 	bisect_log_load(run_dir, &steps, &n, NULL);
 	if (bisect_stop || (n && steps[n - 1].verdict == BV_INTERRUPTED)) {
-		fprintf(stderr, "netlab bisect: interrupted\nhint: netlab bisect --resume %s\n", run_dir);
+		print_resume_hint(run_dir);
 		ret = NL_EXIT_INTERRUPTED;
 		goto out;
 	}

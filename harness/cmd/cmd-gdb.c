@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/esc.h"
 #include "cmd/cmd.h"
 #include "gdb/gdb.h"
 #include "scenario/scenario.h"
@@ -624,7 +625,7 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	free(path);
 	path = xasprintf("%s/cmdline", s->dir);
 	{
-		char *line = argv_to_shell(&a);
+		char *line = esc_shell_argv(&a);
 
 		file_writef(path, "%s\n", line);
 		free(line);

@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "cmd/cmd.h"
+#include "lib/jsonout.h"
 #include "run/pcapcsum.h"
 #include "run/pcapstat.h"
 
@@ -19,8 +20,11 @@
 
 static void json_print(struct json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	char *text = json_text(o, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (text)
+		puts(text);
+	free(text);
 	json_object_put(o);
 }
 

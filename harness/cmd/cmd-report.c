@@ -34,6 +34,7 @@
 #include "run/runview.h"
 #include "trace/tracedrops.h"
 #include "trace/tracepass.h"
+#include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "lib/util.h"
 #include "report/html.h"
@@ -737,6 +738,7 @@ static void print_report(const struct report *r)
 static int print_report_json(const struct report *r)
 {
 	struct json_object *o = r->td ? tracedrops_to_json(r->td) : json_object_new_object(), *drops;
+	char *text;
 
 	if (!o)
 		return -ENOMEM;
@@ -772,8 +774,11 @@ static int print_report_json(const struct report *r)
 	/* What wrote it, and the kernel the run booted (null for a bare trace.dat). */
 	provenance_add(o);
 	json_object_object_add(o, "kernel", run_result_kernel_json(r->ro->target));
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-						       JSON_C_TO_STRING_NOSLASHESCAPE));
+	text = json_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+				    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (text)
+		puts(text);
+	free(text);
 	json_object_put(o);
 	return 0;
 }

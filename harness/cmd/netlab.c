@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "lib/esc.h"
 #include "lib/proc.h"
 #include "lib/provenance.h"
 #include "lib/util.h"
@@ -154,10 +155,51 @@ static int help(const char *topic)
 	return ret;
 }
 
+static FILE *real_stdout, *real_stderr;
+
+/* At exit: write out what the filters hold back, and print unfiltered after that. */
+static void terminal_flush(void)
+{
+	FILE *o = stdout, *e = stderr;
+
+	stdout = real_stdout;
+	stderr = real_stderr;
+	fclose(o);
+	fclose(e);
+	fflush(stdout);
+}
+
+/*
+ * Everything netlab prints goes through esc_term() (lib/esc.h): a guest's
+ * trace lines, names, console and kernel log, and any file's strings, cannot
+ * drive the user's terminal with escape sequences or print invalid UTF-8.
+ * Newlines and tabs stay; JSON, XML and HTML, which never hold a raw
+ * control character, come out unchanged. Child processes write to the
+ * descriptors directly.
+ */
+static void terminal_safe(void)
+{
+	FILE *o = esc_term_stream(STDOUT_FILENO, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF);
+	FILE *e = o ? esc_term_stream(STDERR_FILENO, _IONBF) : NULL;
+
+	if (!o || !e) {
+		if (o)
+			fclose(o);
+		return;
+	}
+	fflush(stdout);
+	real_stdout = stdout;
+	real_stderr = stderr;
+	stdout = o;
+	stderr = e;
+	atexit(terminal_flush);
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	terminal_safe();
 	provenance_set_build(NETLAB_VERSION, NETLAB_COMMIT);
 	if (argc < 2) {
 		usage(stderr);

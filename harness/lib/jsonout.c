@@ -4,7 +4,9 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "lib/esc.h"
 #include "lib/jsonout.h"
 #include "lib/util.h"
 
@@ -45,10 +47,18 @@ struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us
 	return o;
 }
 
+char *json_text(struct json_object *o, int flags)
+{
+	const char *text = json_object_to_json_string_ext(o, flags);
+
+	return text ? esc_json_text(text) : NULL;
+}
+
 int json_file_write(const char *path, struct json_object *o)
 {
-	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-							     JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *text = json_text(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	int ret = text ? file_writef(path, "%s\n", text) : -ENOMEM;
 
-	return text ? file_writef(path, "%s\n", text) : -ENOMEM;
+	free(text);
+	return ret;
 }

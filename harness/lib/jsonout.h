@@ -23,8 +23,17 @@ struct json_object *json_real(double v, const char *fmt);
 struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us);
 
 /*
+ * json_text() - @o serialized with json-c @flags (JSON_C_TO_STRING_*), made
+ * valid UTF-8 and free of raw control characters (esc_json_text()): what
+ * netlab prints or writes as JSON, whatever bytes a guest or a file put in
+ * its strings. NULL when out of memory; caller frees.
+ */
+char *json_text(struct json_object *o, int flags);
+
+/*
  * json_file_write() - `o` as pretty JSON (slashes unescaped) and a newline,
- * written whole to `path` or not at all (file_write()). 0 or -errno.
+ * made safe by json_text(), written whole to `path` or not at all
+ * (file_write()). 0 or -errno.
  */
 int json_file_write(const char *path, struct json_object *o);
 

@@ -192,89 +192,6 @@ void argv_addf(struct argv *a, const char *fmt, ...)
 	sbuf_release(&b);
 }
 
-static bool shell_safe(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "-_./=:,+@%", *s))
-			return false;
-	return true;
-}
-
-size_t utf8_seq(const unsigned char *p)
-{
-	size_t n;
-	unsigned int cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-char *utf8_sanitize(const char *s)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	while (s && *s) {
-		size_t n = utf8_seq((const unsigned char *)s);
-
-		if (n)
-			sbuf_add(&b, s, n);
-		else
-			sbuf_adds(&b, "\xef\xbf\xbd"); /* U+FFFD */
-		s += n ? n : 1;
-	}
-	return sbuf_detach(&b);
-}
-
-void sbuf_add_shell_word(struct sbuf *b, const char *s)
-{
-	if (shell_safe(s)) {
-		sbuf_adds(b, s);
-		return;
-	}
-	sbuf_adds(b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			sbuf_adds(b, "'\\''");
-		else
-			sbuf_add(b, s, 1);
-	}
-	sbuf_adds(b, "'");
-}
-
-char *argv_to_shell(const struct argv *a)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	for (size_t i = 0; i < a->n; i++) {
-		if (i)
-			sbuf_adds(&b, " ");
-		sbuf_add_shell_word(&b, a->v[i]);
-	}
-	return sbuf_detach(&b);
-}
-
 int file_read(const char *path, char **data, size_t *len)
 {
 	struct sbuf b;
@@ -328,7 +245,7 @@ char *file_last_line(const char *path, const char *prefix)
 
 		while (end > found && strchr(" \t\r", end[-1]))
 			*--end = 0;
-		found = utf8_sanitize(found);
+		found = xstrdup(found);
 	}
 	free(text);
 	return found;

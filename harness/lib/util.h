@@ -37,8 +37,6 @@ void argv_init(struct argv *a);
 void argv_release(struct argv *a);
 void argv_add(struct argv *a, const char *s);
 void argv_addf(struct argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Shell-quoted, space-separated rendering; caller frees. */
-char *argv_to_shell(const struct argv *a);
 
 /* Growable string buffer, always NUL-terminated. */
 struct sbuf {
@@ -54,16 +52,8 @@ void sbuf_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(print
 void sbuf_vaddf(struct sbuf *b, const char *fmt, va_list ap);
 /* Hand the string to the caller (who frees it) and reset the buffer. */
 char *sbuf_detach(struct sbuf *b);
-/* Append s as one POSIX shell word: as is when it needs no quoting, else in
- * single quotes ('\'' for a quote inside). */
-void sbuf_add_shell_word(struct sbuf *b, const char *s);
 
 char *xstrdup(const char *s);
-/* A copy of s with every byte that is not part of valid UTF-8 replaced by
- * U+FFFD: strings from a guest or a file, before they go into JSON. */
-char *utf8_sanitize(const char *s);
-/* Length of the valid UTF-8 sequence at p (1..4; 1 for ASCII, NUL included), or 0. */
-size_t utf8_seq(const unsigned char *p);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
 /* realloc @p to @n elements of @size bytes; aborts on overflow or out of memory. */
@@ -85,8 +75,9 @@ void sigpipe_ignore(void);
 int file_read(const char *path, char **data, size_t *len);
 /*
  * The last line of the file at @path that starts with @prefix ("" for the
- * last line that is not blank), without its newline, as valid UTF-8 (what a
- * tool said last in its log). NULL when none or the file cannot be read.
+ * last line that is not blank), without its newline (what a tool said last
+ * in its log: the bytes as they are, escape them where they go, lib/esc.h).
+ * NULL when none or the file cannot be read.
  */
 char *file_last_line(const char *path, const char *prefix);
 /* file_write(): whole or not at all (a temporary file renamed over path);

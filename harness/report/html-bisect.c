@@ -199,7 +199,7 @@ static void header(struct sbuf *b, const struct bisect_page *pg)
 					    "bad",  "scenario", "check", "phase" };
 
 	sbuf_adds(b, "<h1>netlab bisect <code>");
-	html_escape(b, pg->dir);
+	esc_html(b, pg->dir);
 	sbuf_adds(b, "</code></h1>\n<table class=\"config\">\n");
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		sbuf_addf(b, "<tr><th class=\"l\">%s</th><td class=\"l\"><code>", keys[i]);
@@ -215,11 +215,11 @@ static void header(struct sbuf *b, const struct bisect_page *pg)
 		const char *c = pg->commits[pg->first_bad], *subj = subject_of(pg, c);
 
 		sbuf_adds(b, "<p class=\"result\" data-first-bad=\"");
-		html_escape(b, c);
+		esc_html(b, c);
 		sbuf_adds(b, "\">first bad commit: <code>");
-		html_escape(b, c);
+		esc_html(b, c);
 		sbuf_adds(b, "</code> ");
-		html_escape(b, subj ? subj : "");
+		esc_html(b, subj ? subj : "");
 		sbuf_adds(b, "</p>\n");
 	} else if (pg->lo >= 0 && pg->hi >= 0) {
 		sbuf_addf(
@@ -278,9 +278,9 @@ static void steps_table(struct sbuf *b, const struct bisect_page *pg)
 		long at = step_pos(pg, i);
 
 		sbuf_adds(b, "<tr class=\"step ");
-		html_escape(b, v);
+		esc_html(b, v);
 		sbuf_adds(b, "\" data-verdict=\"");
-		html_escape(b, v);
+		esc_html(b, v);
 		sbuf_adds(b, "\"><td>");
 		html_numf(b, pg->steps, "steps", "%zu.step", i);
 		if (at >= 0)
@@ -288,7 +288,7 @@ static void steps_table(struct sbuf *b, const struct bisect_page *pg)
 		else
 			sbuf_adds(b, "</td><td>?");
 		sbuf_adds(b, "</td><td class=\"l\"><code title=\"");
-		html_escape(b, c ? c : "");
+		esc_html(b, c ? c : "");
 		sbuf_addf(b, "\">%.12s</code> ", c ? c : "?");
 		html_str(b, s, "subject", "");
 		if (jstr_at(s, "endpoint")) {
@@ -297,7 +297,7 @@ static void steps_table(struct sbuf *b, const struct bisect_page *pg)
 			sbuf_adds(b, ")");
 		}
 		sbuf_adds(b, "</td><td class=\"l\">");
-		html_escape(b, v);
+		esc_html(b, v);
 		sbuf_adds(b, "</td><td class=\"l\">");
 		cks = html_json_at(s, "checks");
 		for (size_t k = 0; cks && k < json_object_array_length(cks); k++)

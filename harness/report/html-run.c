@@ -28,7 +28,7 @@
 static void section_begin(struct sbuf *b, const char *id, const char *title)
 {
 	sbuf_addf(b, "<section id=\"%s\" data-section=\"%s\">\n<h2>", id, id);
-	html_escape(b, title);
+	esc_html(b, title);
 	sbuf_adds(b, "</h2>\n");
 }
 
@@ -40,7 +40,7 @@ static void section_end(struct sbuf *b)
 static void missing(struct sbuf *b, const char *why)
 {
 	sbuf_adds(b, "<p class=\"missing\">");
-	html_escape(b, why);
+	esc_html(b, why);
 	sbuf_adds(b, "</p>\n");
 }
 
@@ -49,11 +49,11 @@ static void missing(struct sbuf *b, const char *why)
 static void header(struct sbuf *b, const struct html_run *r)
 {
 	sbuf_adds(b, "<h1>netlab run <code>");
-	html_escape(b, r->target);
+	esc_html(b, r->target);
 	sbuf_adds(b, "</code></h1>\n");
 	for (size_t i = 0; i < r->n_errors; i++) {
 		sbuf_adds(b, "<p class=\"error\" data-error>error: ");
-		html_escape(b, r->errors[i]);
+		esc_html(b, r->errors[i]);
 		sbuf_adds(b, "</p>\n");
 	}
 	sbuf_adds(b, "<table class=\"run\">\n");
@@ -144,7 +144,7 @@ static void sec_loss(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "<table class=\"loss\"><tr>");
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
 		sbuf_adds(b, "<th>");
-		html_escape(b, keys[i] + 5);
+		esc_html(b, keys[i] + 5);
 		sbuf_adds(b, "</th>");
 	}
 	sbuf_adds(b, "</tr>\n<tr>");
@@ -157,7 +157,7 @@ static void sec_loss(struct sbuf *b, const struct html_run *r)
 	story = regress_loss_story(m);
 	if (story) {
 		sbuf_adds(b, "<pre class=\"story\">loss: ");
-		html_escape(b, story);
+		esc_html(b, story);
 		sbuf_adds(b, "</pre>\n");
 	}
 	free(story);
@@ -242,7 +242,7 @@ static void sec_drops(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "<table class=\"reasons\"><tr><th class=\"l\">reason</th><th>drops</th></tr>\n");
 	for (size_t k = 0; k < td->n_by_reason; k++) {
 		sbuf_adds(b, "<tr><td class=\"l\">");
-		html_escape(b, td->by_reason[k].name);
+		esc_html(b, td->by_reason[k].name);
 		sbuf_adds(b, "</td><td>");
 		html_numf(b, r->rep, NULL, "drops.by_reason.%s", td->by_reason[k].name);
 		sbuf_adds(b, "</td></tr>\n");
@@ -322,9 +322,9 @@ static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_
 			if (!s->stage[k] || !s->stage[k]->count)
 				continue;
 			sbuf_adds(b, "<tr><td class=\"l\">");
-			html_escape(b, dev);
+			esc_html(b, dev);
 			sbuf_adds(b, "</td><td class=\"l\">");
-			html_escape(b, name);
+			esc_html(b, name);
 			sbuf_adds(b, "</td>");
 			for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 				sbuf_adds(b, "<td>");
@@ -385,7 +385,7 @@ static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_d
 		if (!s->stage[k] || !s->stage[k]->count)
 			continue;
 		sbuf_adds(b, "<tr><td class=\"l\">");
-		html_escape(b, name);
+		esc_html(b, name);
 		sbuf_adds(b, "</td>");
 		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 			sbuf_adds(b, "<td>");
@@ -451,8 +451,12 @@ static void ring_queue(struct sbuf *b, const struct drvring *d, const struct drv
 	char *id, *title;
 
 	if (q->from_probes || (!fill && !infl)) {
-		sbuf_addf(b, "<p class=\"missing\">%s %s q%d: ", q->driver, q->ifname, q->q);
-		html_escape(b, q->from_probes ? DRVRING_FALLBACK : "no ring level over time");
+		char *what = xasprintf("%s %s q%d: %s", q->driver, q->ifname, q->q,
+				       q->from_probes ? DRVRING_FALLBACK : "no ring level over time");
+
+		sbuf_adds(b, "<p class=\"missing\">");
+		esc_html(b, what);
+		free(what);
 		sbuf_adds(b, "</p>\n");
 		return;
 	}
@@ -597,9 +601,9 @@ static void sec_ring(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "</tr>\n");
 	for (size_t i = 0; i < d->n_nics; i++) {
 		sbuf_adds(b, "<tr><td class=\"l\">");
-		html_escape(b, d->nics[i].driver);
+		esc_html(b, d->nics[i].driver);
 		sbuf_adds(b, " ");
-		html_escape(b, d->nics[i].ifname);
+		esc_html(b, d->nics[i].ifname);
 		sbuf_adds(b, "</td>");
 		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 			sbuf_adds(b, "<td>");
@@ -703,7 +707,7 @@ static void sec_netrx(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, " polls in the trace, ");
 	html_num(b, r->rep, NULL, "timeline.rx.budget_exhausted");
 	sbuf_adds(b, " with the budget used up. Context: <code>");
-	html_escape(b, nr->trees[0]->context);
+	esc_html(b, nr->trees[0]->context);
 	sbuf_adds(b, "</code></p>\n");
 	netrx_plot(b, nr, nr->trees[0]);
 	section_end(b);
@@ -836,6 +840,22 @@ static void sec_wire(struct sbuf *b, const struct html_run *r)
 	section_end(b);
 }
 
+/* One command line "CMD PATH[SUFFIX]" to paste, as HTML: PATH quoted for a shell, then escaped. */
+static void command(struct sbuf *b, const char *cmd, const char *path, const char *suffix)
+{
+	char *p = xasprintf("%s%s", path, suffix ? suffix : "");
+	struct sbuf line;
+
+	sbuf_init(&line);
+	sbuf_addf(&line, "%s ", cmd);
+	esc_shell(&line, p);
+	sbuf_adds(b, "<code class=\"cmd\">");
+	esc_html(b, line.s);
+	sbuf_adds(b, "</code>");
+	sbuf_release(&line);
+	free(p);
+}
+
 /* "open in ...": the commands with the run's absolute paths, and links relative to the page. */
 static void sec_open(struct sbuf *b, const struct html_run *r)
 {
@@ -846,32 +866,35 @@ static void sec_open(struct sbuf *b, const struct html_run *r)
 	section_begin(b, "open", "Look for yourself");
 	sbuf_adds(b, "<ul>\n");
 	if (r->dir && r->trace) {
-		sbuf_adds(b, "<li>open in KernelShark: <code class=\"cmd\">kernelshark ");
-		html_escape(b, base);
-		sbuf_adds(b, "/files/trace.dat</code> (<a href=\"files/trace.dat\">trace.dat</a>)</li>\n");
+		sbuf_adds(b, "<li>open in KernelShark: ");
+		command(b, "kernelshark", base, "/files/trace.dat");
+		sbuf_adds(b, " (<a href=\"files/trace.dat\">trace.dat</a>)</li>\n");
 	} else if (r->trace) {
-		sbuf_adds(b, "<li>open in KernelShark: <code class=\"cmd\">kernelshark ");
-		html_escape(b, realpath(r->trace, abs) ? abs : r->trace);
-		sbuf_adds(b, "</code></li>\n");
+		char tabs[PATH_MAX];
+
+		sbuf_adds(b, "<li>open in KernelShark: ");
+		command(b, "kernelshark", realpath(r->trace, tabs) ? tabs : r->trace, NULL);
+		sbuf_adds(b, "</li>\n");
 	}
 	for (size_t i = 0; r->dir && nics && i < json_object_array_length(nics); i++) {
 		const char *pcap = json_object_get_string(html_json_at(json_object_array_get_idx(nics, i), "pcap"));
+		char *rel;
 
 		if (!pcap)
 			continue;
-		sbuf_adds(b, "<li>open in Wireshark: <code class=\"cmd\">wireshark ");
-		html_escape(b, base);
-		sbuf_adds(b, "/");
-		html_escape(b, pcap);
-		sbuf_adds(b, "</code> (<a href=\"");
-		html_escape(b, pcap);
+		rel = xasprintf("/%s", pcap);
+		sbuf_adds(b, "<li>open in Wireshark: ");
+		command(b, "wireshark", base, rel);
+		sbuf_adds(b, " (<a href=\"");
+		esc_html_url(b, pcap);
 		sbuf_adds(b, "\">");
-		html_escape(b, pcap);
+		esc_html(b, pcap);
 		sbuf_adds(b, "</a>)</li>\n");
+		free(rel);
 	}
-	sbuf_adds(b, "<li>the same figures as JSON: <code class=\"cmd\">netlab report --json --worst 1 ");
-	html_escape(b, r->dir ? base : r->target);
-	sbuf_adds(b, "</code></li>\n</ul>\n");
+	sbuf_adds(b, "<li>the same figures as JSON: ");
+	command(b, "netlab report --json --worst 1", r->dir ? base : r->target, NULL);
+	sbuf_adds(b, "</li>\n</ul>\n");
 	section_end(b);
 }
 

@@ -31,9 +31,9 @@ static const char *rel_to(const char *dir, const char *path)
 static void add_link(struct sbuf *b, const char *href, const char *text, const char *cls)
 {
 	sbuf_addf(b, "<a class=\"%s\" href=\"", cls);
-	html_escape(b, href);
+	esc_html_url(b, href);
 	sbuf_adds(b, "\">");
-	html_escape(b, text);
+	esc_html(b, text);
 	sbuf_adds(b, "</a> ");
 }
 
@@ -47,7 +47,7 @@ static void run_links(struct sbuf *b, const char *dir, struct json_object *run, 
 
 	snprintf(name, sizeof(name), "run-%u", k + 1);
 	sbuf_adds(b, "<div class=\"run\">");
-	html_escape(b, name);
+	esc_html(b, name);
 	sbuf_adds(b, ": ");
 	html_str(b, run, "verdict", "?");
 	sbuf_adds(b, " ");
@@ -199,7 +199,7 @@ static void sparkline(struct sbuf *b, const struct spark_src *ss, struct json_ob
 		lo = isfinite(lo) ? lo - 1 : 0, hi = isfinite(hi) ? hi + 1 : 1;
 	sbuf_addf(b, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" data-runs=\"%zu\" data-spark=\"",
 		  SPARK_W, SPARK_H, ss->n_runs);
-	html_escape(b, scn_name);
+	esc_html(b, scn_name);
 	sbuf_adds(b, ":");
 	html_str(b, ck, "name", "");
 	sbuf_adds(b, "\">");
@@ -227,10 +227,10 @@ static void sparkline(struct sbuf *b, const struct spark_src *ss, struct json_ob
 		}
 		jnumber(rv, &v);
 		sbuf_addf(b, "<circle class=\"pt\" data-run=\"%zu\" data-value=\"", k + 1);
-		html_escape(b, txt);
+		esc_html(b, txt);
 		sbuf_addf(b, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\"><title>run-%zu: ", x,
 			  spark_y(v, lo, hi), k + 1);
-		html_escape(b, txt);
+		esc_html(b, txt);
 		sbuf_adds(b, "</title></circle>");
 	}
 	sbuf_adds(b, "</svg>");
@@ -250,7 +250,7 @@ static void checks_table(struct sbuf *b, struct json_object *sum, size_t si)
 		const char *st = json_object_get_string(html_json_at(ck, "status"));
 
 		sbuf_adds(b, "<tr class=\"check ");
-		html_escape(b, st ? st : "");
+		esc_html(b, st ? st : "");
 		sbuf_adds(b, "\" data-check=\"");
 		html_str(b, ck, "name", "");
 		sbuf_adds(b, "\"><td class=\"l\" title=\"");
@@ -299,7 +299,7 @@ void html_suite_render(struct sbuf *b, const char *dir, struct json_object *sum)
 		pass += o && !strcmp(o, "pass");
 	}
 	sbuf_adds(b, "<h1>netlab regress <code>");
-	html_escape(b, dir);
+	esc_html(b, dir);
 	sbuf_addf(b, "</code></h1>\n<p><span data-passed>%zu</span>/<span data-scenarios>%zu</span> scenarios passed in ",
 		  pass, n);
 	html_num(b, sum, "summary", "wall_s");
@@ -314,15 +314,15 @@ void html_suite_render(struct sbuf *b, const char *dir, struct json_object *sum)
 		const char *o = json_object_get_string(html_json_at(s, "outcome"));
 
 		sbuf_adds(b, "<tr class=\"scenario ");
-		html_escape(b, o ? o : "");
+		esc_html(b, o ? o : "");
 		sbuf_adds(b, "\" data-scenario=\"");
 		html_str(b, s, "name", "");
 		sbuf_adds(b, "\" data-outcome=\"");
-		html_escape(b, o ? o : "");
+		esc_html(b, o ? o : "");
 		sbuf_adds(b, "\"><td class=\"l\">");
 		html_str(b, s, "name", "?");
 		sbuf_adds(b, "</td><td class=\"l\">");
-		html_escape(b, o ? o : "?");
+		esc_html(b, o ? o : "?");
 		if (json_object_get_string(html_json_at(s, "reason")) && o && strcmp(o, "pass")) {
 			sbuf_adds(b, "<br><small>");
 			html_str(b, s, "reason", "");

@@ -11,13 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "lib/xml.h"
+#include "lib/esc.h"
 #include "report/html-int.h"
-
-void html_escape(struct sbuf *b, const char *s)
-{
-	xml_escape(b, s, XML_ESC_APOS);
-}
 
 static const char css[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1250px;color:#222}\n"
@@ -39,7 +34,7 @@ static const char css[] =
 void html_page_begin(struct sbuf *b, const char *title)
 {
 	sbuf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>");
-	html_escape(b, title);
+	esc_html(b, title);
 	sbuf_addf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
 }
 
@@ -91,11 +86,11 @@ void html_num(struct sbuf *b, struct json_object *root, const char *source, cons
 		return;
 	}
 	sbuf_adds(b, "<span class=\"num\" data-metric=\"");
-	html_escape(b, path);
+	esc_html(b, path);
 	if (source)
 		sbuf_addf(b, "\" data-source=\"%s", source);
 	sbuf_adds(b, "\">");
-	html_escape(b, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	esc_html(b, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
 	sbuf_adds(b, "</span>");
 }
 
@@ -117,5 +112,5 @@ void html_str(struct sbuf *b, struct json_object *root, const char *path, const 
 {
 	struct json_object *v = root ? html_json_at(root, path) : NULL;
 
-	html_escape(b, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : dflt);
+	esc_html(b, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : dflt);
 }

@@ -20,15 +20,14 @@
  * besides the trace and a line saying what failed.
  *
  * Everything taken from the run (scenario names, comm strings, reasons) is
- * escaped with html_escape().
+ * escaped with esc_html() (lib/esc.h).
  */
 #ifndef NETLAB_HTML_H
 #define NETLAB_HTML_H
 
+#include "lib/esc.h"
 #include "lib/util.h"
 
-/* Append @s as HTML text or attribute value (& < > " ' escaped, controls as \xNN). */
-void html_escape(struct sbuf *b, const char *s);
 
 /**
  * html_run_write() - write the page of a run

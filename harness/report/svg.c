@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/xml.h"
+#include "lib/esc.h"
 #include "report/svg.h"
 
 static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
@@ -17,11 +17,6 @@ static const char *const colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e"
 const char *svg_color(int i)
 {
 	return colors[(unsigned int)i % (sizeof(colors) / sizeof(colors[0]))];
-}
-
-static void esc(struct sbuf *b, const char *s)
-{
-	xml_escape(b, s, XML_ESC_APOS);
 }
 
 void svg_begin(struct svg_plot *p, struct sbuf *b, const char *id, const char *title, int w, int h,
@@ -53,11 +48,11 @@ void svg_begin(struct svg_plot *p, struct sbuf *b, const char *id, const char *t
 	p->y0 = y0;
 	p->y1 = y1;
 	sbuf_addf(b, "<svg class=\"plot\" data-plot=\"");
-	esc(b, id);
+	esc_html(b, id);
 	sbuf_addf(b, "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">\n",
 		  w, h, w, h);
 	sbuf_adds(b, "<text class=\"plot-title\" x=\"10\" y=\"18\">");
-	esc(b, title);
+	esc_html(b, title);
 	sbuf_adds(b, "</text>\n");
 }
 
@@ -110,7 +105,7 @@ void svg_axes(struct svg_plot *p, const char *xlabel, const char *ylabel)
 		for (size_t i = 0; i < p->n_xcats; i++) {
 			sbuf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">",
 				  svg_x(p, i + 0.5), yb + 16);
-			esc(b, p->xcats[i]);
+			esc_html(b, p->xcats[i]);
 			sbuf_adds(b, "</text>");
 		}
 	} else if (p->xlog) {
@@ -141,10 +136,10 @@ void svg_axes(struct svg_plot *p, const char *xlabel, const char *ylabel)
 	sbuf_adds(b, "</g>\n");
 	sbuf_addf(b, "<text class=\"axis-label\" data-axis=\"x\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 		  (xa + xb) / 2, p->h - 12);
-	esc(b, xlabel);
+	esc_html(b, xlabel);
 	sbuf_addf(b, "</text>\n<text class=\"axis-label\" data-axis=\"y\" x=\"16\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 16 %.1f)\">",
 		  (ya + yb) / 2, (ya + yb) / 2);
-	esc(b, ylabel);
+	esc_html(b, ylabel);
 	sbuf_adds(b, "</text>\n");
 }
 
@@ -153,7 +148,7 @@ void svg_series_begin(struct svg_plot *p, const char *name)
 	const char *c = svg_color(p->n_series);
 
 	sbuf_adds(p->b, "<g class=\"series\" data-series=\"");
-	esc(p->b, name);
+	esc_html(p->b, name);
 	sbuf_addf(p->b, "\" stroke=\"%s\" fill=\"%s\">\n", c, c);
 	if (p->n_legend < SVG_MAX_LEGEND) {
 		p->legend[p->n_legend].name = xstrdup(name);
@@ -185,7 +180,7 @@ static void title_el(struct sbuf *b, const char *title)
 	if (!title)
 		return;
 	sbuf_adds(b, "<title>");
-	esc(b, title);
+	esc_html(b, title);
 	sbuf_adds(b, "</title>");
 }
 
@@ -206,11 +201,11 @@ void svg_mark(struct svg_plot *p, double x, double y, const char *label, const c
 	double px = svg_x(p, x), py = svg_y(p, y);
 
 	sbuf_adds(p->b, "<g class=\"mark\" data-mark=\"");
-	esc(p->b, label);
+	esc_html(p->b, label);
 	sbuf_addf(p->b, "\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>", px, py);
 	title_el(p->b, title);
 	sbuf_addf(p->b, "<text x=\"%.1f\" y=\"%.1f\" stroke=\"none\">", px + 4, py - 4);
-	esc(p->b, label);
+	esc_html(p->b, label);
 	sbuf_adds(p->b, "</text></g>\n");
 }
 
@@ -240,7 +235,7 @@ void svg_end(struct svg_plot *p)
 	for (size_t i = 0; i < p->n_legend; i++, y += 16) {
 		sbuf_addf(p->b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\">",
 			  x, y - 9, svg_color(p->legend[i].color), x + 14, y);
-		esc(p->b, p->legend[i].name);
+		esc_html(p->b, p->legend[i].name);
 		sbuf_adds(p->b, "</text>\n");
 		free(p->legend[i].name);
 	}

@@ -4,7 +4,7 @@
  * tick labels, axis labels and a legend, and series drawn into it. Every
  * series is one <g class="series" data-series="NAME"> element, every axis
  * label a <text class="axis-label" data-axis="x|y">, so that a test can
- * count them in the page. Names and labels are escaped (xml_escape()).
+ * count them in the page. Names and labels are escaped (esc_html()).
  *
  * Usage: svg_begin(); svg_axes(); for each series svg_series_begin(),
  * svg_line() / svg_rect() / svg_mark(), svg_series_end(); svg_end() (which

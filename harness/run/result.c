@@ -8,6 +8,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "netlab-proto.h"
@@ -274,7 +275,7 @@ int run_result_exit_code(const struct run_result *res)
 /* Every string of result.json may come from the guest or a file: valid UTF-8 only. */
 static void json_add_str(struct json_object *o, const char *k, const char *v)
 {
-	char *clean = v ? utf8_sanitize(v) : NULL;
+	char *clean = v ? esc_utf8_fix(v) : NULL;
 
 	json_object_object_add(o, k, clean ? json_object_new_string(clean) : NULL);
 	free(clean);

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "lib/util.h"
 
@@ -632,7 +633,12 @@ int baseline_update(const char *path, const struct scenario *scn, const struct m
 	if (meta)
 		json_object_object_add(o, "_meta", meta_json(meta));
 	sorted = sorted_copy(o);
-	text = xasprintf("%s\n", json_object_to_json_string_ext(sorted, JSON_FORMAT));
+	{
+		char *t = json_text(sorted, JSON_FORMAT);
+
+		text = xasprintf("%s\n", t ? t : "");
+		free(t);
+	}
 	json_object_put(sorted);
 	ret = file_write_sync(path, text, strlen(text));
 	if (ret)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/provenance.h"
-#include "lib/xml.h"
+#include "lib/esc.h"
 #include "scenario/regress-int.h"
 #include "scenario/regress.h"
 
@@ -22,7 +22,7 @@
  */
 static char *ktap_text(const char *s, bool name)
 {
-	char *t = utf8_sanitize(s ? s : "");
+	char *t = esc_utf8_fix(s ? s : "");
 
 	for (char *p = t; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f || (name && *p == '#'))
@@ -166,7 +166,7 @@ static double scn_time(const struct regress_scn *rs)
 static void xml_attr(struct sbuf *b, const char *name, const char *value)
 {
 	sbuf_addf(b, " %s=\"", name);
-	xml_escape(b, value, 0);
+	esc_xml(b, value, 0);
 	sbuf_adds(b, "\"");
 }
 
@@ -228,28 +228,28 @@ static void junit_testcase(struct sbuf *b, const struct regress_scn *rs, size_t 
 	case RIC_FAILED:
 		sbuf_adds(b, "<failure message=\"");
 		if (evaluated) {
-			xml_escape(b, check_text(rc->check->expr), 0);
+			esc_xml(b, check_text(rc->check->expr), 0);
 			sbuf_adds(b, ": value ");
-			xml_escape(b, v, 0);
+			esc_xml(b, v, 0);
 			sbuf_adds(b, ", bound ");
-			xml_escape(b, check_op_str(rc->res.op), 0);
+			esc_xml(b, check_op_str(rc->res.op), 0);
 			sbuf_addf(b, " %s", bd);
 		} else {
 			sbuf_addf(b, "%s: ", regress_outcome_name(rs->outcome));
-			xml_escape(b, rs->reason, 0);
+			esc_xml(b, rs->reason, 0);
 		}
 		sbuf_adds(b, "\" type=\"fail\"/>");
 		break;
 	default:
 		sbuf_adds(b, "<error message=\"");
-		xml_escape(b, rc && rs->median && rc->res.err ? rc->res.err : rs->reason, 0);
+		esc_xml(b, rc && rs->median && rc->res.err ? rc->res.err : rs->reason, 0);
 		sbuf_addf(b, "\" type=\"%s\"/>", rc && rs->median ? check_status_name(rc->res.status)
 							  : regress_outcome_name(rs->outcome));
 	}
 	story = junit_story(rs);
 	if (story && *story) {
 		sbuf_adds(b, "\n      <system-out>");
-		xml_escape(b, story, 0);
+		esc_xml(b, story, 0);
 		sbuf_adds(b, "</system-out>");
 	}
 	free(story);
@@ -326,7 +326,7 @@ int regress_write_junit(const struct regress *r, const char *path, char **err)
 				continue;
 			snprintf(line, sizeof(line), "run %u: ", k + 1);
 			sbuf_adds(&b, line);
-			xml_escape(&b, rs->runs[k].dir, 0);
+			esc_xml(&b, rs->runs[k].dir, 0);
 			sbuf_addf(&b, " (%s, %.1f s)\n", run_verdict_name(rs->runs[k].verdict),
 				  rs->runs[k].wall_s);
 		}

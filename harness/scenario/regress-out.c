@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "scenario/baseline.h"
@@ -218,17 +219,21 @@ static const struct regress_run *failing_run(const struct regress_scn *rs)
 static void print_replay_hint(const struct regress_scn *rs, FILE *f)
 {
 	const struct regress_run *run = failing_run(rs);
+	struct sbuf w;
 	char *rec;
 
 	if (!run)
 		return;
 	rec = run_recording_dir(run->dir);
+	sbuf_init(&w);
+	esc_shell(&w, rec ? run->dir : rs->scn->name);
 	if (rec)
 		fprintf(f, "  replay: netlab gdb --replay %s --until first-drop   (add --batch FILE to script it)\n",
-			run->dir);
+			w.s);
 	else
-		fprintf(f, "  replay: record it with 'netlab regress --record %s', then 'netlab gdb --replay RUN_DIR --until first-drop'\n",
-			rs->scn->name);
+		fprintf(f, "  replay: record it with: netlab regress --record %s; then: netlab gdb --replay RUN_DIR --until first-drop\n",
+			w.s);
+	sbuf_release(&w);
 	free(rec);
 }
 
@@ -241,7 +246,7 @@ static void add_command(struct sbuf *b, const char *cmd, const char *dir, const 
 		sbuf_adds(b, "\n");
 	sbuf_adds(b, cmd);
 	sbuf_adds(b, " ");
-	sbuf_add_shell_word(b, p);
+	esc_shell(b, p);
 	free(p);
 }
 

@@ -6,6 +6,7 @@
  * transmit, the checksums on each link, the kernel's drop reasons, and what
  * the lost frames share.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,17 +141,28 @@ static double mget_drv(const struct metrics *m, const char *ifname, const char *
 	return mget(m, name);
 }
 
+/* @v as a count: 0 when NaN, negative or too large (a metrics.json from a file). */
+static uint64_t count_of(double v)
+{
+	return v >= 0 && v < 0x1p64 ? (uint64_t)v : 0;
+}
+
+static uint64_t mget_drv_count(const struct metrics *m, const char *ifname, const char *what)
+{
+	return count_of(mget_drv(m, ifname, what));
+}
+
 /* What the @n frames ifname's driver took without descriptors share (txpath_pattern()). */
 static void tx_pattern(const struct metrics *m, const char *ifname, double n, struct sbuf *b)
 {
 	struct txpath_traits lost = {
-		.csum_partial = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_csum_partial"),
-		.gso = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_gso"),
-		.nonlinear = (uint64_t)mget_drv(m, ifname, ".tx.no_desc_nonlinear"),
+		.csum_partial = mget_drv_count(m, ifname, ".tx.no_desc_csum_partial"),
+		.gso = mget_drv_count(m, ifname, ".tx.no_desc_gso"),
+		.nonlinear = mget_drv_count(m, ifname, ".tx.no_desc_nonlinear"),
 	}, all = {
-		.csum_partial = (uint64_t)mget_drv(m, ifname, ".tx.handed_csum_partial"),
-		.gso = (uint64_t)mget_drv(m, ifname, ".tx.handed_gso"),
-		.nonlinear = (uint64_t)mget_drv(m, ifname, ".tx.handed_nonlinear"),
+		.csum_partial = mget_drv_count(m, ifname, ".tx.handed_csum_partial"),
+		.gso = mget_drv_count(m, ifname, ".tx.handed_gso"),
+		.nonlinear = mget_drv_count(m, ifname, ".tx.handed_nonlinear"),
 	};
 	double handed = mget_drv(m, ifname, ".tx.handed") + mget_drv(m, ifname, ".tx.handed_v6");
 	double in_range = mget_drv(m, ifname, ".tx.handed_in_no_desc_range");
@@ -158,10 +170,11 @@ static void tx_pattern(const struct metrics *m, const char *ifname, double n, st
 
 	if (isnan(handed) || isnan(in_range) || isnan(period))
 		return;
-	txpath_pattern(b, (uint64_t)n, &lost, &all, (uint64_t)handed,
-		       (uint64_t)mget_drv(m, ifname, ".tx.no_desc_len_min"),
-		       (uint64_t)mget_drv(m, ifname, ".tx.no_desc_len_max"), (uint64_t)in_range,
-		       (unsigned int)period, (unsigned int)mget_drv(m, ifname, ".tx.no_desc_phase"));
+	txpath_pattern(b, count_of(n), &lost, &all, count_of(handed),
+		       mget_drv_count(m, ifname, ".tx.no_desc_len_min"),
+		       mget_drv_count(m, ifname, ".tx.no_desc_len_max"), count_of(in_range),
+		       (unsigned int)(count_of(period) & UINT_MAX),
+		       (unsigned int)(mget_drv_count(m, ifname, ".tx.no_desc_phase") & UINT_MAX));
 }
 
 /*

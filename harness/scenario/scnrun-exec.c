@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/esc.h"
 #include "scenario/ktap.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
@@ -52,12 +53,12 @@ void scnrun_exec_script(const struct scenario *s, const struct vm_config *cfg, u
 		return;
 	sbuf_addf(o, "# [exec]\nmkdir -p $O/exec && mount -t tmpfs -o size=%um netlab-exec $O/exec "
 		     "2>/dev/null\ncd ", SCNRUN_EXEC_OUT_MB);
-	sbuf_add_shell_word(o, cfg->n_shares ? cfg->shares[0].guest : "/");
+	esc_shell(o, cfg->n_shares ? cfg->shares[0].guest : "/");
 	sbuf_adds(o, " || cd /\n");
 	if (n && n->netns[0])
 		sbuf_addf(o, "/sbin/ip netns exec %s ", n->netns);
 	sbuf_adds(o, "setsid /bin/sh -c ");
-	sbuf_add_shell_word(o, s->exec_run);
+	esc_shell(o, s->exec_run);
 	sbuf_adds(o, " > $O/exec/out 2>&1 < /dev/null 3>&- &\nX=$!\n");
 	sbuf_addf(o, "( sleep %u; kill -KILL -$X 2>/dev/null || exit 0; echo \"netlab: [exec] "
 		     "killed after its timeout, %u s: exec.exit = 124\" >> $O/exec/out; exit 124 ) "

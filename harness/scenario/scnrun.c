@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "generators.h"
 #include "ttool.h"
 #include "run/counters.h"
@@ -161,15 +162,15 @@ static void end_args(const struct scenario *s, const struct tgen *g, enum tgen_r
 			char *min = xasprintf("%.*s", (int)strcspn(kv->value, "."), kv->value);
 
 			sbuf_adds(o, " --size ");
-			sbuf_add_shell_word(o, min);
+			esc_shell(o, min);
 			sbuf_adds(o, " --size-max ");
-			sbuf_add_shell_word(o, strstr(kv->value, "..") + 2);
+			esc_shell(o, strstr(kv->value, "..") + 2);
 			free(min);
 			continue;
 		}
 		/* One word each, whatever it holds: values never reach the shell's syntax. */
 		sbuf_addf(o, " --%s ", kv->key);
-		sbuf_add_shell_word(o, kv->value);
+		esc_shell(o, kv->value);
 	}
 }
 
@@ -330,7 +331,7 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 		argv_init(&a);
 		argv_add(&a, "echo");
 		argv_addf(&a, "netlab: %s", note);
-		line = argv_to_shell(&a);
+		line = esc_shell_argv(&a);
 		sbuf_addf(o, "%s > $O/trace-offsets.note\n", line);
 		free(line);
 		argv_release(&a);

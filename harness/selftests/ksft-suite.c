@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/esc.h"
 #include "lib/jsonout.h"
 #include "lib/util.h"
 #include "scenario/metrics.h"
@@ -111,8 +112,11 @@ int ksft_select(const char *install, const char *const *args, size_t n_args,
 		}
 		free(copy);
 		if (s->n == before && !strchr(args[a], ':')) {
+			char *q = esc_shell_str(args[a]);
+
 			err_set(err, "selftest target '%s' has no test in '%s/kselftest-list.txt'\n"
-				"hint: 'netlab selftests --list %s' lists what it has", args[a], install, args[a]);
+				"hint: netlab selftests --list %s lists what it has", args[a], install, q);
+			free(q);
 			ret = -EINVAL;
 		} else if (s->n == before) {
 			bool dup = false;
@@ -352,7 +356,7 @@ void ksft_print(const struct ksft_suite *s, double wall_s, FILE *f)
 /* A line as KTAP text: valid UTF-8, no control characters. */
 static char *clean(const char *s, size_t n)
 {
-	char *line = strndup(s, n), *t = utf8_sanitize(line);
+	char *line = strndup(s, n), *t = esc_utf8_fix(line);
 
 	for (char *p = t; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)

@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/esc.h"
 #include "trace/txpath.h"
 #include "scenario/metrics.h"
 #include "lib/util.h"
@@ -254,7 +255,7 @@ struct json_object *txpath_to_json(const struct txpath *t)
 	for (size_t i = 0; i < t->n_devs; i++) {
 		const struct txpath_dev *d = &t->devs[i];
 		struct json_object *j = json_object_new_object(), *h = json_object_new_object();
-		char *name = utf8_sanitize(d->name);
+		char *name = esc_utf8_fix(d->name);
 
 		json_object_object_add(j, "name", json_object_new_string(name));
 		free(name);

@@ -22,6 +22,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/esc.h"
 #include "boot/initrd.h"
 #include "vm/backend.h"
 #include "vm/vm.h"
@@ -67,7 +68,7 @@ static int qemu_start(struct vm_backend *b, unsigned int vm, struct vm_inst **ou
 	ret = qemu_build_argv(cfg, vm, &argv, err);
 	if (ret)
 		goto out;
-	cmdline = argv_to_shell(&argv);
+	cmdline = esc_shell_argv(&argv);
 	path = xasprintf("%s/cmdline", dir);
 	file_writef(path, "%s\n", cmdline);
 	free(path);

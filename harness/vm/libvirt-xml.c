@@ -16,7 +16,7 @@
 #include <libxml/parser.h>
 #include <libxml/xpath.h>
 
-#include "lib/xml.h"
+#include "lib/esc.h"
 #include "vm/libvirt.h"
 #include "vm/share.h"
 
@@ -152,7 +152,7 @@ static void add_channels(struct sbuf *b, const struct lv_stage *st)
 		char *path = lv_stage_path(st, what);
 
 		sbuf_adds(b, "    <channel type='unix'>\n      <source mode='bind' path='");
-		xml_escape(b, path, XML_ESC_APOS);
+		esc_xml(b, path, ESC_XML_APOS);
 		sbuf_addf(b, "'/>\n      <target type='virtio' name='%s'/>\n    </channel>\n",
 			  qemu_guest_ports[i]);
 		free(path);
@@ -177,7 +177,7 @@ static void add_shares(struct sbuf *b, const struct vm_config *cfg)
 		sbuf_addf(b, "    <filesystem type='mount' accessmode='%s'>\n"
 			     "      <driver type='path'/>\n      <source dir='",
 			  s->rw ? "mapped" : "squash");
-		xml_escape(b, s->host, XML_ESC_APOS);
+		esc_xml(b, s->host, ESC_XML_APOS);
 		sbuf_addf(b, "'/>\n      <target dir='%s'/>\n%s", s->tag,
 			  s->rw ? "" : "      <readonly/>\n");
 		pci_addr(b, LV_NIC_SLOT0 + VM_MAX_NICS + (unsigned int)i);
@@ -230,25 +230,25 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	sbuf_addf(b, "<domain type='%s' xmlns:qemu='%s'>\n", cfg->accel == VM_ACCEL_KVM ? "kvm" : "qemu",
 		  LV_QEMU_NS);
 	sbuf_adds(b, "  <name>");
-	xml_escape(b, st->name, XML_ESC_APOS);
+	esc_xml(b, st->name, ESC_XML_APOS);
 	sbuf_adds(b, "</name>\n  <description>netlab run ");
-	xml_escape(b, cfg->rundir, XML_ESC_APOS);
+	esc_xml(b, cfg->rundir, ESC_XML_APOS);
 	sbuf_addf(b, ", VM %c</description>\n", 'a' + vm);
 	sbuf_addf(b, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n", cfg->mem_mb, cfg->smp);
 	sbuf_adds(b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
-	xml_escape(b, st->kernel, XML_ESC_APOS);
+	esc_xml(b, st->kernel, ESC_XML_APOS);
 	sbuf_adds(b, "</kernel>\n    <initrd>");
-	xml_escape(b, st->initrd, XML_ESC_APOS);
+	esc_xml(b, st->initrd, ESC_XML_APOS);
 	sbuf_adds(b, "</initrd>\n    <cmdline>");
 	qemu_kernel_append(cfg, vm, &cmd);
-	xml_escape(b, cmd.s, XML_ESC_APOS);
+	esc_xml(b, cmd.s, ESC_XML_APOS);
 	sbuf_adds(b, "</cmdline>\n  </os>\n  <features>\n    <acpi/>\n  </features>\n");
 	sbuf_adds(b, "  <clock offset='utc'/>\n  <on_poweroff>destroy</on_poweroff>\n"
 		     "  <on_reboot>destroy</on_reboot>\n  <on_crash>destroy</on_crash>\n");
 	sbuf_adds(b, "  <devices>\n");
 	if (strchr(cfg->qemu, '/')) {
 		sbuf_adds(b, "    <emulator>");
-		xml_escape(b, cfg->qemu, XML_ESC_APOS);
+		esc_xml(b, cfg->qemu, ESC_XML_APOS);
 		sbuf_adds(b, "</emulator>\n");
 	}
 	sbuf_adds(b, "    <controller type='usb' model='none'/>\n");
@@ -285,7 +285,7 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 		sbuf_adds(b, "  <qemu:commandline>\n");
 		for (size_t i = 0; i < q.n; i++) {
 			sbuf_adds(b, "    <qemu:arg value='");
-			xml_escape(b, q.v[i], XML_ESC_APOS);
+			esc_xml(b, q.v[i], ESC_XML_APOS);
 			sbuf_adds(b, "'/>\n");
 		}
 		sbuf_adds(b, "  </qemu:commandline>\n");

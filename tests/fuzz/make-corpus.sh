@@ -16,7 +16,7 @@ seed_name() {
 }
 
 rm -rf "$out"
-mkdir -p "$out"/{scenario,check,baseline,result,pcap,pcapcsum}
+mkdir -p "$out"/{scenario,check,baseline,result,pcap,pcapcsum,html,reportjson}
 
 # scenario: every shipped .scn, good and bad.
 for f in tests/regress/*.scn tests/regress/*/*.scn tests/integration/scenarios/*.scn \
@@ -137,5 +137,21 @@ for i, f in enumerate(frames):
     out += struct.pack("<IIII", 1700000000, i, len(f), len(f)) + f
 open(sys.argv[1], "wb").write(out)
 PY_EOF
+
+# html: RESULT NUL METRICS NUL SUMMARY (fuzz_html.c) of each fixture run (the
+# hostile one included), with a small summary.json of netlab's form.
+sum='{"format_version":1,"netlab":{"version":"0.16","commit":"x"},"dir":"s","wall_s":3.5,"scenarios":[{"name":"<udp>","outcome":"fail","reason":"a check <b>fails</b>","runs":[{"dir":"s/x/run-1","verdict":"ok"}],"checks":[{"name":"no_loss","expr":"udp.lost == 0","verdict":"fail","value":3}]}]}'
+for d in tests/unit/fixtures/runs/{udp-path,hostile,drv-e1000e-rx-default,tx-silent}/; do
+	[ -f "$d/result.json" ] || continue
+	{ cat "$d/result.json"; printf '\0'; cat "$d/metrics.json" 2>/dev/null; printf '\0%s' "$sum"; } \
+		>"$out/html/$(basename "$d")"
+done
+# reportjson: each fixture's result.json, and strings JSON allows but a terminal
+# or a strict UTF-8 reader does not.
+for f in tests/unit/fixtures/runs/*/result.json; do
+	cp "$f" "$out/reportjson/$(seed_name "$f")"
+done
+printf '{"kernel":{"version":"6.1 \xff\xfe \xc2\x9b2J \x7f \x1b[31m"},"s":"\\u001b\\ud800"}' \
+	>"$out/reportjson/bad-bytes"
 
 du -sh "$out"/*

@@ -7,7 +7,8 @@
 #   --smoke      a fixed number of runs per target with -seed=1, from the
 #                shipped seeds only: the same runs every time, under a
 #                minute in all (`make fuzz-smoke`, and `make test`)
-#   TARGET       scenario, check, baseline, result, pcap, pcapcsum, tracedrops
+#   TARGET       scenario, check, baseline, result, pcap, pcapcsum, tracedrops,
+#                html, reportjson
 #                (default: all)
 #
 # Exit: 0 when no target crashed (or clang/libFuzzer is missing and
@@ -19,7 +20,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 
 FB=${FUZZ_B:-build-fuzz}	# the Makefile's FUZZ_B
-ALL="scenario check baseline result pcap pcapcsum tracedrops"
+ALL="scenario check baseline result pcap pcapcsum tracedrops html reportjson"
 HINT="apt-get install -y --no-install-recommends clang-14 libclang-rt-14-dev llvm-14 (or: make deps)"
 # A crash stops libFuzzer; it is restarted while time is left, up to:
 MAX_CRASHES=3		# crashes in netlab's code, per target
@@ -48,6 +49,8 @@ smoke_runs() {
 	pcapcsum) echo 75000 ;;
 	check|baseline) echo 300000 ;;
 	tracedrops) echo 600 ;;
+	html) echo 1500 ;;
+	reportjson) echo 30000 ;;
 	*) return 1 ;;
 	esac
 }
@@ -58,6 +61,7 @@ max_len() {
 	check) echo 1024 ;;
 	scenario|baseline) echo 8192 ;;
 	result) echo 16384 ;;
+	html|reportjson) echo 65536 ;;	# a metrics.json is 40 KB
 	pcap|pcapcsum) echo 65536 ;;
 	tracedrops) echo 1048576 ;;	# the fixture trace.dat files are 0.5-0.8 MB
 	*) return 1 ;;

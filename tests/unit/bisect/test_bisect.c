@@ -450,6 +450,48 @@ static void test_bisect_result__before_and_after_from_the_log(void **state)
 		bisect_step_release(&steps[i]);
 }
 
+/* The reproduce line, pasted into sh with hostile paths, gives each path back whole and runs nothing. */
+static void test_bisect_result__reproduce_line_pastes_safely(void **state)
+{
+	char dir[] = "/tmp/netlab-test-repro.XXXXXX";
+	struct bisect_config c = { .ksrc = "/nonexistent", .runs = 1, .deterministic = -1,
+				   .initrd = "/x $(touch pwned)/i'.cpio", .scenario = "s;touch pwned.scn" };
+	struct vm_share sh = { .host = "/a `touch pwned` b", .guest = "/mnt/t" };
+	struct bisect_step steps[1];
+	struct bisect_result r;
+	char *err = NULL, *out, *cmd, *pw, got[4096];
+	size_t n;
+	FILE *p;
+
+	assert_non_null(mkdtemp(dir));
+	sample_step(&steps[0]);
+	free(steps[0].kernel_dir);
+	steps[0].kernel_dir = xstrdup("/k dir/$(touch pwned)");
+	c.shares = &sh;
+	c.n_shares = 1;
+	out = xasprintf("%s is the first bad commit\n", steps[0].commit);
+	assert_int_equal(bisect_result_parse(&c, out, steps, 1, &r, &err), 0);
+	assert_non_null(r.repro);
+	cmd = xasprintf("cd %s && netlab() { printf '%%s|' \"$@\"; }; %s", dir, r.repro);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(got, 1, sizeof(got) - 1, p);
+	got[n] = '\0';
+	assert_int_equal(pclose(p), 0);
+	assert_string_equal(got, "regress|--kernel|/k dir/$(touch pwned)/bzImage|"
+				 "--initrd|/x $(touch pwned)/i'.cpio|--repeat|1|"
+				 "--share|/a `touch pwned` b:/mnt/t|--out|runs/repro-0123456789ab|"
+				 "s;touch pwned.scn|");
+	pw = xasprintf("%s/pwned", dir);
+	assert_int_equal(access(pw, F_OK), -1);
+	rmdir(dir);
+	free(pw);
+	free(cmd);
+	free(out);
+	bisect_result_release(&r);
+	bisect_step_release(&steps[0]);
+}
+
 /*
  * kbuild hard-links the worktree (every file's ctime changes); moving the
  * worktree to the next endpoint must still leave unchanged files alone, or
@@ -518,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_bisect_log__text_shows_verdict_times_and_spread),
 		cmocka_unit_test(test_bisect_result__skipped_only_lists_candidates),
 		cmocka_unit_test(test_bisect_result__before_and_after_from_the_log),
+		cmocka_unit_test(test_bisect_result__reproduce_line_pastes_safely),
 		cmocka_unit_test(test_bisect_worktree__keeps_unchanged_files_and_ends_a_bisection),
 	};
 

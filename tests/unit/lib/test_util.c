@@ -91,7 +91,7 @@ static void test_util__file_last_line(void **state)
 	assert_null(file_last_line(path, "c:"));
 	assert_int_equal(file_write(path, bad, strlen(bad)), 0);
 	line = file_last_line(path, "");
-	assert_string_equal(line, "bad \xef\xbf\xbd byte");
+	assert_string_equal(line, "bad \xff byte");
 	free(line);
 	assert_null(file_last_line("/nonexistent/log", ""));
 	free(path);

@@ -34,7 +34,7 @@ static void test_html__escapes_markup_quotes_and_controls(void **state)
 	struct sbuf b;
 
 	sbuf_init(&b);
-	html_escape(&b, HOSTILE);
+	esc_html(&b, HOSTILE);
 	assert_string_equal(b.s, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &apos;q&apos; \\x01\\x1b[31m");
 	sbuf_release(&b);
 }

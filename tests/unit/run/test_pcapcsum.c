@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
+#include "lib/esc.h"
 #include "run/pcapcsum.h"
 #include "lib/util.h"
 #include "tmpdir.h"
@@ -1114,7 +1115,7 @@ static int tshark_counts(const char *path, uint64_t good[], uint64_t bad[])
 
 	sbuf_init(&cmd);
 	sbuf_adds(&cmd, "tshark -n -r ");
-	sbuf_add_shell_word(&cmd, path);
+	esc_shell(&cmd, path);
 	sbuf_adds(&cmd, " -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE"
 			" -o tcp.check_checksum:TRUE -T fields -E separator=/t");
 	for (int k = 0; k < PCAP_CSUM_NKINDS; k++)

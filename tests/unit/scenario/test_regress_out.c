@@ -476,6 +476,23 @@ static void test_regress_out__look_commands_name_what_the_run_has(void **state)
 	assert_string_equal(look, p);
 	free(p);
 	free(look);
+	/* The replay hint of a recorded run, its directory quoted too. */
+	p = xasprintf("%s/replay.argv", run);
+	assert_int_equal(file_write(p, "x", 1), 0);
+	free(p);
+	{
+		struct regress r = { .s = &rs, .n = 1, .dir = dir };
+		char *out = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		regress_print_table(&r, f);
+		fclose(f);
+		p = xasprintf("\n  replay: netlab gdb --replay '%s' --until first-drop ", run);
+		assert_non_null(strstr(out, p));
+		free(p);
+		free(out);
+	}
 	rs.n_runs = 0;
 	assert_null(regress_look_commands(&rs));
 	free_scn(&rs);

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "lib/esc.h"
 #include "scenario/check.h"
 #include "scenario/scenario.h"
 #include "lib/util.h"
@@ -209,7 +210,7 @@ static char *traffic_args(const char *name)
 
 	argv_init(&a);
 	scn_traffic_args(s, &a);
-	sh = argv_to_shell(&a);
+	sh = esc_shell_argv(&a);
 	argv_release(&a);
 	scn_free(s);
 	return sh;
@@ -236,7 +237,7 @@ static void test_scenario__options_before_generator_are_checked(void **state)
 	assert_string_equal(s->nic_model[1]->name, "e1000");
 	argv_init(&a);
 	scn_traffic_args(s, &a);
-	sh = argv_to_shell(&a);
+	sh = esc_shell_argv(&a);
 	assert_string_equal(sh, "--proto udp --req-size 64 --resp-size 1k");
 	free(sh);
 	argv_release(&a);

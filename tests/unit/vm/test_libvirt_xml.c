@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "lib/esc.h"
 #include "vm/libvirt.h"
 #include "vm/share.h"
 #include "vm/vmcfg.h"
@@ -227,7 +228,7 @@ static void assert_opt(const struct argv *a, const char *opt, const char *prefix
 	const char *got = opt_value(a, opt, prefix);
 
 	if (!got || strcmp(got, want)) {
-		char *all = argv_to_shell(a);
+		char *all = esc_shell_argv(a);
 
 		fail_msg("%s %s...: got \"%s\", want \"%s\" in: %s", opt, prefix,
 			 got ? got : "(none)", want, all);

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "lib/esc.h"
 #include "vm/vm.h"
 #include "vm/vmcfg.h"
 
@@ -335,7 +336,7 @@ static void test_argv__shell_rendering_quotes_what_needs_it(void **state)
 	argv_add(&a, "-append");
 	argv_add(&a, "console=ttyS0 it's");
 	argv_add(&a, "romfile=");
-	s = argv_to_shell(&a);
+	s = esc_shell_argv(&a);
 	assert_string_equal(s, "qemu -append 'console=ttyS0 it'\\''s' romfile=");
 	free(s);
 	argv_release(&a);
