@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "scenario/coverage.h"
@@ -156,6 +157,60 @@ static int resolve(struct regress_cmd *rc, const char *arg, char **err)
 	return -EINVAL;
 }
 
+/*
+ * --dir (or the default) is a directory; with no scenario named it must hold
+ * one, or the suite would be nothing (or, globbing elsewhere, something else).
+ */
+static int check_dir(const char *dir, bool need_scn, char **err)
+{
+	struct stat st;
+	char *p;
+	glob_t g;
+	int n;
+
+	if (stat(dir, &st)) {
+		err_set(err, "--dir '%s': %s\nhint: the directory of the scenario files "
+			     "(NAME.scn); the default is tests/regress", dir, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		err_set(err, "--dir '%s': not a directory\nhint: name scenario files as "
+			     "arguments, or give --dir the directory that holds them", dir);
+		return -EINVAL;
+	}
+	if (!need_scn)
+		return 0;
+	p = xasprintf("%s/*.scn", dir);
+	n = glob(p, 0, NULL, &g);
+	free(p);
+	if (n == 0)
+		globfree(&g);
+	if (n != 0) {
+		err_set(err, "--dir '%s': no scenario file (*.scn) in it\nhint: give --dir the "
+			     "directory that holds NAME.scn, or name the scenarios", dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* No scenario named: every scenario of --dir (check_dir() made sure of one). */
+static int resolve_all(struct regress_cmd *rc, char **err)
+{
+	char *p = xasprintf("%s/*.scn", rc->dir);
+	glob_t g;
+
+	if (glob(p, 0, NULL, &g) != 0) {
+		err_set(err, "--dir '%s': no scenario file (*.scn) in it", rc->dir);
+		free(p);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		add_scenario(rc, xstrdup(g.gl_pathv[i]));
+	globfree(&g);
+	free(p);
+	return 0;
+}
+
 static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char *arg, char **err)
 {
 	unsigned long v;
@@ -266,7 +321,11 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 	if (cmd_shares_finish(&rc->shares, &rc->o.base, err))
 		return -EINVAL;
 	fill_defaults(rc);
-	if (optind == argc && resolve(rc, "*", err))
+	if (rc->help || rc->generators)
+		return 0;
+	if (check_dir(rc->dir, optind == argc, err))
+		return -EINVAL;
+	if (optind == argc && resolve_all(rc, err))
 		return -EINVAL;
 	for (int i = optind; i < argc; i++)
 		if (resolve(rc, argv[i], err))

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "lib/outlock.h"
 #include "report/html.h"
 #include "scenario/regress.h"
 #include "selftests/ksft-suite.h"
@@ -289,7 +290,7 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	struct ksft_suite s = { 0 };
 	struct regress *r = NULL;
 	double t0 = now_s();
-	int ret;
+	int ret, lock_fd = -1;
 
 	ret = ksft_build(sc->ksrc, (const char *const *)targets, n_t, NULL, &inst, err);
 	if (ret) {
@@ -307,11 +308,14 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 		ret = NL_EXIT_OK;
 		goto out;
 	}
-	ret = NL_EXIT_USAGE;
-	if (mkdir_p(sc->o.out, 0755)) {
-		err_set(err, "cannot create '%s': %s", sc->o.out, strerror(errno));
+	/* One writer per --out, for the whole suite (regress_execute() too). */
+	lock_fd = outlock_take(sc->o.out, err);
+	if (lock_fd < 0) {
+		ret = lock_fd == -ENOSPC ? NL_EXIT_CANNOT_TEST : NL_EXIT_USAGE;
 		goto out;
 	}
+	sc->o.out_locked = true;
+	ret = NL_EXIT_USAGE;
 	if (write_scenarios(sc, &s, inst, err) || (!sc->no_tools && tools_initrd(sc, err)))
 		goto out;
 	if (sc->o.n_scenarios) {
@@ -331,6 +335,7 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	ret = ksft_exit_code(&s, r);
 out:
 	regress_free(r);
+	outlock_release(lock_fd);
 	ksft_suite_release(&s);
 	for (size_t i = 0; i < n_t; i++)
 		free(targets[i]);

@@ -277,15 +277,34 @@ char *argv_to_shell(const struct argv *a)
 
 int file_read(const char *path, char **data, size_t *len)
 {
+	return file_read_max(path, SIZE_MAX - 1, data, len);
+}
+
+int file_read_max(const char *path, size_t max, char **data, size_t *len)
+{
 	struct sbuf b;
 	char chunk[65536];
 	ssize_t n;
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		close(fd);
+		if (len)
+			*len = (size_t)st.st_size;
+		return -EFBIG;
+	}
 	sbuf_init(&b);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n > 0 && b.len + (size_t)n > max) {
+			close(fd);
+			if (len)
+				*len = b.len + (size_t)n;
+			sbuf_release(&b);
+			return -EFBIG;
+		}
 		if (n < 0) {
 			int e = errno;
 

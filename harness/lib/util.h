@@ -84,6 +84,12 @@ void sigpipe_ignore(void);
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);
 /*
+ * file_read_max() - file_read(), refusing a file of more than @max bytes
+ * (a regular file by its size, before reading; anything else once @max + 1
+ * bytes came): -EFBIG, *data untouched, *len the bytes seen.
+ */
+int file_read_max(const char *path, size_t max, char **data, size_t *len);
+/*
  * The last line of the file at @path that starts with @prefix ("" for the
  * last line that is not blank), without its newline, as valid UTF-8 (what a
  * tool said last in its log). NULL when none or the file cannot be read.

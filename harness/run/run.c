@@ -19,6 +19,7 @@
 #include "boot/initrd.h"
 #include "boot/kmod.h"
 #include "lib/jsonout.h"
+#include "lib/outlock.h"
 #include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
@@ -130,8 +131,11 @@ static bool tail_fresh_has(const struct tail *t, const char *word)
 	return t->fresh && memmem(t->text.s + from, t->text.len - from, word, strlen(word));
 }
 
-/* Create `dir` (and parents); it must be new or empty. */
-static int prepare_rundir(const char *dir, char **err)
+/*
+ * Create `dir` (and parents) and, with @lock_fd, lock it for this run: it must
+ * be new or empty (but for the lock file), and no other command's.
+ */
+static int prepare_rundir(const char *dir, int *lock_fd, char **err)
 {
 	DIR *d;
 	struct dirent *e;
@@ -141,6 +145,12 @@ static int prepare_rundir(const char *dir, char **err)
 		err_set(err, "cannot create run directory '%s': %s", dir, strerror(-ret));
 		return ret;
 	}
+	if (lock_fd) {
+		ret = outlock_take(dir, err);
+		if (ret < 0)
+			return ret == -EBUSY ? -EINVAL : ret;
+		*lock_fd = ret;
+	}
 	d = opendir(dir);
 	if (!d) {
 		ret = -errno;
@@ -148,7 +158,8 @@ static int prepare_rundir(const char *dir, char **err)
 		return ret;
 	}
 	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strcmp(e->d_name, OUTLOCK_NAME)) {
 			closedir(d);
 			err_set(err, "run directory '%s' is not empty\nhint: pass a new --out DIR, or remove it",
 				dir);
@@ -298,6 +309,7 @@ struct run_ctx {
 	struct acpi_set acpi;
 	struct kmod_list kmods;		/* --modules */
 	struct run_vm vms[VM_MAX_VMS];
+	int lock_fd;			/* the run directory's (outlock.h), or -1 */
 	unsigned int n_vms;
 	char *sock_dir;
 	struct vm_backend *be;		/* the run's backend, open */
@@ -570,7 +582,7 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 	run_result_write_json(path, res, &meta, NULL);
 	if (c->vms[0].acpi) {
 		/* result.json's "acpi": VM 0's acpi.json (each VM has its own). */
-		struct json_object *j = json_object_from_file(path);
+		struct json_object *j = json_file_get(path);
 
 		if (j) {
 			json_object_object_add(j, "acpi", json_object_get(c->vms[0].acpi));
@@ -748,7 +760,7 @@ static int prepare_vms(struct run_ctx *c, char **err)
 				      : xstrdup(c->o->out);
 		if (c->n_vms > 1) {
 			c->cfg.vm_dir[i] = v->dir;
-			ret = prepare_rundir(v->dir, err);
+			ret = prepare_rundir(v->dir, NULL, err);
 		}
 		if (!ret)
 			ret = create_vm_files(v->dir, err);
@@ -914,7 +926,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	char *abs[3] = { NULL, NULL, NULL };
 	struct run_opts ro = *o_in;
 	const struct run_opts *o = &ro;
-	struct run_ctx c = { .o = &ro };
+	struct run_ctx c = { .o = &ro, .lock_fd = -1 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -924,7 +936,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	if (!ret)
 		ret = run_config(o, &c.cfg, err);
 	if (!ret)
-		ret = prepare_rundir(o->out, err);
+		ret = prepare_rundir(o->out, &c.lock_fd, err);
 	/* Before any boot (the KVM probe's too): a bad table is bad input. */
 	if (!ret && o->n_acpi) {
 		char *dir = xasprintf("%s/acpi", o->out);
@@ -965,6 +977,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		write_outcome(&c, res);
 	}
 	release_ctx(&c);
+	outlock_release(c.lock_fd);
 	for (int i = 0; i < 3; i++)
 		free(abs[i]);
 	return ret;
