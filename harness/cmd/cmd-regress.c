@@ -397,36 +397,51 @@ static void on_progress(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/*
+ * One of the suite's files: 0, or its -errno once said. A full disk is said
+ * as such ("disk full: PATH"), with *full set.
+ */
+static int suite_file(struct regress *r, const char *name, bool *full,
+		      int (*write)(const struct regress *, const char *, char **))
+{
+	char *p = xasprintf("%s/%s", r->dir, name), *err = NULL;
+	int ret = write(r, p, &err);
+
+	if (ret == -ENOSPC) {
+		fprintf(stderr, "netlab regress: disk full: %s\nhint: free some space there; the "
+				"runs' own files are in %s\n", p, r->dir);
+		*full = true;
+	} else if (ret) {
+		cmd_error("regress", err);
+	}
+	free(err);
+	free(p);
+	return ret;
+}
+
 static int report(struct regress_cmd *rc, struct regress *r)
 {
-	char *p, *err = NULL;
+	char *err = NULL;
+	bool full = false;
+	int ret;
 
 	regress_print_table(r, rc->ktap ? stderr : stdout);
 	if (rc->ktap)
 		regress_print_ktap(r, stdout);
-	p = xasprintf("%s/results.ktap", r->dir);
-	if (regress_write_ktap(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
-	p = xasprintf("%s/junit.xml", r->dir);
-	if (regress_write_junit(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
-	p = xasprintf("%s/summary.json", r->dir);
-	if (regress_write_json(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
+	/* The room kept since the suite started: for these three, first. */
+	regress_reserve_release(r);
+	suite_file(r, "summary.json", &full, regress_write_json);
+	suite_file(r, "junit.xml", &full, regress_write_junit);
+	suite_file(r, "results.ktap", &full, regress_write_ktap);
 	/* The pages people look at: each run's report.html, then the suite's. */
-	if (html_suite_write(r->dir, NULL, true, &err))
+	if (full)
+		fprintf(stderr, "netlab regress: no report.html: the disk is full\n");
+	else if ((ret = html_suite_write(r->dir, NULL, true, &err)))
 		cmd_error("regress", err);
 	free(err);
-	return regress_exit_code(r);
+	ret = regress_exit_code(r);
+	/* What the suite found stands; that it could not all be written is 125. */
+	return full && ret == NL_EXIT_OK ? NL_EXIT_CANNOT_TEST : ret;
 }
 
 int cmd_regress(int argc, char **argv)

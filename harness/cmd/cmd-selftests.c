@@ -246,8 +246,10 @@ static void on_progress(void *ctx, const char *line)
 static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regress *r, double wall)
 {
 	char *p, *err = NULL;
+	int ret;
 
 	ksft_print(s, wall, sc->ktap ? stderr : stdout);
+	regress_reserve_release(r);	/* the room kept for these files */
 	p = xasprintf("%s/results.ktap", sc->o.out);
 	if (ksft_write_ktap(s, p, &err))
 		cmd_error("selftests", err);
@@ -270,12 +272,19 @@ static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regres
 		free(err);
 		err = NULL;
 		p = xasprintf("%s/summary.json", sc->o.out);
-		if (regress_write_json(r, p, &err) || ksft_json_add(s, p, &err))
+		ret = regress_write_json(r, p, &err);
+		if (!ret)
+			ret = ksft_json_add(s, p, &err);
+		if (ret == -ENOSPC)
+			fprintf(stderr, "netlab selftests: disk full: %s\nhint: free some space "
+					"there\n", p);
+		else if (ret)
 			cmd_error("selftests", err);
 		free(p);
 		free(err);
 		err = NULL;
-		if (html_suite_write(sc->o.out, NULL, true, &err))
+		/* The page reads summary.json back: none without it. */
+		if (!ret && html_suite_write(sc->o.out, NULL, true, &err))
 			cmd_error("selftests", err);
 		free(err);
 	}

@@ -641,3 +641,20 @@ int grow_array(void *pp, size_t *cap, size_t need, size_t size)
 	*cap = n;
 	return 0;
 }
+
+int disk_reserve(const char *path, unsigned long long bytes)
+{
+	static const char zero[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (posix_fallocate(fd, 0, (off_t)bytes)) {
+		for (unsigned long long n = 0; n < bytes && !ret; n += sizeof(zero))
+			if (write(fd, zero, sizeof(zero)) != (ssize_t)sizeof(zero))
+				ret = -ENOSPC;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
+}

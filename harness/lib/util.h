@@ -121,6 +121,12 @@ int disk_avail(const char *path, unsigned long long *avail);
  * free there or it cannot be told. Caller frees.
  */
 char *disk_short(const char *path, unsigned long long needed);
+/*
+ * disk_reserve() - a file of @bytes at @path (allocated: fallocate, else
+ * zeros), to unlink() when the room is needed for what must be written
+ * whatever fills the disk meanwhile. 0 or -errno (best effort).
+ */
+int disk_reserve(const char *path, unsigned long long bytes);
 /* mkdir -p. */
 int mkdir_p(const char *path, mode_t mode);
 /* rm -rf: remove `path` and all below it, not following symlinks. */

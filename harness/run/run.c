@@ -20,6 +20,7 @@
 #include "boot/kmod.h"
 #include "lib/jsonout.h"
 #include "lib/outlock.h"
+#include "lib/provenance.h"
 #include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
@@ -486,6 +487,37 @@ static void acpi_outcome(struct run_ctx *c, struct run_vm *v)
 	free(irqs);
 }
 
+/*
+ * DIR/files.tar into DIR/files/. On a full disk that is the run's verdict
+ * (infra-error naming the directory and the disk), unless it panicked;
+ * files.tar and whatever was unpacked stay.
+ */
+static void unpack_outcome(struct run_vm *v)
+{
+	char *tar = xasprintf("%s/files.tar", v->dir), *files, *why;
+	struct stat st;
+	int ret = run_unpack_files(v->dir);
+
+	if (ret == 0 || ret == -ENOENT || stat(tar, &st)) {
+		free(tar);
+		return;
+	}
+	free(tar);
+	/* tar said why on its stderr; the disk tells whether it was full. */
+	why = disk_short(v->dir, (unsigned long long)st.st_size);
+	if (!why)
+		return;
+	files = xasprintf("%s/files", v->dir);
+	if (v->res.verdict != RV_PANIC) {
+		v->res.verdict = RV_INFRA;
+		free(v->res.reason);
+		v->res.reason = xasprintf("disk full: cannot unpack the guest's files.tar into "
+					  "'%s': %s", files, why);
+	}
+	free(files);
+	free(why);
+}
+
 static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 {
 	char *qlog = NULL, *path;
@@ -503,7 +535,7 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 	if (v->res.exit_status >= 0)
 		file_writef(path, "%d\n", v->res.exit_status);
 	free(path);
-	(void)run_unpack_files(v->dir);
+	unpack_outcome(v);
 	if (c->acpi.n)
 		acpi_outcome(c, v);
 }
@@ -535,6 +567,52 @@ static bool vm_recorded(const struct run_ctx *c, unsigned int i)
 	const struct vm_debug *d = &c->cfg.debug;
 
 	return d->rr == VM_RR_RECORD && (d->rr_vm < 0 || d->rr_vm == (int)i);
+}
+
+/*
+ * Room for the run's result.json whatever fills the disk later: a file of
+ * RUN_RESERVE bytes in the run directory, removed just before result.json
+ * is written for good.
+ */
+#define RUN_RESERVE (256u << 10)
+#define RUN_RESERVE_NAME ".result-reserve"
+
+static void reserve_space(const char *dir)
+{
+	char *p = xasprintf("%s/" RUN_RESERVE_NAME, dir);
+
+	disk_reserve(p, RUN_RESERVE);
+	free(p);
+}
+
+static void reserve_release(const char *dir)
+{
+	char *p = xasprintf("%s/" RUN_RESERVE_NAME, dir);
+
+	unlink(p);
+	free(p);
+}
+
+/*
+ * The first result.json, written as the guests start: whatever happens
+ * after (netlab killed, the disk full), the run has a verdict. write_outcome()
+ * replaces it (atomically: file_write()).
+ */
+static void write_provisional(struct run_ctx *c)
+{
+	struct json_object *o = json_object_new_object();
+	char *path = xasprintf("%s/result.json", c->o->out);
+
+	reserve_space(c->o->out);
+	provenance_add(o);
+	json_object_object_add(o, "verdict", json_object_new_string(run_verdict_name(RV_INFRA)));
+	json_object_object_add(o, "exit_status", NULL);
+	json_object_object_add(o, "reason", json_object_new_string(
+		"the run did not end: netlab stopped before it wrote the run's result"));
+	json_object_object_add(o, "provisional", json_object_new_boolean(true));
+	json_file_write(path, o);
+	json_object_put(o);
+	free(path);
 }
 
 static void write_outcome(struct run_ctx *c, struct run_result *res)
@@ -579,7 +657,14 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		meta.domains = domains;
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
-	run_result_write_json(path, res, &meta, NULL);
+	reserve_release(c->o->out);
+	if (run_result_write_json(path, res, &meta, NULL) == -ENOSPC) {
+		/* Room taken since (not by what the guest left): its initrd goes. */
+		for (unsigned int i = 0; i < c->n_vms; i++)
+			if (!vm_recorded(c, i))
+				unlink(c->vms[i].initrd);
+		run_result_write_json(path, res, &meta, NULL);
+	}
 	if (c->vms[0].acpi) {
 		/* result.json's "acpi": VM 0's acpi.json (each VM has its own). */
 		struct json_object *j = json_file_get(path);
@@ -973,6 +1058,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 			if (c.vms[i].inst)
 				vm_inst_kill(c.vms[i].inst, 0);
 	} else {
+		write_provisional(&c);
 		run_loop(&c, stop);
 		write_outcome(&c, res);
 	}

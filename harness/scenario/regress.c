@@ -328,6 +328,11 @@ static void read_run(struct regress_run *run, int status)
 	free(path);
 	run->verdict = RV_INFRA;
 	run->exit_status = -1;
+	/* Only the first, provisional result.json (run.c): the run did not end. */
+	if (j && json_object_object_get_ex(j, "provisional", &v) && json_object_get_boolean(v)) {
+		json_object_put(j);
+		j = NULL;
+	}
 	if (!j) {
 		path = xasprintf("%s/harness-error", run->dir);
 		file_read(path, &herr, NULL);
@@ -747,6 +752,12 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 	if (!o->out_locked)
 		r->lock_fd = ret;
 	r->dir = xstrdup(o->out);
+	{
+		char *p = xasprintf("%s/.suite-reserve", o->out);
+
+		disk_reserve(p, REGRESS_RESERVE);
+		free(p);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct regress_scn *rs = &r->s[i];
 
@@ -869,10 +880,22 @@ int regress_exit_code(const struct regress *r)
 	return infra ? NL_EXIT_CANNOT_TEST : NL_EXIT_OK;
 }
 
+void regress_reserve_release(const struct regress *r)
+{
+	char *p;
+
+	if (!r || !r->dir)
+		return;
+	p = xasprintf("%s/.suite-reserve", r->dir);
+	unlink(p);
+	free(p);
+}
+
 void regress_free(struct regress *r)
 {
 	if (!r)
 		return;
+	regress_reserve_release(r);
 	for (size_t i = 0; i < r->n; i++) {
 		struct regress_scn *rs = &r->s[i];
 

@@ -111,6 +111,13 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
  * 125 infrastructure failures only, 130 interrupted. */
 int regress_exit_code(const struct regress *r);
 void regress_free(struct regress *r);
+/*
+ * The suite directory keeps REGRESS_RESERVE bytes aside from the start
+ * (disk_reserve()): room for summary.json, junit.xml and results.ktap
+ * however full the runs leave the disk. Release it just before writing them.
+ */
+#define REGRESS_RESERVE (1u << 20)
+void regress_reserve_release(const struct regress *r);
 const char *regress_outcome_name(enum regress_outcome o);
 
 /*
