@@ -498,7 +498,8 @@ static void unpack_outcome(struct run_vm *v)
 	struct stat st;
 	int ret = run_unpack_files(v->dir);
 
-	if (ret == 0 || ret == -ENOENT || stat(tar, &st)) {
+	/* A run ended for a full disk says so already (run_loop()). */
+	if (ret == 0 || ret == -ENOENT || v->obs.no_space || stat(tar, &st)) {
 		free(tar);
 		return;
 	}

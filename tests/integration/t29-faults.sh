@@ -17,24 +17,29 @@ cat >"$fakeq" <<'EOF'
 #!/bin/sh
 case "$*" in *-version*) echo "QEMU emulator version 8.2.2"; exit 0;; esac
 [ -z "${FAKEQ_MARK:-}" ] || : >"$FAKEQ_MARK"
-exec sleep 300
+# FAKEQ_FILL: fill the disk as it is stopped, as a guest's files would.
+[ -z "${FAKEQ_FILL:-}" ] || trap 'head -c 4G /dev/zero >"$FAKEQ_FILL" 2>/dev/null; exit 0' TERM
+sleep 300 &
+wait
 EOF
 chmod +x "$fakeq"
 
 # start_suite OUT SCENARIO...: a suite in the background ($pid, -j 1), until
-# its first run's stand-in QEMU is up (and the suite holds OUT's lock).
+# its first run's stand-in QEMU is up (and the suite holds OUT's lock);
+# its output in $T_TMP/BASENAME.out and .err.
 start_suite() {
 	local out=$1
 	shift
-	FAKEQ_MARK=$out.up "$NETLAB" regress -j 1 --accel tcg --qemu "$fakeq" --out "$out" "$@" \
-		>"$out.out" 2>"$out.err" &
+	local log=$T_TMP/$(basename "$out")
+	FAKEQ_MARK=$log.up "$NETLAB" regress -j 1 --accel tcg --qemu "$fakeq" --out "$out" "$@" \
+		>"$log.out" 2>"$log.err" &
 	pid=$!
 	for _ in $(seq 1 600); do
-		test -e "$out.up" && return 0
+		test -e "$log.up" && return 0
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.1
 	done
-	echo "the first run never started"; cat "$out.err"; return 1
+	echo "the first run never started"; cat "$log.err"; return 1
 }
 
 for what in missing file empty; do
@@ -154,6 +159,36 @@ test_expect_success 'a pcap filter longer than 1024 bytes: exit 2 naming the lim
 	f=$(python3 -c "print(\" or \".join(\"port %d\" % i for i in range(90)))")
 	test ${#f} -le 1024
 	"$NETLAB" pcap "$p" "$f" | grep -q "^matched "
+'
+
+# A small file system of our own (root: mount).
+mnt=$T_TMP/small
+mkdir -p "$mnt"
+need=$(( $(stat -c %s "$INITRD") / 1048576 + 104 ))
+if ! mount -t tmpfs -o size=${need}m netlab-t29 "$mnt" 2>/dev/null; then
+	test_skip 'a full disk after the guest' "cannot mount a tmpfs here (not root?)"
+	test_done
+	exit
+fi
+trap 'umount -l "$mnt" 2>/dev/null; t_cleanup' EXIT
+
+test_expect_success 'the disk fills as the guest ends: the run'"'"'s result.json and the suite'"'"'s summary, JUnit and KTAP are written' '
+	s=$mnt/suite
+	FAKEQ_FILL=$mnt/filler start_suite "$s" "$SCN/udp-clean.scn"
+	kill -INT $pid
+	rc=0; wait $pid || rc=$?
+	cat "$T_TMP/suite.err" | tail -n 4
+	df -k "$mnt" | tail -n 1
+	test -s "$mnt/filler"
+	test $rc = 130
+	test "$(json_get "$s/udp-clean/run-1/result.json" verdict)" = interrupted
+	test ! -e "$s/udp-clean/run-1/.result-reserve"
+	test "$(json_get "$s/summary.json" scenarios.0.outcome)" = interrupted
+	grep -q "^ok 1 udp-clean # SKIP interrupted" "$s/results.ktap"
+	grep -q "<testsuites" "$s/junit.xml"
+	! grep -q "cannot read" "$T_TMP/suite.err"
+	no_process_with "$s/"
+	rm -f "$mnt/filler"
 '
 
 test_done
