@@ -34,7 +34,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/xml lib/provenance lib/outlock 
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
-	       run/run run/result run/runview run/counters run/pcapstat run/pcapcsum \
+	       run/run run/rundir run/result run/runview run/counters run/pcapstat run/pcapcsum \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \

@@ -2,7 +2,6 @@
 /*
  * One run, from options to result.json.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -20,10 +19,10 @@
 #include "boot/kmod.h"
 #include "lib/jsonout.h"
 #include "lib/outlock.h"
-#include "lib/provenance.h"
 #include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
+#include "run/rundir.h"
 #include "vm/backend.h"
 #include "vm/libvirt.h"
 #include "vm/share.h"
@@ -132,45 +131,6 @@ static bool tail_fresh_has(const struct tail *t, const char *word)
 	return t->fresh && memmem(t->text.s + from, t->text.len - from, word, strlen(word));
 }
 
-/*
- * Create `dir` (and parents) and, with @lock_fd, lock it for this run: it must
- * be new or empty (but for the lock file), and no other command's.
- */
-static int prepare_rundir(const char *dir, int *lock_fd, char **err)
-{
-	DIR *d;
-	struct dirent *e;
-	int ret = mkdir_p(dir, 0755);
-
-	if (ret) {
-		err_set(err, "cannot create run directory '%s': %s", dir, strerror(-ret));
-		return ret;
-	}
-	if (lock_fd) {
-		ret = outlock_take(dir, err);
-		if (ret < 0)
-			return ret == -EBUSY ? -EINVAL : ret;
-		*lock_fd = ret;
-	}
-	d = opendir(dir);
-	if (!d) {
-		ret = -errno;
-		err_set(err, "cannot open run directory '%s': %s", dir, strerror(errno));
-		return ret;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    strcmp(e->d_name, OUTLOCK_NAME)) {
-			closedir(d);
-			err_set(err, "run directory '%s' is not empty\nhint: pass a new --out DIR, or remove it",
-				dir);
-			return -EINVAL;
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
 /* QEMU's file chardevs append; create them so tails can open at once. */
 static int create_vm_files(const char *dir, char **err)
 {
@@ -258,31 +218,6 @@ bad_kernel:
 		free(e);
 	}
 	return -EINVAL;
-}
-
-int run_unpack_files(const char *dir)
-{
-	char *tar = xasprintf("%s/files.tar", dir);
-	char *files = xasprintf("%s/files", dir);
-	struct stat st;
-	int ret = -ENOENT;
-
-	if (stat(tar, &st) == 0 && st.st_size > 0 && (ret = mkdir_p(files, 0755)) == 0) {
-		/* -m: the guest's clock (under -icount) is not the host's. An
-		 * argv, never a shell: the directory's name is anybody's. */
-		const char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
-		struct proc p;
-
-		proc_init(&p, args);
-		p.stdin_mode = PROC_NULL;
-		ret = proc_run(&p, 0, NULL);	/* tar's exit code, or -errno */
-		if (ret > 0)
-			ret = -EIO;
-		proc_release(&p);
-	}
-	free(tar);
-	free(files);
-	return ret;
 }
 
 /* One QEMU process of the run and what it leaves behind. */
@@ -487,38 +422,6 @@ static void acpi_outcome(struct run_ctx *c, struct run_vm *v)
 	free(irqs);
 }
 
-/*
- * DIR/files.tar into DIR/files/. On a full disk that is the run's verdict
- * (infra-error naming the directory and the disk), unless it panicked;
- * files.tar and whatever was unpacked stay.
- */
-static void unpack_outcome(struct run_vm *v)
-{
-	char *tar = xasprintf("%s/files.tar", v->dir), *files, *why;
-	struct stat st;
-	int ret = run_unpack_files(v->dir);
-
-	/* A run ended for a full disk says so already (run_loop()). */
-	if (ret == 0 || ret == -ENOENT || v->obs.no_space || stat(tar, &st)) {
-		free(tar);
-		return;
-	}
-	free(tar);
-	/* tar said why on its stderr; the disk tells whether it was full. */
-	why = disk_short(v->dir, (unsigned long long)st.st_size);
-	if (!why)
-		return;
-	files = xasprintf("%s/files", v->dir);
-	if (v->res.verdict != RV_PANIC) {
-		v->res.verdict = RV_INFRA;
-		free(v->res.reason);
-		v->res.reason = xasprintf("disk full: cannot unpack the guest's files.tar into "
-					  "'%s': %s", files, why);
-	}
-	free(files);
-	free(why);
-}
-
 static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 {
 	char *qlog = NULL, *path;
@@ -536,7 +439,7 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 	if (v->res.exit_status >= 0)
 		file_writef(path, "%d\n", v->res.exit_status);
 	free(path);
-	unpack_outcome(v);
+	run_unpack_outcome(v->dir, v->obs.no_space != NULL, &v->res);
 	if (c->acpi.n)
 		acpi_outcome(c, v);
 }
@@ -568,52 +471,6 @@ static bool vm_recorded(const struct run_ctx *c, unsigned int i)
 	const struct vm_debug *d = &c->cfg.debug;
 
 	return d->rr == VM_RR_RECORD && (d->rr_vm < 0 || d->rr_vm == (int)i);
-}
-
-/*
- * Room for the run's result.json whatever fills the disk later: a file of
- * RUN_RESERVE bytes in the run directory, removed just before result.json
- * is written for good.
- */
-#define RUN_RESERVE (256u << 10)
-#define RUN_RESERVE_NAME ".result-reserve"
-
-static void reserve_space(const char *dir)
-{
-	char *p = xasprintf("%s/" RUN_RESERVE_NAME, dir);
-
-	disk_reserve(p, RUN_RESERVE);
-	free(p);
-}
-
-static void reserve_release(const char *dir)
-{
-	char *p = xasprintf("%s/" RUN_RESERVE_NAME, dir);
-
-	unlink(p);
-	free(p);
-}
-
-/*
- * The first result.json, written as the guests start: whatever happens
- * after (netlab killed, the disk full), the run has a verdict. write_outcome()
- * replaces it (atomically: file_write()).
- */
-static void write_provisional(struct run_ctx *c)
-{
-	struct json_object *o = json_object_new_object();
-	char *path = xasprintf("%s/result.json", c->o->out);
-
-	reserve_space(c->o->out);
-	provenance_add(o);
-	json_object_object_add(o, "verdict", json_object_new_string(run_verdict_name(RV_INFRA)));
-	json_object_object_add(o, "exit_status", NULL);
-	json_object_object_add(o, "reason", json_object_new_string(
-		"the run did not end: netlab stopped before it wrote the run's result"));
-	json_object_object_add(o, "provisional", json_object_new_boolean(true));
-	json_file_write(path, o);
-	json_object_put(o);
-	free(path);
 }
 
 static void write_outcome(struct run_ctx *c, struct run_result *res)
@@ -658,7 +515,7 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		meta.domains = domains;
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
-	reserve_release(c->o->out);
+	run_reserve_release(c->o->out);
 	if (run_result_write_json(path, res, &meta, NULL) == -ENOSPC) {
 		/* Room taken since (not by what the guest left): its initrd goes. */
 		for (unsigned int i = 0; i < c->n_vms; i++)
@@ -846,7 +703,7 @@ static int prepare_vms(struct run_ctx *c, char **err)
 				      : xstrdup(c->o->out);
 		if (c->n_vms > 1) {
 			c->cfg.vm_dir[i] = v->dir;
-			ret = prepare_rundir(v->dir, NULL, err);
+			ret = run_dir_prepare(v->dir, NULL, err);
 		}
 		if (!ret)
 			ret = create_vm_files(v->dir, err);
@@ -1022,7 +879,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	if (!ret)
 		ret = run_config(o, &c.cfg, err);
 	if (!ret)
-		ret = prepare_rundir(o->out, &c.lock_fd, err);
+		ret = run_dir_prepare(o->out, &c.lock_fd, err);
 	/* Before any boot (the KVM probe's too): a bad table is bad input. */
 	if (!ret && o->n_acpi) {
 		char *dir = xasprintf("%s/acpi", o->out);
@@ -1059,7 +916,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 			if (c.vms[i].inst)
 				vm_inst_kill(c.vms[i].inst, 0);
 	} else {
-		write_provisional(&c);
+		run_write_provisional(c.o->out);
 		run_loop(&c, stop);
 		write_outcome(&c, res);
 	}
