@@ -128,8 +128,10 @@ big_rss_ok() {
 	[ -n "$kb" ] && [ "$kb" -lt 204800 ]
 }
 
+if ! [ -x /usr/bin/time ]; then
+	test_skip 'large files and long filters: memory bounded' "no /usr/bin/time (apt-get install time)"
+else
 test_expect_success 'a 1 GB result.json, summary.json or bisect.json: exit 2 naming the file and the limit, memory bounded' '
-	command -v /usr/bin/time >/dev/null || { echo "no /usr/bin/time"; exit 1; }
 	b=$T_TMP/big
 	mkdir -p "$b/run" "$b/suite" "$b/bisect"
 	truncate -s 1G "$b/run/result.json" "$b/suite/summary.json" "$b/bisect/bisect.json"
@@ -160,6 +162,7 @@ test_expect_success 'a pcap filter longer than 1024 bytes: exit 2 naming the lim
 	test ${#f} -le 1024
 	"$NETLAB" pcap "$p" "$f" | grep -q "^matched "
 '
+fi
 
 # A small file system of our own (root: mount).
 mnt=$T_TMP/small
