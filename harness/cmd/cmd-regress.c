@@ -169,13 +169,11 @@ static int check_dir(const char *dir, bool need_scn, char **err)
 	int n;
 
 	if (stat(dir, &st)) {
-		err_set(err, "--dir '%s': %s\nhint: the directory of the scenario files "
-			     "(NAME.scn); the default is tests/regress", dir, strerror(errno));
+		err_set(err, "--dir '%s': %s\nhint: the directory of the scenario files (NAME.scn); the default is tests/regress", dir, strerror(errno));
 		return -EINVAL;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		err_set(err, "--dir '%s': not a directory\nhint: name scenario files as "
-			     "arguments, or give --dir the directory that holds them", dir);
+		err_set(err, "--dir '%s': not a directory\nhint: name scenario files as arguments, or give --dir the directory that holds them", dir);
 		return -EINVAL;
 	}
 	if (!need_scn)
@@ -186,8 +184,7 @@ static int check_dir(const char *dir, bool need_scn, char **err)
 	if (n == 0)
 		globfree(&g);
 	if (n != 0) {
-		err_set(err, "--dir '%s': no scenario file (*.scn) in it\nhint: give --dir the "
-			     "directory that holds NAME.scn, or name the scenarios", dir);
+		err_set(err, "--dir '%s': no scenario file (*.scn) in it\nhint: give --dir the directory that holds NAME.scn, or name the scenarios", dir);
 		return -EINVAL;
 	}
 	return 0;
@@ -408,8 +405,7 @@ static int suite_file(struct regress *r, const char *name, bool *full,
 	int ret = write(r, p, &err);
 
 	if (ret == -ENOSPC) {
-		fprintf(stderr, "netlab regress: disk full: %s\nhint: free some space there; the "
-				"runs' own files are in %s\n", p, r->dir);
+		fprintf(stderr, "netlab regress: disk full: %s\nhint: free some space there; the runs' own files are in %s\n", p, r->dir);
 		*full = true;
 	} else if (ret) {
 		cmd_error("regress", err);

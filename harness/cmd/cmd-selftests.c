@@ -276,8 +276,7 @@ static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regres
 		if (!ret)
 			ret = ksft_json_add(s, p, &err);
 		if (ret == -ENOSPC)
-			fprintf(stderr, "netlab selftests: disk full: %s\nhint: free some space "
-					"there\n", p);
+			fprintf(stderr, "netlab selftests: disk full: %s\nhint: free some space there\n", p);
 		else if (ret)
 			cmd_error("selftests", err);
 		free(p);

@@ -53,11 +53,9 @@ int outlock_take(const char *dir, char **err)
 		if (ret != -EBUSY)
 			err_set(err, "cannot lock '%s': %s", path, strerror(-ret));
 		else if (holder)
-			err_set(err, "'%s' is in use by another netlab command (pid %ld)\nhint: "
-				     "wait for it, or pass another --out DIR", dir, holder);
+			err_set(err, "'%s' is in use by another netlab command (pid %ld)\nhint: wait for it, or pass another --out DIR", dir, holder);
 		else
-			err_set(err, "'%s' is in use by another netlab command\nhint: wait for "
-				     "it, or pass another --out DIR", dir);
+			err_set(err, "'%s' is in use by another netlab command\nhint: wait for it, or pass another --out DIR", dir);
 		close(fd);
 		fd = -1;
 		goto out;

@@ -63,8 +63,7 @@ static int read_json(const char *dir, const char *name, struct json_object **out
 		char *why = NULL;
 
 		if (json_file_read(p, out, &why) == -EFBIG) {
-			err_set(err, "cannot read %s\nhint: it is written by netlab run / regress; "
-				     "run again, or remove it", why);
+			err_set(err, "cannot read %s\nhint: it is written by netlab run / regress; run again, or remove it", why);
 			ret = -EINVAL;
 		} else if (!*out || !json_object_is_type(*out, json_type_object)) {
 			err_set(err, "cannot read '%s': not a JSON object (%s)\nhint: it is written by netlab run / regress; run again, or remove it",

@@ -14,8 +14,7 @@ int pcap_filter_check(const char *filter, char **err)
 
 	if (n <= PCAP_FILTER_MAX)
 		return 0;
-	err_set(err, "filter '%.40s...': %zu bytes, more than the %d a netlab pcap filter holds\n"
-		     "hint: match fewer hosts or ports (a net, a port range), or filter in two passes",
+	err_set(err, "filter '%.40s...': %zu bytes, more than the %d a netlab pcap filter holds\nhint: match fewer hosts or ports (a net, a port range), or filter in two passes",
 		filter, n, PCAP_FILTER_MAX);
 	return -EINVAL;
 }

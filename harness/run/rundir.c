@@ -110,8 +110,7 @@ void run_unpack_outcome(const char *dir, bool no_space, struct run_result *res)
 	if (res->verdict != RV_PANIC) {
 		res->verdict = RV_INFRA;
 		free(res->reason);
-		res->reason = xasprintf("disk full: cannot unpack the guest's files.tar into "
-					  "'%s': %s", files, why);
+		res->reason = xasprintf("disk full: cannot unpack the guest's files.tar into '%s': %s", files, why);
 	}
 	free(files);
 	free(why);

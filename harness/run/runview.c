@@ -34,8 +34,7 @@ static struct json_object *read_json(const char *path, bool must, char **err, in
 		char *why = NULL;
 
 		if (json_file_read(path, &j, &why)) {
-			err_set(err, "cannot read %s\nhint: the run directory is damaged; run the "
-				     "scenario again", why);
+			err_set(err, "cannot read %s\nhint: the run directory is damaged; run the scenario again", why);
 			*ret = -EINVAL;
 		}
 		free(why);
