@@ -30,7 +30,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
-HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance \
+HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock \
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \

@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "scenario/baseline.h"
 #include "bisect/bisect.h"
 #include "report/html.h"
@@ -354,7 +355,7 @@ static int build_selftest(struct step_ctx *x, const char *run_dir)
 static void read_boot(struct step_ctx *x, const struct regress_run *run)
 {
 	char *p = xasprintf("%s/result.json", run->dir);
-	struct json_object *j = json_object_from_file(p);
+	struct json_object *j = json_file_get(p);
 	double boot = j ? jnum(j, "boot_s") : NAN;
 
 	if (isfinite(boot) && run->wall_s > 0) {
@@ -369,7 +370,7 @@ static void read_boot(struct step_ctx *x, const struct regress_run *run)
 static struct metrics *read_metrics(const char *dir)
 {
 	char *p = xasprintf("%s/metrics.json", dir);
-	struct json_object *j = json_object_from_file(p);
+	struct json_object *j = json_file_get(p);
 	struct metrics *m = NULL;
 
 	if (j) {

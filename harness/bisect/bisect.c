@@ -290,10 +290,19 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 {
 	char *p = xasprintf("%s/bisect.json", run_dir);
-	struct json_object *o = json_object_from_file(p);
+	struct json_object *o;
+	char *why = NULL;
 	double v;
 
 	memset(c, 0, sizeof(*c));
+	if (json_file_read(p, &o, &why) == -EFBIG) {
+		err_set(err, "cannot read %s\nhint: pass the directory a 'netlab bisect' run printed",
+			why);
+		free(why);
+		free(p);
+		return -EINVAL;
+	}
+	free(why);
 	if (!o) {
 		err_set(err, "'%s' is not a bisection's run directory: cannot read '%s'\n"
 			"hint: pass the directory a 'netlab bisect' run printed", run_dir, p);
@@ -843,9 +852,18 @@ int bisect_log_load(const char *run_dir, struct bisect_step **steps, size_t *n, 
 {
 	char *p = xasprintf("%s/bisect.log.jsonl", run_dir), *text = NULL, *line, *save = NULL;
 
+	int ret;
+
 	*steps = NULL;
 	*n = 0;
-	if (file_read(p, &text, NULL)) {
+	ret = file_read_max(p, JSON_FILE_MAX, &text, NULL);
+	if (ret == -EFBIG) {
+		err_set(err, "cannot read '%s': more than the %u MiB a netlab JSON file holds", p,
+			JSON_FILE_MAX >> 20);
+		free(p);
+		return -EINVAL;
+	}
+	if (ret) {
 		free(p);
 		return 0;	/* no step yet */
 	}

@@ -18,6 +18,7 @@
 #include "cmd/cmd.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
+#include "lib/outlock.h"
 #include "lib/util.h"
 #include "vm/share.h"
 
@@ -390,11 +391,10 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 			*run_dir);
 		return -EINVAL;
 	}
-	ret = mkdir_p(*run_dir, 0755);
-	if (ret) {
-		err_set(err, "cannot create '%s': %s", *run_dir, strerror(-ret));
+	/* One writer per --out; the lock lasts as long as the process. */
+	ret = outlock_take(*run_dir, err);
+	if (ret < 0)
 		return ret;
-	}
 	ret = bisect_lock(c, err);
 	if (ret)
 		return ret;
@@ -614,7 +614,7 @@ static int __cmd_bisect(const struct bisect_cmd *bc)
 		run_dir = xstrdup(bc->resume);
 		absolute(&run_dir);
 		ret = bisect_config_load(run_dir, &c, &err);
-		if (!ret)
+		if (!ret && (ret = outlock_take(run_dir, &err)) >= 0)
 			ret = bisect_lock(&c, &err);
 	} else {
 		ret = start(bc, &c, &run_dir, &err);

@@ -20,6 +20,7 @@
 #include "lib/esc.h"
 #include "cmd/cmd.h"
 #include "gdb/gdb.h"
+#include "lib/outlock.h"
 #include "scenario/scenario.h"
 #include "scenario/scnrun.h"
 #include "trace/tracedrops.h"
@@ -606,6 +607,9 @@ static int run_replay(const struct gdb_cmd *gc, struct session *s, char **err)
 	argv_release(&a);
 	if (!ret)
 		ret = session_dir(s, out, err);
+	/* One writer per --out (a scenario's session locks in run_execute()). */
+	if (!ret && (ret = outlock_take(s->dir, err)) >= 0)
+		ret = 0;	/* held until the process ends */
 	if (ret)
 		goto out;
 	if (!mkdtemp(sockdir)) {

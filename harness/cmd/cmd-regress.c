@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cmd/cmd.h"
 #include "scenario/coverage.h"
@@ -156,6 +157,57 @@ static int resolve(struct regress_cmd *rc, const char *arg, char **err)
 	return -EINVAL;
 }
 
+/*
+ * --dir (or the default) is a directory; with no scenario named it must hold
+ * one, or the suite would be nothing (or, globbing elsewhere, something else).
+ */
+static int check_dir(const char *dir, bool need_scn, char **err)
+{
+	struct stat st;
+	char *p;
+	glob_t g;
+	int n;
+
+	if (stat(dir, &st)) {
+		err_set(err, "--dir '%s': %s\nhint: the directory of the scenario files (NAME.scn); the default is tests/regress", dir, strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		err_set(err, "--dir '%s': not a directory\nhint: name scenario files as arguments, or give --dir the directory that holds them", dir);
+		return -EINVAL;
+	}
+	if (!need_scn)
+		return 0;
+	p = xasprintf("%s/*.scn", dir);
+	n = glob(p, 0, NULL, &g);
+	free(p);
+	if (n == 0)
+		globfree(&g);
+	if (n != 0) {
+		err_set(err, "--dir '%s': no scenario file (*.scn) in it\nhint: give --dir the directory that holds NAME.scn, or name the scenarios", dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* No scenario named: every scenario of --dir (check_dir() made sure of one). */
+static int resolve_all(struct regress_cmd *rc, char **err)
+{
+	char *p = xasprintf("%s/*.scn", rc->dir);
+	glob_t g;
+
+	if (glob(p, 0, NULL, &g) != 0) {
+		err_set(err, "--dir '%s': no scenario file (*.scn) in it", rc->dir);
+		free(p);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		add_scenario(rc, xstrdup(g.gl_pathv[i]));
+	globfree(&g);
+	free(p);
+	return 0;
+}
+
 static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char *arg, char **err)
 {
 	unsigned long v;
@@ -268,11 +320,15 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 		return -EINVAL;
 	iopt = rc->o.base.initrd ? "--initrd" : "initramfs";
 	fill_defaults(rc);
+	if (rc->help || rc->generators)
+		return 0;
 	/* Before anything boots; --list and the tables boot nothing. */
-	if (!rc->list && !rc->coverage && !rc->generators &&
+	if (!rc->list && !rc->coverage &&
 	    (cmd_check_out(rc->o.out, NULL, err) || cmd_check_initrd(iopt, rc->o.base.initrd, err)))
 		return -EINVAL;
-	if (optind == argc && resolve(rc, "*", err))
+	if (check_dir(rc->dir, optind == argc, err))
+		return -EINVAL;
+	if (optind == argc && resolve_all(rc, err))
 		return -EINVAL;
 	for (int i = optind; i < argc; i++)
 		if (resolve(rc, argv[i], err))
@@ -344,36 +400,50 @@ static void on_progress(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/*
+ * One of the suite's files: 0, or its -errno once said. A full disk is said
+ * as such ("disk full: PATH"), with *full set.
+ */
+static int suite_file(struct regress *r, const char *name, bool *full,
+		      int (*write)(const struct regress *, const char *, char **))
+{
+	char *p = xasprintf("%s/%s", r->dir, name), *err = NULL;
+	int ret = write(r, p, &err);
+
+	if (ret == -ENOSPC) {
+		fprintf(stderr, "netlab regress: disk full: %s\nhint: free some space there; the runs' own files are in %s\n", p, r->dir);
+		*full = true;
+	} else if (ret) {
+		cmd_error("regress", err);
+	}
+	free(err);
+	free(p);
+	return ret;
+}
+
 static int report(struct regress_cmd *rc, struct regress *r)
 {
-	char *p, *err = NULL;
+	char *err = NULL;
+	bool full = false;
+	int ret;
 
 	regress_print_table(r, rc->ktap ? stderr : stdout);
 	if (rc->ktap)
 		regress_print_ktap(r, stdout);
-	p = xasprintf("%s/results.ktap", r->dir);
-	if (regress_write_ktap(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
-	p = xasprintf("%s/junit.xml", r->dir);
-	if (regress_write_junit(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
-	p = xasprintf("%s/summary.json", r->dir);
-	if (regress_write_json(r, p, &err))
-		cmd_error("regress", err);
-	free(p);
-	free(err);
-	err = NULL;
+	/* The room kept since the suite started: for these three, first. */
+	regress_reserve_release(r);
+	suite_file(r, "summary.json", &full, regress_write_json);
+	suite_file(r, "junit.xml", &full, regress_write_junit);
+	suite_file(r, "results.ktap", &full, regress_write_ktap);
 	/* The pages people look at: each run's report.html, then the suite's. */
-	if (html_suite_write(r->dir, NULL, true, &err))
+	if (full)
+		fprintf(stderr, "netlab regress: no report.html: the disk is full\n");
+	else if ((ret = html_suite_write(r->dir, NULL, true, &err)))
 		cmd_error("regress", err);
 	free(err);
-	return regress_exit_code(r);
+	ret = regress_exit_code(r);
+	/* What the suite found stands; that it could not all be written is 125. */
+	return full && ret == NL_EXIT_OK ? NL_EXIT_CANNOT_TEST : ret;
 }
 
 int cmd_regress(int argc, char **argv)

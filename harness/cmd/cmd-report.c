@@ -23,6 +23,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "cmd/cmd.h"
 #include "trace/drvring.h"
 #include "trace/txpath.h"
@@ -480,7 +481,7 @@ static int attach_ring(struct report *r, struct analyses *an, char **err)
 	struct drvring_opts o = { 0 };
 
 	an->mpath = is_dir(r->ro->target) ? xasprintf("%s/metrics.json", r->ro->target) : NULL;
-	an->mj = an->mpath && !access(an->mpath, R_OK) ? json_object_from_file(an->mpath) : NULL;
+	an->mj = an->mpath && !access(an->mpath, R_OK) ? json_file_get(an->mpath) : NULL;
 	if (an->mj) {
 		an->m = metrics_new();
 		metrics_add_json(an->m, NULL, an->mj);

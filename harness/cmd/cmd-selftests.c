@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "lib/outlock.h"
 #include "report/html.h"
 #include "scenario/regress.h"
 #include "selftests/ksft-suite.h"
@@ -250,8 +251,10 @@ static void on_progress(void *ctx, const char *line)
 static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regress *r, double wall)
 {
 	char *p, *err = NULL;
+	int ret;
 
 	ksft_print(s, wall, sc->ktap ? stderr : stdout);
+	regress_reserve_release(r);	/* the room kept for these files */
 	p = xasprintf("%s/results.ktap", sc->o.out);
 	if (ksft_write_ktap(s, p, &err))
 		cmd_error("selftests", err);
@@ -274,12 +277,18 @@ static void report(struct selftests_cmd *sc, struct ksft_suite *s, struct regres
 		free(err);
 		err = NULL;
 		p = xasprintf("%s/summary.json", sc->o.out);
-		if (regress_write_json(r, p, &err) || ksft_json_add(s, p, &err))
+		ret = regress_write_json(r, p, &err);
+		if (!ret)
+			ret = ksft_json_add(s, p, &err);
+		if (ret == -ENOSPC)
+			fprintf(stderr, "netlab selftests: disk full: %s\nhint: free some space there\n", p);
+		else if (ret)
 			cmd_error("selftests", err);
 		free(p);
 		free(err);
 		err = NULL;
-		if (html_suite_write(sc->o.out, NULL, true, &err))
+		/* The page reads summary.json back: none without it. */
+		if (!ret && html_suite_write(sc->o.out, NULL, true, &err))
 			cmd_error("selftests", err);
 		free(err);
 	}
@@ -294,7 +303,7 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	struct ksft_suite s = { 0 };
 	struct regress *r = NULL;
 	double t0 = now_s();
-	int ret;
+	int ret, lock_fd = -1;
 
 	ret = ksft_build(sc->ksrc, (const char *const *)targets, n_t, NULL, &inst, err);
 	if (ret) {
@@ -312,11 +321,14 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 		ret = NL_EXIT_OK;
 		goto out;
 	}
-	ret = NL_EXIT_USAGE;
-	if (mkdir_p(sc->o.out, 0755)) {
-		err_set(err, "cannot create '%s': %s", sc->o.out, strerror(errno));
+	/* One writer per --out, for the whole suite (regress_execute() too). */
+	lock_fd = outlock_take(sc->o.out, err);
+	if (lock_fd < 0) {
+		ret = lock_fd == -ENOSPC ? NL_EXIT_CANNOT_TEST : NL_EXIT_USAGE;
 		goto out;
 	}
+	sc->o.out_locked = true;
+	ret = NL_EXIT_USAGE;
 	if (write_scenarios(sc, &s, inst, err) || (!sc->no_tools && tools_initrd(sc, err)))
 		goto out;
 	if (sc->o.n_scenarios) {
@@ -336,6 +348,7 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	ret = ksft_exit_code(&s, r);
 out:
 	regress_free(r);
+	outlock_release(lock_fd);
 	ksft_suite_release(&s);
 	for (size_t i = 0; i < n_t; i++)
 		free(targets[i]);

@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "gdb/gdb.h"
 
 extern char **environ;
@@ -876,7 +877,7 @@ static const char *jstr(struct json_object *o, const char *a, const char *b)
 int oops_report(const char *rundir, struct sbuf *out, char **err)
 {
 	char *path = xasprintf("%s/result.json", rundir), hex[65];
-	struct json_object *j = json_object_from_file(path);
+	struct json_object *j = json_file_get(path);
 	const char *oops = j ? jstr(j, "oops", NULL) : NULL;
 	const char *kernel = j ? jstr(j, "kernel", "path") : NULL, *sha;
 	struct gdb_kernel k = { 0 };

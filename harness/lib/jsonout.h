@@ -37,4 +37,19 @@ char *json_text(struct json_object *o, int flags);
  */
 int json_file_write(const char *path, struct json_object *o);
 
+/* The most a JSON file netlab reads may hold (result.json, summary.json, bisect.json, ...). */
+#define JSON_FILE_MAX (64u << 20)
+
+/*
+ * json_file_read() - @path parsed as JSON into *@out (the caller puts it),
+ * reading at most JSON_FILE_MAX bytes: a larger file is refused before it
+ * is read. Returns 0; -ENOENT or another -errno when it cannot be opened;
+ * -EFBIG when it is larger ("PATH: N bytes, more than the 64 MiB a netlab
+ * JSON file holds"); -EINVAL when it is not JSON. *@why (may be NULL) gets
+ * the reason, naming @path; the caller frees it.
+ */
+int json_file_read(const char *path, struct json_object **out, char **why);
+/* json_file_read() where a missing, large or bad file is only NULL. */
+struct json_object *json_file_get(const char *path);
+
 #endif /* NETLAB_JSONOUT_H */

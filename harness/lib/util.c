@@ -194,15 +194,34 @@ void argv_addf(struct argv *a, const char *fmt, ...)
 
 int file_read(const char *path, char **data, size_t *len)
 {
+	return file_read_max(path, SIZE_MAX - 1, data, len);
+}
+
+int file_read_max(const char *path, size_t max, char **data, size_t *len)
+{
 	struct sbuf b;
 	char chunk[65536];
 	ssize_t n;
+	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		close(fd);
+		if (len)
+			*len = (size_t)st.st_size;
+		return -EFBIG;
+	}
 	sbuf_init(&b);
 	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n > 0 && b.len + (size_t)n > max) {
+			close(fd);
+			if (len)
+				*len = b.len + (size_t)n;
+			sbuf_release(&b);
+			return -EFBIG;
+		}
 		if (n < 0) {
 			int e = errno;
 
@@ -538,4 +557,21 @@ int grow_array(void *pp, size_t *cap, size_t need, size_t size)
 	*p = q;
 	*cap = n;
 	return 0;
+}
+
+int disk_reserve(const char *path, unsigned long long bytes)
+{
+	static const char zero[4096];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (posix_fallocate(fd, 0, (off_t)bytes)) {
+		for (unsigned long long n = 0; n < bytes && !ret; n += sizeof(zero))
+			if (write(fd, zero, sizeof(zero)) != (ssize_t)sizeof(zero))
+				ret = -ENOSPC;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	return ret;
 }

@@ -74,6 +74,12 @@ void sigpipe_ignore(void);
 /* Whole-file helpers. Return 0 or -errno. */
 int file_read(const char *path, char **data, size_t *len);
 /*
+ * file_read_max() - file_read(), refusing a file of more than @max bytes
+ * (a regular file by its size, before reading; anything else once @max + 1
+ * bytes came): -EFBIG, *data untouched, *len the bytes seen.
+ */
+int file_read_max(const char *path, size_t max, char **data, size_t *len);
+/*
  * The last line of the file at @path that starts with @prefix ("" for the
  * last line that is not blank), without its newline (what a tool said last
  * in its log: the bytes as they are, escape them where they go, lib/esc.h).
@@ -106,6 +112,12 @@ int disk_avail(const char *path, unsigned long long *avail);
  * free there or it cannot be told. Caller frees.
  */
 char *disk_short(const char *path, unsigned long long needed);
+/*
+ * disk_reserve() - a file of @bytes at @path (allocated: fallocate, else
+ * zeros), to unlink() when the room is needed for what must be written
+ * whatever fills the disk meanwhile. 0 or -errno (best effort).
+ */
+int disk_reserve(const char *path, unsigned long long bytes);
 /* mkdir -p. */
 int mkdir_p(const char *path, mode_t mode);
 /* rm -rf: remove `path` and all below it, not following symlinks. */

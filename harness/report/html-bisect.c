@@ -21,6 +21,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "bisect/bisect.h"
 #include "report/html-int.h"
 #include "report/svg.h"
@@ -54,7 +55,7 @@ static int read_steps(const char *dir, struct json_object **out, char **err)
 	int ret;
 
 	*out = json_object_new_array();
-	ret = file_read(p, &text, NULL);
+	ret = file_read_max(p, JSON_FILE_MAX, &text, NULL);
 	if (ret == -ENOENT)
 		ret = 0;
 	for (line = text ? strtok_r(text, "\n", &save) : NULL; line && !ret;
@@ -72,7 +73,10 @@ static int read_steps(const char *dir, struct json_object **out, char **err)
 		}
 		json_object_array_add(*out, o);
 	}
-	if (ret && ret != -EINVAL)
+	if (ret == -EFBIG)
+		err_set(err, "cannot read '%s': more than the %u MiB a netlab JSON file holds", p,
+			JSON_FILE_MAX >> 20);
+	else if (ret && ret != -EINVAL)
 		err_set(err, "cannot read '%s': %s", p, strerror(-ret));
 	free(text);
 	free(p);
@@ -509,7 +513,7 @@ void html_bisect_render(struct sbuf *b, const char *dir, struct json_object *cfg
 int html_bisect_write(const char *dir, const char *out, char **err)
 {
 	struct bisect_page pg = { .dir = dir };
-	char *p = xasprintf("%s/bisect.json", dir), *def = NULL;
+	char *p = xasprintf("%s/bisect.json", dir), *def = NULL, *why = NULL;
 	struct sbuf b;
 	int ret;
 
@@ -521,7 +525,11 @@ int html_bisect_write(const char *dir, const char *out, char **err)
 		free(p);
 		return ret;
 	}
-	pg.cfg = json_object_from_file(p);
+	if (json_file_read(p, &pg.cfg, &why) == -EFBIG) {
+		err_set(err, "cannot read %s\nhint: it is written by netlab bisect", why);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (!pg.cfg || !json_object_is_type(pg.cfg, json_type_object)) {
 		err_set(err,
 			"cannot read '%s': not a JSON object\nhint: it is written by netlab bisect",
@@ -547,6 +555,7 @@ out:
 	free(pg.commits);
 	json_object_put(pg.cfg);
 	json_object_put(pg.steps);
+	free(why);
 	free(def);
 	free(p);
 	return ret;

@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "report/html-int.h"
 #include "scenario/baseline.h"
 
@@ -111,14 +112,14 @@ static void spark_load(struct spark_src *ss, struct json_object *scn)
 		char *p = rd ? xasprintf("%s/metrics.json", rd) : NULL;
 
 		if (p && !access(p, R_OK))
-			ss->runs[k] = json_object_from_file(p);
+			ss->runs[k] = json_file_get(p);
 		free(p);
 	}
 	if (path) {
 		char *bp = baseline_path(path);
 
 		if (!access(bp, R_OK))
-			ss->base = json_object_from_file(bp);
+			ss->base = json_file_get(bp);
 		free(bp);
 	}
 	ss->spread = ss->base ? html_json_at(ss->base, "_spread") : NULL;

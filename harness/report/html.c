@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "lib/proc.h"
 #include "report/html-int.h"
 #include "run/runview.h"
@@ -59,16 +60,19 @@ static int read_json(const char *dir, const char *name, struct json_object **out
 
 	*out = NULL;
 	if (!access(p, F_OK)) {
-		*out = json_object_from_file(p);
-		if (!*out || !json_object_is_type(*out, json_type_object)) {
-			const char *why = *out ? "another type" : json_util_get_last_err();
+		char *why = NULL;
 
-			err_set(err, "cannot read '%s': not a JSON object (%.*s)\nhint: it is written by netlab run / regress; run again, or remove it",
-				p, why ? (int)strcspn(why, "\n") : 7, why ? why : "unknown");
+		if (json_file_read(p, out, &why) == -EFBIG) {
+			err_set(err, "cannot read %s\nhint: it is written by netlab run / regress; run again, or remove it", why);
+			ret = -EINVAL;
+		} else if (!*out || !json_object_is_type(*out, json_type_object)) {
+			err_set(err, "cannot read '%s': not a JSON object (%s)\nhint: it is written by netlab run / regress; run again, or remove it",
+				p, *out ? "another type" : why ? why : "unknown");
 			json_object_put(*out);
 			*out = NULL;
 			ret = -EINVAL;
 		}
+		free(why);
 	}
 	free(p);
 	return ret;

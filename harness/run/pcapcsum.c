@@ -17,6 +17,7 @@
 #include <pcap/pcap.h>
 
 #include "run/pcapcsum.h"
+#include "run/pcapstat.h"
 #include "lib/util.h"
 
 #define ETH_HLEN 14
@@ -849,6 +850,8 @@ int pcap_csum_read(const char *path, const struct pcap_csum_opts *opts, struct p
 	pcap_t *p;
 
 	*out = NULL;
+	if (pcap_filter_check(s.opts->filter, err))
+		return -EINVAL;
 	p = open_capture(path, &ret, err);
 	if (!p)
 		return ret;

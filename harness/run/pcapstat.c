@@ -8,6 +8,17 @@
 #include "run/pcapstat.h"
 #include "lib/util.h"
 
+int pcap_filter_check(const char *filter, char **err)
+{
+	size_t n = filter ? strlen(filter) : 0;
+
+	if (n <= PCAP_FILTER_MAX)
+		return 0;
+	err_set(err, "filter '%.40s...': %zu bytes, more than the %d a netlab pcap filter holds\nhint: match fewer hosts or ports (a net, a port range), or filter in two passes",
+		filter, n, PCAP_FILTER_MAX);
+	return -EINVAL;
+}
+
 int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
 			 struct pcap_stats *st, char **err)
 {
@@ -20,6 +31,12 @@ int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
 	int r = 0, ret = 0;
 
 	memset(st, 0, n * sizeof(*st));
+	for (size_t i = 0; i < n; i++) {
+		if (pcap_filter_check(filters[i], err)) {
+			free(prog);
+			return -EINVAL;
+		}
+	}
 	p = pcap_open_offline(path, errbuf);
 	if (!p) {
 		err_set(err, "cannot read capture '%s': %s", path, errbuf);

@@ -374,7 +374,7 @@ static struct json_object *json_meta(const struct run_meta *m)
 struct json_object *run_result_kernel_json(const char *dir)
 {
 	char *path = xasprintf("%s/result.json", dir);
-	struct json_object *res = !access(path, R_OK) ? json_object_from_file(path) : NULL;
+	struct json_object *res = !access(path, R_OK) ? json_file_get(path) : NULL;
 	struct json_object *k = NULL;
 
 	if (res && json_object_object_get_ex(res, "kernel", &k) && json_object_is_type(k, json_type_object))

@@ -2,7 +2,6 @@
 /*
  * One run, from options to result.json.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -19,9 +18,11 @@
 #include "boot/initrd.h"
 #include "boot/kmod.h"
 #include "lib/jsonout.h"
+#include "lib/outlock.h"
 #include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
+#include "run/rundir.h"
 #include "vm/backend.h"
 #include "vm/libvirt.h"
 #include "vm/share.h"
@@ -130,35 +131,6 @@ static bool tail_fresh_has(const struct tail *t, const char *word)
 	return t->fresh && memmem(t->text.s + from, t->text.len - from, word, strlen(word));
 }
 
-/* Create `dir` (and parents); it must be new or empty. */
-static int prepare_rundir(const char *dir, char **err)
-{
-	DIR *d;
-	struct dirent *e;
-	int ret = mkdir_p(dir, 0755);
-
-	if (ret) {
-		err_set(err, "cannot create run directory '%s': %s", dir, strerror(-ret));
-		return ret;
-	}
-	d = opendir(dir);
-	if (!d) {
-		ret = -errno;
-		err_set(err, "cannot open run directory '%s': %s", dir, strerror(errno));
-		return ret;
-	}
-	while ((e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			closedir(d);
-			err_set(err, "run directory '%s' is not empty\nhint: pass a new --out DIR, or remove it",
-				dir);
-			return -EINVAL;
-		}
-	}
-	closedir(d);
-	return 0;
-}
-
 /* QEMU's file chardevs append; create them so tails can open at once. */
 static int create_vm_files(const char *dir, char **err)
 {
@@ -251,31 +223,6 @@ bad_kernel:
 	return -EINVAL;
 }
 
-int run_unpack_files(const char *dir)
-{
-	char *tar = xasprintf("%s/files.tar", dir);
-	char *files = xasprintf("%s/files", dir);
-	struct stat st;
-	int ret = -ENOENT;
-
-	if (stat(tar, &st) == 0 && st.st_size > 0 && (ret = mkdir_p(files, 0755)) == 0) {
-		/* -m: the guest's clock (under -icount) is not the host's. An
-		 * argv, never a shell: the directory's name is anybody's. */
-		const char *const args[] = { "tar", "-xmf", tar, "-C", files, NULL };
-		struct proc p;
-
-		proc_init(&p, args);
-		p.stdin_mode = PROC_NULL;
-		ret = proc_run(&p, 0, NULL);	/* tar's exit code, or -errno */
-		if (ret > 0)
-			ret = -EIO;
-		proc_release(&p);
-	}
-	free(tar);
-	free(files);
-	return ret;
-}
-
 /* One QEMU process of the run and what it leaves behind. */
 struct run_vm {
 	const char *exec;
@@ -301,6 +248,7 @@ struct run_ctx {
 	struct acpi_set acpi;
 	struct kmod_list kmods;		/* --modules */
 	struct run_vm vms[VM_MAX_VMS];
+	int lock_fd;			/* the run directory's (outlock.h), or -1 */
 	unsigned int n_vms;
 	char *sock_dir;
 	struct vm_backend *be;		/* the run's backend, open */
@@ -494,7 +442,7 @@ static void write_vm_outcome(struct run_ctx *c, struct run_vm *v)
 	if (v->res.exit_status >= 0)
 		file_writef(path, "%d\n", v->res.exit_status);
 	free(path);
-	(void)run_unpack_files(v->dir);
+	run_unpack_outcome(v->dir, v->obs.no_space != NULL, &v->res);
 	if (c->acpi.n)
 		acpi_outcome(c, v);
 }
@@ -570,10 +518,17 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		meta.domains = domains;
 	combine(c, res);
 	path = xasprintf("%s/result.json", c->o->out);
-	run_result_write_json(path, res, &meta, NULL);
+	run_reserve_release(c->o->out);
+	if (run_result_write_json(path, res, &meta, NULL) == -ENOSPC) {
+		/* Room taken since (not by what the guest left): its initrd goes. */
+		for (unsigned int i = 0; i < c->n_vms; i++)
+			if (!vm_recorded(c, i))
+				unlink(c->vms[i].initrd);
+		run_result_write_json(path, res, &meta, NULL);
+	}
 	if (c->vms[0].acpi) {
 		/* result.json's "acpi": VM 0's acpi.json (each VM has its own). */
-		struct json_object *j = json_object_from_file(path);
+		struct json_object *j = json_file_get(path);
 
 		if (j) {
 			json_object_object_add(j, "acpi", json_object_get(c->vms[0].acpi));
@@ -751,7 +706,7 @@ static int prepare_vms(struct run_ctx *c, char **err)
 				      : xstrdup(c->o->out);
 		if (c->n_vms > 1) {
 			c->cfg.vm_dir[i] = v->dir;
-			ret = prepare_rundir(v->dir, err);
+			ret = run_dir_prepare(v->dir, NULL, err);
 		}
 		if (!ret)
 			ret = create_vm_files(v->dir, err);
@@ -919,7 +874,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	char *abs[3] = { NULL, NULL, NULL };
 	struct run_opts ro = *o_in;
 	const struct run_opts *o = &ro;
-	struct run_ctx c = { .o = &ro };
+	struct run_ctx c = { .o = &ro, .lock_fd = -1 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -929,7 +884,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 	if (!ret)
 		ret = run_config(o, &c.cfg, err);
 	if (!ret)
-		ret = prepare_rundir(o->out, err);
+		ret = run_dir_prepare(o->out, &c.lock_fd, err);
 	/* Before any boot (the KVM probe's too): a bad table is bad input. */
 	if (!ret && o->n_acpi) {
 		char *dir = xasprintf("%s/acpi", o->out);
@@ -966,10 +921,12 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 			if (c.vms[i].inst)
 				vm_inst_kill(c.vms[i].inst, 0);
 	} else {
+		run_write_provisional(c.o->out);
 		run_loop(&c, stop);
 		write_outcome(&c, res);
 	}
 	release_ctx(&c);
+	outlock_release(c.lock_fd);
 	for (int i = 0; i < 3; i++)
 		free(abs[i]);
 	return ret;

@@ -10,6 +10,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "scenario/metrics.h"
 #include "run/pcapstat.h"
 #include "scenario/regress.h"
@@ -29,11 +30,14 @@ static struct json_object *read_json(const char *path, bool must, char **err, in
 		}
 		return NULL;
 	}
-	j = json_object_from_file(path);
-	if (!j) {
-		err_set(err, "cannot read '%s': %s\nhint: the run directory is damaged; run the scenario again",
-			path, json_util_get_last_err() ? json_util_get_last_err() : "not JSON");
-		*ret = -EINVAL;
+	{
+		char *why = NULL;
+
+		if (json_file_read(path, &j, &why)) {
+			err_set(err, "cannot read %s\nhint: the run directory is damaged; run the scenario again", why);
+			*ret = -EINVAL;
+		}
+		free(why);
 	}
 	return j;
 }

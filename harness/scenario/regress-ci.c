@@ -60,6 +60,14 @@ static void ktap_item(const struct regress_scn *rs, size_t i, bool *told, FILE *
 	const struct regress_check *rc = i < rs->scn->n_checks ? &rs->checks[i] : NULL;
 	char v[32], b[32];
 
+	if (cls == RIC_SKIPPED && rs->outcome == RO_NOT_RUN) {
+		char *why = ktap_text(rs->reason, false);
+
+		fprintf(f, "    ok %zu %s # SKIP %s\n", i + 1, name, why);	/* "not run: ..." */
+		free(why);
+		free(name);
+		return;
+	}
 	if (cls == RIC_SKIPPED) {
 		char *why = ktap_text(rc && rs->median && rc->res.err ? rc->res.err : rs->reason, false);
 
@@ -114,7 +122,7 @@ void regress_print_ktap(const struct regress *r, FILE *f)
 		fprintf(f, "    KTAP version 1\n    # Subtest: %s\n    1..%zu\n", name, n);
 		for (size_t c = 0; c < n; c++)
 			ktap_item(rs, c, &told, f);
-		if (rs->outcome == RO_SKIP) {
+		if (rs->outcome == RO_SKIP || rs->outcome == RO_NOT_RUN) {
 			char *why = ktap_text(rs->reason, false);
 
 			fprintf(f, "ok %zu %s # SKIP %s\n", i + 1, name, why);

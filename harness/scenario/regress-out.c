@@ -468,7 +468,8 @@ static struct json_object *json_scenario(const struct regress_scn *rs)
 
 		json_object_object_add(run, "dir", json_object_new_string(rs->runs[k].dir));
 		json_object_object_add(run, "verdict",
-				       json_object_new_string(run_verdict_name(rs->runs[k].verdict)));
+				       json_object_new_string(rs->runs[k].not_run ? "not-run"
+						: run_verdict_name(rs->runs[k].verdict)));
 		json_object_object_add(run, "wall_s", json_object_new_double(rs->runs[k].wall_s));
 		if (rs->runs[k].connect)
 			json_object_object_add(run, "connect",
@@ -557,7 +558,9 @@ char *regress_explain(const struct regress_scn *rs)
 	char *story;
 
 	sbuf_init(&b);
-	if (rs->outcome != RO_PASS && rs->reason)
+	if (rs->outcome == RO_NOT_RUN && rs->reason)
+		sbuf_addf(&b, "%s\n", rs->reason);	/* "not run: interrupted" */
+	else if (rs->outcome != RO_PASS && rs->reason)
 		sbuf_addf(&b, "%s: %s\n", regress_outcome_name(rs->outcome), rs->reason);
 	story = rs->outcome != RO_PASS ? regress_loss_story(rs->median) : NULL;
 	if (story)

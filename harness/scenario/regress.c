@@ -20,6 +20,7 @@
 #include "vm/share.h"
 #include "scenario/baseline.h"
 #include "lib/jsonout.h"
+#include "lib/outlock.h"
 #include "lib/provenance.h"
 #include "vm/libvirt.h"
 #include "scenario/regress.h"
@@ -28,6 +29,7 @@
 static const char *const outcome_names[] = {
 	[RO_PASS] = "pass", [RO_FAIL] = "fail", [RO_INFRA] = "infra-error",
 	[RO_BAD] = "bad-scenario", [RO_INTERRUPTED] = "interrupted", [RO_SKIP] = "skip",
+	[RO_NOT_RUN] = "not-run",
 };
 
 const char *regress_outcome_name(enum regress_outcome o)
@@ -203,6 +205,7 @@ int regress_load(const struct regress_opts *o, struct regress **out, char **err)
 {
 	struct regress *r = xzalloc(sizeof(*r));
 
+	r->lock_fd = -1;
 	for (size_t i = 0; i < o->n_scenarios; i++) {
 		if (load_file(o, r, i, err)) {
 			regress_free(r);
@@ -310,12 +313,26 @@ static void progress(const struct regress_opts *o, const char *fmt, ...)
 /* @status: the worker's wait status; how it ended tells a run that left nothing. */
 static void read_run(struct regress_run *run, int status)
 {
-	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL;
-	struct json_object *j = json_object_from_file(path), *v;
+	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL, *why = NULL;
+	struct json_object *j = NULL, *v;
 
+	if (json_file_read(path, &j, &why) == -EFBIG) {
+		/* Not ours: a run writes a few KB. */
+		free(path);
+		run->verdict = RV_INFRA;
+		run->exit_status = -1;
+		run->reason = why;
+		return;
+	}
+	free(why);
 	free(path);
 	run->verdict = RV_INFRA;
 	run->exit_status = -1;
+	/* Only the first, provisional result.json (run.c): the run did not end. */
+	if (j && json_object_object_get_ex(j, "provisional", &v) && json_object_get_boolean(v)) {
+		json_object_put(j);
+		j = NULL;
+	}
 	if (!j) {
 		path = xasprintf("%s/harness-error", run->dir);
 		file_read(path, &herr, NULL);
@@ -494,6 +511,13 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 		}
 	}
 	r->interrupted = stop && *stop;
+	/* Interrupted: what never started is not run, not a failure of any kind. */
+	for (size_t k = next; r->interrupted && !r->no_space && k < total; k++) {
+		struct regress_run *run = &r->s[all[k].scn].runs[all[k].rep];
+
+		run->not_run = true;
+		run->exit_status = -1;
+	}
 	/* A full disk fails every run after it the same way: they are not started. */
 	for (size_t k = next; r->no_space && k < total; k++) {
 		struct regress_run *run = &r->s[all[k].scn].runs[all[k].rep];
@@ -612,11 +636,25 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 
 	rs->outcome = RO_PASS;
 	rs->checks = xzalloc((rs->scn->n_checks + 1) * sizeof(*rs->checks));
-	for (unsigned int i = 0; i < rs->n_runs; i++) {
+	for (unsigned int i = 0; i < rs->n_runs && rs->runs[i].not_run; i++) {
+		if (i + 1 == rs->n_runs) {
+			rs->outcome = RO_NOT_RUN;
+			rs->reason = xstrdup("not run: interrupted");
+		}
+	}
+	for (unsigned int i = 0; rs->outcome != RO_NOT_RUN && i < rs->n_runs; i++) {
 		struct regress_run *run = &rs->runs[i];
 		struct metrics *m;
 		enum regress_outcome f;
 
+		if (run->not_run) {
+			/* Some of its runs ran: the scenario was interrupted. */
+			if (rs->outcome == RO_PASS) {
+				rs->outcome = RO_INTERRUPTED;
+				rs->reason = xasprintf("run %u: not run: interrupted", i + 1);
+			}
+			continue;
+		}
 		if (run->verdict == RV_OK) {
 			m = run->m;
 			if (m) {
@@ -718,7 +756,18 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 		err_set(err, "cannot create '%s': %s", o->out, strerror(-ret));
 		return ret;
 	}
+	/* One writer per suite directory, until regress_free(). */
+	if (!o->out_locked && (ret = outlock_take(o->out, err)) < 0)
+		return ret == -EBUSY ? -EINVAL : ret;
+	if (!o->out_locked)
+		r->lock_fd = ret;
 	r->dir = xstrdup(o->out);
+	{
+		char *p = xasprintf("%s/.suite-reserve", o->out);
+
+		disk_reserve(p, REGRESS_RESERVE);
+		free(p);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct regress_scn *rs = &r->s[i];
 
@@ -841,10 +890,22 @@ int regress_exit_code(const struct regress *r)
 	return infra ? NL_EXIT_CANNOT_TEST : NL_EXIT_OK;
 }
 
+void regress_reserve_release(const struct regress *r)
+{
+	char *p;
+
+	if (!r || !r->dir)
+		return;
+	p = xasprintf("%s/.suite-reserve", r->dir);
+	unlink(p);
+	free(p);
+}
+
 void regress_free(struct regress *r)
 {
 	if (!r)
 		return;
+	regress_reserve_release(r);
 	for (size_t i = 0; i < r->n; i++) {
 		struct regress_scn *rs = &r->s[i];
 
@@ -879,5 +940,6 @@ void regress_free(struct regress *r)
 	if (r->kid)
 		kernel_id_release(r->kid);
 	free(r->kid);
+	outlock_release(r->lock_fd);
 	free(r);
 }

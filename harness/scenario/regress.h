@@ -23,6 +23,7 @@ enum regress_outcome {
 	RO_INTERRUPTED,
 	RO_SKIP,	/* the test said it cannot run here (netlab selftests: kselftest's
 			 * exit 4); set by the caller after regress_execute(), with a reason */
+	RO_NOT_RUN,	/* interrupted before any of its runs started */
 };
 
 struct regress_check {
@@ -41,6 +42,7 @@ struct regress_run {
 	const char *connect;		/* the libvirt URI it ran on, or NULL */
 	struct metrics *m;		/* its metrics, when it ran and they were read */
 	unsigned int checks_failed;	/* of the scenario's checks on this run alone */
+	bool not_run;			/* the suite was interrupted before it started */
 };
 
 struct regress_scn {
@@ -74,6 +76,7 @@ struct regress {
 	bool interrupted;
 	char *no_space;		/* a run found its file system full: the rest did not run */
 	char *kernel;		/* the kernel the runs booted (--kernel), or NULL */
+	int lock_fd;		/* the suite directory's lock (outlock.h), or -1 */
 	struct kernel_id *kid;	/* its identity, read when the suite starts; NULL if unread */
 };
 
@@ -85,6 +88,7 @@ struct regress_opts {
 	const char *const *case_filter;
 	size_t n_scenarios;
 	const char *out;		/* suite run directory (created; must be new or empty) */
+	bool out_locked;		/* the caller holds out's lock (outlock_take()) */
 	unsigned int jobs;		/* guests at a time (per connection with libvirt) */
 	/* libvirt backend (base.backend): the connections scenarios are spread
 	 * over, each with `jobs` guests at a time; none = the default URI. */
@@ -107,6 +111,13 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
  * 125 infrastructure failures only, 130 interrupted. */
 int regress_exit_code(const struct regress *r);
 void regress_free(struct regress *r);
+/*
+ * The suite directory keeps REGRESS_RESERVE bytes aside from the start
+ * (disk_reserve()): room for summary.json, junit.xml and results.ktap
+ * however full the runs leave the disk. Release it just before writing them.
+ */
+#define REGRESS_RESERVE (1u << 20)
+void regress_reserve_release(const struct regress *r);
 const char *regress_outcome_name(enum regress_outcome o);
 
 /*

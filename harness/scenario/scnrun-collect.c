@@ -12,6 +12,7 @@
 
 #include <json-c/json.h>
 
+#include "lib/jsonout.h"
 #include "generators.h"
 #include "run/counters.h"
 #include "run/run.h"
@@ -49,10 +50,11 @@ static int read_json(struct collect *c, const char *name, struct json_object **o
 	bool rx = !strcmp(name, "recv.json") || !strcmp(name, "server.json");
 	char *path = xasprintf("%s/%s", files_of(c, rx), name);
 
-	*out = json_object_from_file(path);
-	if (!*out)
-		err_set(c->err, "'%s': missing or not JSON (%s)", path,
-			json_util_get_last_err() ?: "no detail");
+	char *why = NULL;
+
+	if (json_file_read(path, out, &why))
+		err_set(c->err, "%s", why);
+	free(why);
 	free(path);
 	return *out ? 0 : -EINVAL;
 }
@@ -276,7 +278,7 @@ static int collect_counters(struct collect *c)
 static void collect_acpi(struct collect *c, const char *rundir)
 {
 	char *path = xasprintf("%s/acpi.json", rundir);
-	struct json_object *j = access(path, R_OK) ? NULL : json_object_from_file(path), *v, *a;
+	struct json_object *j = access(path, R_OK) ? NULL : json_file_get(path), *v, *a;
 
 	free(path);
 	if (!j)

@@ -275,6 +275,11 @@ void ksft_suite_fold(struct ksft_suite *s, struct regress *r)
 			t->run_dir = xstrdup(rs->runs[0].dir);
 			t->wall_s = rs->runs[0].wall_s;
 		}
+		if (rs->outcome == RO_NOT_RUN) {
+			t->result = KSFT_SKIP;
+			t->reason = xstrdup(rs->reason);
+			continue;
+		}
 		if (rs->outcome == RO_INFRA || rs->outcome == RO_INTERRUPTED || rs->outcome == RO_BAD ||
 		    !t->run_dir) {
 			t->result = KSFT_INFRA;
@@ -434,7 +439,7 @@ static struct json_object *str_or_null(const char *s)
 
 int ksft_json_add(const struct ksft_suite *s, const char *summary, char **err)
 {
-	struct json_object *root = json_object_from_file(summary), *o, *tests, *counts;
+	struct json_object *root = json_file_get(summary), *o, *tests, *counts;
 	size_t c[4];
 	int ret;
 

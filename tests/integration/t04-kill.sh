@@ -31,6 +31,10 @@ for sig in INT TERM KILL; do
 		grep -qx running "$d/stdout"
 		if [ '"$sig"' != KILL ]; then
 			test "$(json_get "$d/result.json" verdict)" = interrupted
+		else
+			# Killed, it wrote no verdict: the first, provisional one says so.
+			test "$(json_get "$d/result.json" verdict)" = infra-error
+			test "$(json_get "$d/result.json" provisional)" = true
 		fi
 	'
 done

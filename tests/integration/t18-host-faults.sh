@@ -176,6 +176,33 @@ test_expect_success 'the disk fills during a run: infra-error naming the disk, 1
 	rm -f "$mnt/filler"
 '
 
+umount "$mnt" && mount -t tmpfs -o size=${need}m netlab-t18 "$mnt"
+
+# The guest leaves 16 MB; the disk is filled while it sleeps so that
+# files.tar (16 MB) still arrives but unpacking it does not fit. The run's
+# result.json is still written (it was kept room for), naming the disk.
+test_expect_success 'the disk fills while the run'"'"'s files are unpacked: infra-error naming files/ and the disk, result.json written, files.tar kept' '
+	d=$mnt/unpack
+	start_run "$d" --timeout 300 --mem 512 \
+		--exec "head -c 16777216 /dev/zero > /netlab/out/blob; echo running; sleep 8"
+	avail=$(df -B1 --output=avail "$mnt" | tail -n 1)
+	# 16 MB for files.tar and 4 MB for the logs; not another 16 MB for files/.
+	fill=$(( avail - (20 << 20) ))
+	test $fill -gt 0
+	head -c $fill /dev/zero >"$mnt/filler"
+	wait_rc "$d"
+	cat "$d.err" | tail -n 3
+	test $rc = 125
+	test "$(json_get "$d/result.json" verdict)" = infra-error
+	test "$(json_get "$d/result.json" provisional 2>/dev/null || echo none)" = none
+	json_get "$d/result.json" reason | grep -q "^disk full: cannot unpack the guest'"'"'s files.tar into '"'"'$d/files'"'"': no space left on netlab-t18"
+	test $(stat -c %s "$d/files.tar") -ge 16777216
+	test ! -e "$d/.result-reserve"
+	grep -qx running "$d/stdout"
+	no_process_with "$d/"
+	rm -f "$mnt/filler"
+'
+
 # Room for a suite of two runs, filled while the first goes (-j 1).
 umount "$mnt" && mount -t tmpfs -o size=$((2 * need))m netlab-t18 "$mnt"
 

@@ -501,6 +501,91 @@ static void test_regress_out__look_commands_name_what_the_run_has(void **state)
 	free(path);
 }
 
+/* A scenario the suite never started (interrupted): not-run everywhere, no "ok: " reason. */
+static void test_regress_out__not_run_is_its_own_status(void **state)
+{
+	static const char udp[] = "[traffic]\ngenerator = udp-stream\n[checks]\nno_loss = udp.lost == 0\n";
+	char *path = xasprintf("%s/nr.scn", dir), *out = NULL, *err = NULL;
+	struct scenario **cases = NULL;
+	struct regress_run run = { .dir = "nr/run-1", .not_run = true, .exit_status = -1 };
+	struct regress_scn rs = { 0 };
+	struct regress r = { 0 };
+	struct sbuf junit;
+	size_t n = 0, len = 0;
+	FILE *f;
+
+	assert_int_equal(file_write(path, udp, strlen(udp)), 0);
+	if (scn_parse_cases(path, &cases, &n, &err))
+		fail_msg("%s", err);
+	rs.scn = cases[0];
+	free(cases);
+	rs.outcome = RO_NOT_RUN;
+	rs.reason = xstrdup("not run: interrupted");
+	rs.runs = &run;
+	rs.n_runs = 1;
+	rs.checks = xzalloc(rs.scn->n_checks * sizeof(*rs.checks));
+	for (size_t c = 0; c < rs.scn->n_checks; c++) {
+		rs.checks[c].check = &rs.scn->checks[c];
+		rs.checks[c].res.status = CHECK_NOT_MEASURED;
+	}
+	r.s = &rs;
+	r.n = 1;
+	r.dir = dir;
+	r.interrupted = true;
+	assert_string_equal(regress_outcome_name(RO_NOT_RUN), "not-run");
+	assert_int_equal(regress_item_class(&rs, 0), RIC_SKIPPED);
+	assert_int_equal(regress_exit_code(&r), NL_EXIT_INTERRUPTED);
+	f = open_memstream(&out, &len);
+	regress_print_ktap(&r, f);
+	fclose(f);
+	assert_non_null(strstr(out, "\n    ok 1 no_loss # SKIP not run: interrupted\n"));
+	assert_non_null(strstr(out, "\nok 1 nr # SKIP not run: interrupted\n"));
+	free(out);
+	f = open_memstream(&out, &len);
+	regress_print_table(&r, f);
+	fclose(f);
+	assert_non_null(strstr(out, " not-run\n"));
+	assert_non_null(strstr(out, "\n  not run: interrupted\n"));
+	assert_null(strstr(out, "ok: "));
+	free(out);
+	sbuf_init(&junit);
+	out = xasprintf("%s/junit.xml", dir);
+	assert_int_equal(regress_write_junit(&r, out, &err), 0);
+	free(out);
+	out = NULL;
+	{
+		char *jp = xasprintf("%s/junit.xml", dir);
+
+		assert_int_equal(file_read(jp, &out, &len), 0);
+		free(jp);
+	}
+	assert_non_null(strstr(out, "<skipped message=\"not run: interrupted\"/>"));
+	free(out);
+	out = xasprintf("%s/summary.json", dir);
+	assert_int_equal(regress_write_json(&r, out, &err), 0);
+	{
+		struct json_object *j = json_object_from_file(out), *v, *sc;
+
+		assert_true(json_object_object_get_ex(j, "scenarios", &v));
+		sc = json_object_array_get_idx(v, 0);
+		assert_true(json_object_object_get_ex(sc, "outcome", &v));
+		assert_string_equal(json_object_get_string(v), "not-run");
+		assert_true(json_object_object_get_ex(sc, "runs", &v));
+		v = json_object_array_get_idx(v, 0);
+		assert_true(json_object_object_get_ex(v, "verdict", &v));
+		assert_string_equal(json_object_get_string(v), "not-run");
+		json_object_put(j);
+	}
+	free(out);
+	sbuf_release(&junit);
+	for (size_t c = 0; c < rs.scn->n_checks; c++)
+		check_result_release(&rs.checks[c].res);
+	free(rs.checks);
+	free(rs.reason);
+	scn_free(rs.scn);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_regress_out__latency_subjects),
 		cmocka_unit_test(test_regress_out__table_and_json_name_the_stage_that_moved),
 		cmocka_unit_test(test_regress_out__ci_outputs_count_the_same),
+		cmocka_unit_test(test_regress_out__not_run_is_its_own_status),
 		cmocka_unit_test(test_regress_out__look_commands_name_what_the_run_has),
 	};
 
