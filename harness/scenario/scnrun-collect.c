@@ -330,7 +330,7 @@ static int trace_recorded(struct collect *c, unsigned int vm)
 	long st = 0;
 	int ret = 0, r;
 
-	if (file_read(path, &status, NULL))
+	if (file_read_max(path, 1u << 20, &status, NULL))
 		status = NULL;
 	r = vm_status_note_int(status, "trace-cmd.status", 0, 255, &st, &bad);
 	if (r == -ERANGE || (!r && st)) {

@@ -110,7 +110,7 @@ static char *vm_status_text(const char *files)
 {
 	char *path = xasprintf("%s/../status", files), *text = NULL;
 
-	if (file_read(path, &text, NULL))
+	if (file_read_max(path, 1u << 20, &text, NULL))
 		text = NULL;
 	free(path);
 	return text;
@@ -120,7 +120,7 @@ int scnrun_exec_metrics(const struct scenario *s, const char *files, const char 
 			struct metrics *m, char **err)
 {
 	char *status = vm_status_text(files), *bad = NULL, *path = NULL, *out = NULL;
-	size_t len = 0;
+	size_t len = 0, seen;
 	long ex = 0, to = 0;
 	int ret = vm_status_note_int(status, "exec.exit", 0, 255, &ex, &bad);
 
@@ -145,10 +145,16 @@ int scnrun_exec_metrics(const struct scenario *s, const char *files, const char 
 		to = 0;
 	metrics_set(m, "exec.timed_out", (double)to);
 	path = xasprintf("%s/exec/out", files);
-	if (file_read(path, &out, &len))
+	/* bounded in the guest by its tmpfs; a guest that sent more gets none of it read */
+	if (file_read_max(path, ((size_t)SCNRUN_EXEC_OUT_MB + 1) << 20, &out, &len)) {
 		out = xstrdup("");
-	metrics_set(m, "exec.out_bytes", (double)len);
-	metrics_set(m, "exec.out_full", len + 65536 >= (size_t)SCNRUN_EXEC_OUT_MB << 20);
+		seen = len;
+		len = 0;
+	} else {
+		seen = len;
+	}
+	metrics_set(m, "exec.out_bytes", (double)seen);
+	metrics_set(m, "exec.out_full", seen + 65536 >= (size_t)SCNRUN_EXEC_OUT_MB << 20);
 	free(path);
 	/* The run directory's copy, beside console.log and the pcaps. */
 	path = xasprintf("%s/exec.out", rundir);
