@@ -658,3 +658,61 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 	scn_free(x.scn);
 	return 0;
 }
+
+/* "%g" without exponent noise for counters: 125, 0.25, 1.2e+09. */
+static void add_num(struct sbuf *b, double v)
+{
+	if (isnan(v))
+		sbuf_adds(b, "-");
+	else if (v == floor(v) && fabs(v) < 1e15)
+		sbuf_addf(b, "%.0f", v);
+	else
+		sbuf_addf(b, "%.4g", v);
+}
+
+/* "udp.lost = 125 [120..130] (3 runs) vs == 0" */
+void bisect_sample_text(struct sbuf *b, const struct bisect_check_sample *cs)
+{
+	double lo = INFINITY, hi = -INFINITY;
+
+	sbuf_addf(b, "%s = ", cs->subject ? cs->subject : "?");
+	add_num(b, cs->median);
+	for (size_t k = 0; k < cs->n_values; k++) {
+		lo = fmin(lo, cs->values[k]);
+		hi = fmax(hi, cs->values[k]);
+	}
+	if (cs->n_values > 1) {
+		sbuf_adds(b, " [");
+		add_num(b, lo);
+		sbuf_adds(b, "..");
+		add_num(b, hi);
+		sbuf_addf(b, "] (%zu runs)", cs->n_values);
+	}
+	sbuf_addf(b, " vs %s ", check_op_str(cs->op));
+	add_num(b, cs->bound);
+	if (cs->band > BISECT_BAND)
+		sbuf_addf(b, " (noise band %.1f%%, from the baseline's spread)", cs->band * 100);
+}
+
+char *bisect_step_to_text(const struct bisect_step *s)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "step %-3u %.12s  %-5s  build %.1f s  boot %.1f s  scenario %.1f s  ", s->n,
+		  s->commit ? s->commit : "?", bisect_verdict_name(s->verdict), s->build_s,
+		  s->boot_s, s->scenario_s);
+	if (s->label)
+		sbuf_addf(&b, "(--%s) ", s->label);
+	sbuf_addf(&b, "%s\n", s->subject ? s->subject : "");
+	for (size_t i = 0; i < s->n_checks; i++) {
+		sbuf_addf(&b, "    %s: ", s->checks[i].name);
+		bisect_sample_text(&b, &s->checks[i]);
+		sbuf_addf(&b, ": %s\n", bisect_call_name(s->checks[i].call));
+	}
+	if (s->why)
+		sbuf_addf(&b, "    why: %s\n", s->why);
+	if (s->dir)
+		sbuf_addf(&b, "    dir: %s\n", s->dir);
+	return sbuf_detach(&b);
+}
