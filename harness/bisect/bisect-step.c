@@ -716,3 +716,36 @@ char *bisect_step_to_text(const struct bisect_step *s)
 		sbuf_addf(&b, "    dir: %s\n", s->dir);
 	return sbuf_detach(&b);
 }
+
+static void add_metrics(struct sbuf *b, const char *what, const struct bisect_step *s)
+{
+	if (!s) {
+		sbuf_addf(b, "%s: not measured in this bisection\n", what);
+		return;
+	}
+	for (size_t i = 0; i < s->n_checks; i++) {
+		sbuf_addf(b, "%s: %s: ", what, s->checks[i].name);
+		bisect_sample_text(b, &s->checks[i]);
+		sbuf_addf(b, ": %s (step %u, %.12s)\n", bisect_call_name(s->checks[i].call), s->n,
+			  s->commit);
+	}
+}
+
+char *bisect_result_to_text(const struct bisect_result *r)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	if (!r->first_bad) {
+		sbuf_adds(&b, "no single first bad commit: only skipped commits are left; it is one of:\n");
+		for (size_t i = 0; i < r->n_candidates; i++)
+			sbuf_addf(&b, "  %s\n", r->candidates[i]);
+		return sbuf_detach(&b);
+	}
+	sbuf_addf(&b, "first bad commit: %s %s\n", r->first_bad, r->subject ? r->subject : "");
+	add_metrics(&b, "before", r->before);
+	add_metrics(&b, "after ", r->after);
+	if (r->repro)
+		sbuf_addf(&b, "reproduce: %s\n", r->repro);
+	return sbuf_detach(&b);
+}

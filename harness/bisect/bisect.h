@@ -211,10 +211,10 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 /* One JSON object (no newline); caller frees. */
 char *bisect_step_to_json(const struct bisect_step *s);
 int bisect_step_from_json(const char *line, struct bisect_step *s);
-/* "step 3  1a2b3c4d5e6f  bad   build 41.2 s  boot 3.3 s  scenario 12.0 s  subject\n"
- * then one line per check: "    no_loss: udp.lost = 125 [120..130] vs == 0  fail". */
 /* "udp.lost = 125 [120..130] (3 runs) vs == 0" (bisect-step.c) */
 void bisect_sample_text(struct sbuf *b, const struct bisect_check_sample *cs);
+/* "step 3  1a2b3c4d5e6f  bad   build 41.2 s  boot 3.3 s  scenario 12.0 s  subject\n"
+ * then one line per check: "    no_loss: udp.lost = 125 [120..130] vs == 0  fail". */
 char *bisect_step_to_text(const struct bisect_step *s);
 /* Every step logged so far, in order. */
 int bisect_log_load(const char *run_dir, struct bisect_step **steps, size_t *n, char **err);
@@ -236,6 +236,7 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 			const struct bisect_step *steps, size_t n_steps, struct bisect_result *r,
 			char **err);
 void bisect_result_release(struct bisect_result *r);
+/* bisect_result_to_text(), bisect_step_to_text(): in bisect-step.c */
 char *bisect_result_to_text(const struct bisect_result *r);
 
 /* ---- helpers ------------------------------------------------------------------- */
