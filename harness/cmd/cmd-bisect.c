@@ -342,10 +342,14 @@ static int check_out(const struct bisect_config *c, const char *out, char **err)
 	size_t n = strlen(base) > 4 && !strcmp(base + strlen(base) - 4, ".scn") ? strlen(base) - 4
 										 : strlen(base);
 	char *cwd = out[0] == '/' ? NULL : getcwd(NULL, 0);
-	char *below = xasprintf("/steps/00-000000000000/runs-2/%.*s/run-%u", (int)n, base, c->runs);
+	struct scenario *s = NULL;
+	bool two = c->scenario && !scn_parse(c->scenario, &s, NULL) && s->topo && s->topo->n_vms > 1;
+	char *below = xasprintf("/steps/00-000000000000/runs-2/%.*s/run-%u%s", (int)n, base, c->runs,
+				two ? RUN_SOCK_BELOW_VMS : "");
 	char *abs = cwd ? xasprintf("%s/%s", cwd, out) : xstrdup(out);
 	int ret = cmd_check_out(abs, below, err);
 
+	scn_free(s);
 	free(abs);
 	free(below);
 	free(cwd);

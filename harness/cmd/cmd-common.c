@@ -66,7 +66,9 @@ int cmd_check_suite_out(const char *out, const struct regress *r, char **err)
 
 	for (size_t i = 0; i < r->n; i++) {
 		char *name = scn_file_name(r->s[i].scn);
-		char *below = xasprintf("/%s/run-%u", name, r->s[i].scn->repeat);
+		const struct scenario *s = r->s[i].scn;
+		char *below = xasprintf("/%s/run-%u%s", name, s->repeat,
+					s->topo && s->topo->n_vms > 1 ? RUN_SOCK_BELOW_VMS : "");
 
 		free(name);
 		if (deepest && strlen(deepest) >= strlen(below)) {

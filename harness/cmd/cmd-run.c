@@ -276,7 +276,7 @@ int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
 		return -EINVAL;
 	}
 	fill_defaults(rc);
-	if (cmd_check_out(rc->opts.out, NULL, err))
+	if (cmd_check_out(rc->opts.out, run_sock_below(rc->opts.topology), err))
 		return -EINVAL;
 	return cmd_shares_finish(&rc->shares, &rc->opts, err);
 }

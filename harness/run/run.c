@@ -212,7 +212,7 @@ static int check_inputs(const struct run_opts *o, struct kernel_id *kid, char **
 		free(why);
 		return -EINVAL;
 	}
-	return run_dir_check("run directory", o->out, NULL, err);
+	return run_dir_check("run directory", o->out, run_sock_below(o->topology), err);
 bad_kernel:
 	if (err && *err) {
 		char *e = *err;
@@ -661,6 +661,13 @@ static int prepare_record(struct run_ctx *c, unsigned int i, char **err)
 	return ret;
 }
 
+const char *run_sock_below(const char *topology)
+{
+	const struct topology *t = topology_find(topology ? topology : "loop");
+
+	return t && t->n_vms > 1 ? RUN_SOCK_BELOW_VMS : "";
+}
+
 const char *run_vm_name(unsigned int vm)
 {
 	return vm ? "vm-b" : "vm-a";
@@ -801,7 +808,8 @@ static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[
 	}
 	ro->out = abs[0];
 	ro->kernel = abs[1];
-	if (run_dir_check("run directory (absolute, to record)", ro->out, NULL, err))
+	if (run_dir_check("run directory (absolute, to record)", ro->out,
+			  run_sock_below(ro->topology), err))
 		return -EINVAL;
 	if (abs[2])
 		ro->peer_kernel = abs[2];

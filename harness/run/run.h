@@ -120,12 +120,17 @@ unsigned long long run_space_estimate(const struct run_opts *o);
 int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
 
 /*
- * RUN_SOCK_TAIL - the longest path of a unix socket netlab makes under a
- * run directory: the QMP socket of a pair's second VM (run_vm_name()). A
- * unix socket path is shorter than RUN_SUN_PATH bytes (sun_path, with its NUL).
+ * RUN_SOCK_TAIL - the longest path of a unix socket netlab makes in a run
+ * directory: the QMP socket (gdb.sock is as long). A run with two VMs puts
+ * each VM's in its subdirectory (run_vm_name()): RUN_SOCK_BELOW_VMS, which
+ * its callers give run_dir_check() as (the end of) @below. A unix socket
+ * path is shorter than RUN_SUN_PATH bytes (sun_path, with its NUL).
  */
-#define RUN_SOCK_TAIL "/vm-b/qmp.sock"
+#define RUN_SOCK_TAIL "/qmp.sock"
+#define RUN_SOCK_BELOW_VMS "/vm-b"
 #define RUN_SUN_PATH 108
+/* RUN_SOCK_BELOW_VMS when @topology (a name, NULL = loop) has two VMs, else "". */
+const char *run_sock_below(const char *topology);
 
 /*
  * run_dir_check() - whether @dir can hold runs, before anything is made

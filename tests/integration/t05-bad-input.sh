@@ -100,9 +100,13 @@ test_expect_success 'an --out too long for its unix sockets (108 bytes, sun_path
 	expect_refused "shorter than 108 bytes (sun_path)" run --out "$long"
 	grep -q -- "--out .$long. is too long" "$T_TMP/err"
 	test ! -e "$long"
-	# A suite: OUT/SCENARIO/run-N/vm-b/qmp.sock must fit, not just OUT.
-	mid=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 14 - 10))d" 0)
-	expect_refused "$mid/udp-clean/run-1/vm-b/qmp.sock" regress --out "$mid" udp-clean
+	# A suite: OUT/SCENARIO/run-N/qmp.sock must fit, not just OUT; a two-VM
+	# scenario.s is OUT/SCENARIO/run-N/vm-b/qmp.sock.
+	mid=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 9 - 10))d" 0)
+	expect_refused "$mid/udp-clean/run-1/qmp.sock" regress --out "$mid" udp-clean
+	test ! -e "$mid"
+	mid=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 14 - 15))d" 0)
+	expect_refused "$mid/udp-pair-flood/run-1/vm-b/qmp.sock" regress --out "$mid" udp-pair-flood
 	test ! -e "$mid"
 '
 test_expect_success 'an empty or garbage initramfs: exit 2 naming it, nothing boots (not a panic, exit 1)' '
@@ -126,8 +130,8 @@ test_expect_success 'bisect: its --out (steps/NN-COMMIT/runs-N/SCENARIO/run-N be
 	git -C "$T_TMP/mod" -c user.name=t -c user.email=t@t commit -qam two
 	set -- bisect --module "$T_TMP/mod" --good HEAD~1 --bad HEAD --scenario "$TOP/tests/regress/udp-clean.scn"
 	expect_refused "--out .$T_TMP/b=c. holds a .=." "$@" --out "$T_TMP/b=c"
-	long=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 14 - 40))d" 0)
-	expect_refused "$long/steps/00-000000000000/runs-2/udp-clean/run-1/vm-b/qmp.sock" "$@" --out "$long"
+	long=$T_TMP/$(printf "%0$((107 - ${#T_TMP} - 1 - 9 - 40))d" 0)
+	expect_refused "$long/steps/00-000000000000/runs-2/udp-clean/run-1/qmp.sock" "$@" --out "$long"
 	: >"$T_TMP/empty.img"
 	expect_refused "--initrd .$T_TMP/empty.img.: it is empty" "$@" --initrd "$T_TMP/empty.img" --out "$T_TMP/b1"
 	test ! -e "$T_TMP/b=c" && test ! -e "$long" && test ! -e "$T_TMP/b1"

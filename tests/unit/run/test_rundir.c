@@ -44,7 +44,7 @@ static void test_rundir__a_file_is_no_directory(void **state)
 	free(f);
 }
 
-/* The longest socket path: DIR BELOW /vm-b/qmp.sock, under 108 bytes with its NUL. */
+/* The longest socket path: DIR BELOW /qmp.sock, under 108 bytes with its NUL. */
 static void test_rundir__socket_path_limit_counts_what_goes_below(void **state)
 {
 	char fit[108 - sizeof(RUN_SOCK_TAIL) + 1], *err = NULL;
@@ -58,7 +58,10 @@ static void test_rundir__socket_path_limit_counts_what_goes_below(void **state)
 	expect_refused(fit, "/s", "shorter than 108 bytes (sun_path)");
 	fit[sizeof(fit) - 3] = '\0';
 	assert_int_equal(run_dir_check("--out", fit, "/s", &err), 0);
-	expect_refused(fit, "/scenario/run-1", "/scenario/run-1/vm-b/qmp.sock");
+	expect_refused(fit, "/scenario/run-1", "/scenario/run-1/qmp.sock");
+	expect_refused(fit, "/scenario/run-1" RUN_SOCK_BELOW_VMS, "/scenario/run-1/vm-b/qmp.sock");
+	assert_string_equal(run_sock_below("pair"), RUN_SOCK_BELOW_VMS);
+	assert_string_equal(run_sock_below(NULL), "");
 }
 
 static void test_rundir__new_empty_or_existing_directory_passes(void **state)
