@@ -326,12 +326,10 @@ static void collect_acpi(struct collect *c, const char *rundir)
 /* trace-cmd record in VM @vm finished cleanly (its file is complete): its note says 0. */
 static int trace_recorded(struct collect *c, unsigned int vm)
 {
-	char *path = xasprintf("%s/../status", c->files[vm]), *status = NULL, *bad = NULL;
+	char *status = scnrun_status_text(c->files[vm]), *bad = NULL;
 	long st = 0;
 	int ret = 0, r;
 
-	if (file_read_max(path, 1u << 20, &status, NULL))
-		status = NULL;
 	r = vm_status_note_int(status, "trace-cmd.status", 0, 255, &st, &bad);
 	if (r == -ERANGE || (!r && st)) {
 		char *log = xasprintf("%s/trace-cmd.log", c->files[vm]), num[24];
@@ -346,7 +344,6 @@ static int trace_recorded(struct collect *c, unsigned int vm)
 	}
 	free(bad);
 	free(status);
-	free(path);
 	return ret;
 }
 

@@ -105,8 +105,7 @@ static void ktap_metrics(const char *out, struct metrics *m)
 	ktap_release(&r);
 }
 
-/* The status port's text of the VM whose /netlab/out is @files (its sibling "status"). */
-static char *vm_status_text(const char *files)
+char *scnrun_status_text(const char *files)
 {
 	char *path = xasprintf("%s/../status", files), *text = NULL;
 
@@ -119,7 +118,7 @@ static char *vm_status_text(const char *files)
 int scnrun_exec_metrics(const struct scenario *s, const char *files, const char *rundir,
 			struct metrics *m, char **err)
 {
-	char *status = vm_status_text(files), *bad = NULL, *path = NULL, *out = NULL;
+	char *status = scnrun_status_text(files), *bad = NULL, *path = NULL, *out = NULL;
 	size_t len = 0, seen;
 	long ex = 0, to = 0;
 	int ret = vm_status_note_int(status, "exec.exit", 0, 255, &ex, &bad);

@@ -52,6 +52,9 @@ struct collect {
  * identity, last. scnrun_collect_pcaps returns 0 or -errno with *c->err.
  */
 int scnrun_collect_pcaps(struct collect *c, const char *rundir);
+/* The status port's text of the VM whose /netlab/out is @files (its sibling
+ * "status"), read bounded (1 MiB), or NULL; caller frees. (scnrun-exec.c) */
+char *scnrun_status_text(const char *files);
 void scnrun_collect_nic_tx(struct collect *c);
 void scnrun_udp_loss(struct collect *c);
 
