@@ -51,7 +51,8 @@ HARNESS_HDRS := $(wildcard harness/*/*.h)
 HARNESS_INC := -Iharness -Iguest -Itraffic
 # The log-linear latency histogram is shared with the traffic generators, and
 # so are the generators' option tables (traffic/generators.h).
-LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o $(B)/harness/generators.o
+LIB_OBJS    := $(HARNESS_LIB:%=$(B)/harness/%.o) $(B)/harness/hist.o $(B)/harness/generators.o \
+	       $(B)/harness/nicmodel.o
 CMD_OBJS    := $(HARNESS_CMD:%=$(B)/harness/%.o)
 
 .DEFAULT_GOAL := all
@@ -91,6 +92,11 @@ $(B)/harness/generators.o: traffic/generators.c $(wildcard traffic/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
 
+# The NIC models' table is shared with the guest agent.
+$(B)/harness/nicmodel.o: guest/nicmodel.c guest/nicmodel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -c -o $@ $<
+
 # Rewritten only when the commit (or the tree's dirtiness) changes.
 $(B)/version.h: FORCE
 	@mkdir -p $(@D)
@@ -112,8 +118,9 @@ $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
-AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c guest/agent-pci.c guest/agent-note.c
-$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/agent-note.h guest/netlab-proto.h
+AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c guest/agent-pci.c guest/agent-note.c \
+	      guest/nicmodel.c
+$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/agent-note.h guest/netlab-proto.h guest/nicmodel.h
 	@mkdir -p $(@D)
 	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ $(AGENT_SRCS)
 
@@ -151,9 +158,9 @@ $(B)/tests/guest/test_agent_note: tests/unit/guest/test_agent_note.c guest/agent
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/guest/test_agent_note.c guest/agent-note.c -lcmocka
 
-$(B)/tests/guest/test_agent_pci: tests/unit/guest/test_agent_pci.c guest/agent-pci.c guest/agent-pci.h
+$(B)/tests/guest/test_agent_pci: tests/unit/guest/test_agent_pci.c guest/agent-pci.c guest/agent-pci.h guest/nicmodel.c guest/nicmodel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -Itests/unit -o $@ tests/unit/guest/test_agent_pci.c guest/agent-pci.c -lcmocka
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -Itests/unit -o $@ tests/unit/guest/test_agent_pci.c guest/agent-pci.c guest/nicmodel.c -lcmocka
 
 # A sanitizer's first report ends the test binary, which then fails.
 unit: $(UNIT_TESTS)
@@ -200,13 +207,17 @@ FUZZ_CFLAGS  := -O1 -g -fno-omit-frame-pointer -std=gnu11 -Wall -Wextra -Wno-unu
 FUZZ_LIBFLAGS := -Wno-missing-field-initializers -Wno-string-plus-int -fsanitize=fuzzer-no-link
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_B)/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_LIB     := $(HARNESS_LIB:%=$(FUZZ_B)/harness/%.o) $(FUZZ_B)/harness/hist.o \
-		$(FUZZ_B)/harness/generators.o
+		$(FUZZ_B)/harness/generators.o $(FUZZ_B)/harness/nicmodel.o
 
 $(FUZZ_B)/harness/%.o: harness/%.c $(HARNESS_HDRS) guest/netlab-proto.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) $(PKG_CFLAGS) $(HARNESS_INC) -c -o $@ $<
 
 $(FUZZ_B)/harness/hist.o: traffic/hist.c traffic/hist.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) -c -o $@ $<
+
+$(FUZZ_B)/harness/nicmodel.o: guest/nicmodel.c guest/nicmodel.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_LIBFLAGS) -c -o $@ $<
 

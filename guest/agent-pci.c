@@ -17,16 +17,7 @@
 #include <unistd.h>
 
 #include "agent-pci.h"
-
-static const struct {
-	const char *model;
-	unsigned int vendor, device[2];
-	const char *config; /* the PCI driver's */
-} models[] = {
-	{ "e1000", 0x8086, { 0x100e }, "CONFIG_E1000" },
-	{ "e1000e", 0x8086, { 0x10d3 }, "CONFIG_E1000E" },
-	{ "virtio-net", 0x1af4, { 0x1000, 0x1041 }, "CONFIG_VIRTIO_PCI" },
-};
+#include "nicmodel.h"
 
 /* A hex number from a sysfs file ("0x8086\n"); -1 when unreadable. */
 static long read_hex(const char *dir, const char *name)
@@ -81,14 +72,11 @@ int agent_nic_unbound(const char *sysfs, const char *model, char *out, size_t n)
 {
 	char base[PATH_MAX];
 	struct dirent *e;
-	size_t m;
+	const struct nic_model *m = nic_model_find(model);
 	DIR *d;
 	int ret = 0;
 
-	for (m = 0; m < sizeof(models) / sizeof(models[0]); m++)
-		if (!strcmp(models[m].model, model))
-			break;
-	if (m == sizeof(models) / sizeof(models[0]))
+	if (!m)
 		return -1;
 	snprintf(base, sizeof(base), "%s/bus/pci/devices", sysfs);
 	d = opendir(base);
@@ -104,19 +92,19 @@ int agent_nic_unbound(const char *sysfs, const char *model, char *out, size_t n)
 			continue;
 		vendor = read_hex(dir, "vendor");
 		device = read_hex(dir, "device");
-		if (vendor != (long)models[m].vendor ||
-		    (device != (long)models[m].device[0] &&
-		     (!models[m].device[1] || device != (long)models[m].device[1])))
+		if (vendor != (long)m->pci_vendor ||
+		    (device != (long)m->pci_device[0] &&
+		     (!m->pci_device[1] || device != (long)m->pci_device[1])))
 			continue;
 		if (!has_driver(dir)) {
 			snprintf(out, n,
 				 "no driver bound to the %s device at %s: the kernel lacks %s=y (or has it as a module nothing loaded)",
-				 model, e->d_name, models[m].config);
+				 model, e->d_name, m->kconfig);
 			ret = 1;
-		} else if (!strcmp(model, "virtio-net") && virtio_unbound(dir, vdev, sizeof(vdev))) {
+		} else if (m->virtio && virtio_unbound(dir, vdev, sizeof(vdev))) {
 			snprintf(out, n,
-				 "no driver bound to the virtio device %s of the virtio-net device at %s: the kernel lacks CONFIG_VIRTIO_NET=y (or has it as a module nothing loaded)",
-				 vdev, e->d_name);
+				 "no driver bound to the virtio device %s of the %s device at %s: the kernel lacks %s=y (or has it as a module nothing loaded)",
+				 vdev, model, e->d_name, m->virtio_kconfig);
 			ret = 1;
 		}
 	}

@@ -12,6 +12,7 @@
 
 #include "boot/kmod.h"
 #include "lib/util.h"
+#include "nicmodel.h"
 
 const char *kmod_modinfo(const char *buf, size_t n, const char *field)
 {
@@ -218,11 +219,20 @@ static int add(struct kmod_list *l, const struct index *ix, const struct kmod *m
 
 int kmod_collect(const char *dir, struct kmod_list *out, char **err)
 {
-	static const char *const wanted[] = { KMOD_WANTED };
+	static const char *const first[] = { KMOD_WANTED_FIRST }, *const last[] = { KMOD_WANTED_LAST };
+	const char *wanted[ARRAY_SIZE(first) + NIC_MODELS_MAX * NIC_MODULES_MAX + ARRAY_SIZE(last)];
+	size_t n_wanted = 0;
 	struct index ix = { 0 };
 	char *kernel;
 	int ret = 0;
 
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++)
+		wanted[n_wanted++] = first[i];
+	for (size_t i = 0; i < nic_models_n; i++)
+		for (size_t k = 0; k < NIC_MODULES_MAX && nic_models[i].modules[k]; k++)
+			wanted[n_wanted++] = nic_models[i].modules[k];
+	for (size_t i = 0; i < ARRAY_SIZE(last); i++)
+		wanted[n_wanted++] = last[i];
 	memset(out, 0, sizeof(*out));
 	out->dir = tree_of(dir);
 	if (!out->dir) {
@@ -240,7 +250,7 @@ int kmod_collect(const char *dir, struct kmod_list *out, char **err)
 			out->dir, ix.compressed);
 		ret = -EINVAL;
 	}
-	for (size_t i = 0; !ret && i < sizeof(wanted) / sizeof(wanted[0]); i++) {
+	for (size_t i = 0; !ret && i < n_wanted; i++) {
 		const struct kmod *m = lookup(&ix, wanted[i]);
 
 		if (m)

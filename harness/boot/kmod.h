@@ -3,9 +3,9 @@
  * Kernel modules for a kernel whose NIC drivers are modules (a distribution
  * kernel): `--modules DIR` names its lib/modules/VERSION tree (or a root
  * holding lib/modules/VERSION, as a .deb unpacked with dpkg -x). netlab puts
- * the modules the guest may need (KMOD_WANTED: the NIC drivers and their
- * virtio transport, the agent's virtio-serial port, the qdiscs scenarios
- * use, 9p) with their dependencies, deps first, into the run's initramfs as
+ * the modules the guest may need (the agent's virtio-serial port
+ * (KMOD_WANTED_FIRST), every NIC model's modules (guest/nicmodel.c), the
+ * qdiscs scenarios use and 9p (KMOD_WANTED_LAST)) with their dependencies, deps first, into the run's initramfs as
  * netlab/modules/NN-NAME.ko; the agent loads them in that order before it
  * opens its ports and brings up the NICs. A wanted module the tree lacks is
  * built in (or not built): skipped. Dependencies come from each module's
@@ -16,9 +16,8 @@
 
 #include <stddef.h>
 
-#define KMOD_WANTED                                                                               \
-	"virtio_pci", "virtio_console", "virtio_net", "e1000", "e1000e", "sch_netem", "sch_tbf",   \
-		"9pnet_virtio", "9p"
+#define KMOD_WANTED_FIRST "virtio_pci", "virtio_console"
+#define KMOD_WANTED_LAST "sch_netem", "sch_tbf", "9pnet_virtio", "9p"
 
 struct kmod {
 	char *name; /* "e1000e" */

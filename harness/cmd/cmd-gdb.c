@@ -344,15 +344,10 @@ static void scn_session_release(struct scn_session *ss)
 	scn_free(ss->scn);
 }
 
-/* The VM to debug: --vm, else the one with an e1000e NIC, else VM a. */
+/* The VM to debug: --vm, else the one with a NIC gdb has helpers for, else VM a. */
 static unsigned int pick_vm(const struct gdb_cmd *gc, const struct vm_config *cfg)
 {
-	if (gc->vm >= 0)
-		return (unsigned int)gc->vm;
-	for (unsigned int i = 0; i < cfg->n_nics; i++)
-		if (!strcmp(cfg->nics[i].model->name, "e1000e"))
-			return cfg->nics[i].vm;
-	return 0;
+	return gc->vm >= 0 ? (unsigned int)gc->vm : vm_gdb_default(cfg);
 }
 
 static int run_scenario(const struct gdb_cmd *gc, struct session *s, struct run_result *res,

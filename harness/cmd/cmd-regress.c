@@ -365,7 +365,7 @@ static int print_coverage(const struct regress *r)
 	for (int c = 0; c < COV_CLASSES; c++)
 		printf(" %7s", coverage_class_name(c));
 	printf("\n");
-	for (int m = 0; m < COV_MODELS; m++)
+	for (int m = 0; m < (int)coverage_models(); m++)
 		for (int role = 0; role < COV_ROLES; role++)
 			for (int p = 0; p < COV_PROTOS; p++) {
 				printf("%-11s %-4s %-5s", coverage_model_name(m),

@@ -29,7 +29,7 @@ static const char run_usage[] =
 	"      --topology NAME   loop|pair|none (default loop)\n"
 	"      --peer-exec CMD   pair: command for VM B (default: idle until A's command ends)\n"
 	"      --peer-kernel F   pair: bzImage for VM B (default: --kernel)\n"
-	"      --nic L=MODEL     NIC model for NIC L (A, B): e1000, e1000e, virtio-net\n"
+	"      --nic L=MODEL     NIC model for NIC L (A, B): %s\n"
 	"      --append ARGS     extra kernel command line\n"
 	"      --mem MB          guest memory (default 256)\n"
 	"      --smp N           guest CPUs (default 1)\n"
@@ -334,7 +334,7 @@ int cmd_run(int argc, char **argv)
 		return NL_EXIT_USAGE;
 	}
 	if (rc.help) {
-		fputs(run_usage, stdout);
+		printf(run_usage, nic_model_list());
 		run_cmd_release(&rc);
 		return NL_EXIT_OK;
 	}

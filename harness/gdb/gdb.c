@@ -23,6 +23,7 @@
 
 #include "lib/jsonout.h"
 #include "gdb/gdb.h"
+#include "nicmodel.h"
 
 extern char **environ;
 
@@ -292,8 +293,9 @@ void gdb_init_script(const struct gdb_kernel *k, const struct gdb_session *s, st
 	/* gdb's 2 s for an answer is too short for a replay on a loaded host:
 	 * gdb would drop the link ("Remote communication error"). */
 	sbuf_addf(o, "set remotetimeout 60\ntarget remote %s\n", s->socket);
-	if (s->data_dir)
-		sbuf_addf(o, "source %s/e1000e.gdb\n", s->data_dir);
+	for (size_t i = 0; s->data_dir && i < nic_models_n; i++)
+		if (nic_models[i].gdb_helpers)
+			sbuf_addf(o, "source %s/%s\n", s->data_dir, nic_models[i].gdb_helpers);
 	if (s->data_dir && s->replay)
 		sbuf_addf(o, "source %s/replay.py\n", s->data_dir);
 	/* Before the kernel runs, only hardware breakpoints are reliable: the

@@ -8,14 +8,19 @@
 #include <string.h>
 
 #include "lib/util.h"
+#include "nicmodel.h"
 
-static const char *const models[COV_MODELS] = { "e1000", "e1000e", "virtio-net" };
 static const char *const classes[COV_CLASSES] = { "small", "medium", "mtu", "frag", "jumbo",
 						  "mixed" };
 
 const char *coverage_model_name(unsigned int model)
 {
-	return model < COV_MODELS ? models[model] : "?";
+	return model < nic_models_n ? nic_models[model].name : "?";
+}
+
+unsigned int coverage_models(void)
+{
+	return (unsigned int)nic_models_n;
 }
 
 const char *coverage_class_name(enum cov_class c)
@@ -42,10 +47,9 @@ bool coverage_required(enum cov_proto p, enum cov_class c)
 
 static int model_index(const char *name)
 {
-	for (int i = 0; i < COV_MODELS; i++)
-		if (name && !strcmp(models[i], name))
-			return i;
-	return -1;
+	const struct nic_model *m = name ? nic_model_find(name) : NULL;
+
+	return m ? (int)nic_model_index(m) : -1;
 }
 
 /* A byte count as the generators take it: 1400, 9k, 1M. */
@@ -145,7 +149,7 @@ unsigned int coverage_missing(const struct coverage *cv)
 {
 	unsigned int missing = 0;
 
-	for (int m = 0; m < COV_MODELS; m++)
+	for (int m = 0; m < (int)nic_models_n; m++)
 		for (int r = 0; r < COV_ROLES; r++)
 			for (int p = 0; p < COV_PROTOS; p++)
 				for (int c = 0; c < COV_CLASSES; c++)

@@ -28,7 +28,9 @@ enum cov_class { COV_SMALL, COV_MEDIUM, COV_MTU, COV_FRAG, COV_JUMBO, COV_MIXED,
 enum cov_proto { COV_UDP, COV_TCP, COV_PROTOS };
 enum cov_role { COV_RX, COV_TX, COV_ROLES };
 
-#define COV_MODELS 3 /* e1000, e1000e, virtio-net: coverage_model_name() */
+/* The NIC models (guest/nicmodel.c): cells of model m < coverage_models(). */
+#define COV_MODELS NIC_MODELS_MAX
+unsigned int coverage_models(void);
 
 struct coverage {
 	/* The first scenario that covers the cell (borrowed), or NULL. */

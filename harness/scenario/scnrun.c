@@ -285,17 +285,18 @@ static void trace_drv_fallback(const char *kernel, struct traceset *ts,
 		traceset_add_names(ts, TRACESET_DRVPROBE, off);
 		ts->drvprobe_unless_lines = true;
 	} else {
-		for (int d = 0; traceset_drivers[d]; d++) {
+		for (size_t d = 0; d < nic_models_n; d++) {
+			const char *drv = nic_models[d].driver;
 			bool listed = false;
 
-			size_t n = strlen(traceset_drivers[d]);
+			size_t n = strlen(drv);
 
 			for (const char *l = text; l && !listed; l = strchr(l, '\n'), l = l ? l + 1 : l)
-				listed = !strncmp(l, traceset_drivers[d], n) && strchr(" \n", l[n]);
+				listed = !strncmp(l, drv, n) && strchr(" \n", l[n]);
 			if (listed) {
 				patched++;
 			} else {
-				char *name = xasprintf(TRACESET_DRVPROBE "_%s", traceset_drivers[d]);
+				char *name = xasprintf(TRACESET_DRVPROBE "_%s", drv);
 
 				traceset_add_names(ts, name, off);
 				free(name);
@@ -303,7 +304,7 @@ static void trace_drv_fallback(const char *kernel, struct traceset *ts,
 		}
 		if (!patched)
 			traceset_drop_names(ts, "netlab:drv");
-		else if (!traceset_drivers[patched] && ts->gro_for_handoff)
+		else if (patched == nic_models_n && ts->gro_for_handoff)
 			traceset_drop_names(ts, "net:napi_gro_receive_entry");
 	}
 	free(text);
@@ -404,15 +405,10 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 
 /* ---- [gdb] ------------------------------------------------------------- */
 
-/* [gdb] vm, else the VM with an e1000e NIC, else VM a. */
+/* [gdb] vm, else the VM with a NIC gdb has helpers for (e1000e), else VM a. */
 static unsigned int gdb_vm(const struct scenario *s, const struct vm_config *cfg)
 {
-	if (s->gdb_vm >= 0)
-		return (unsigned int)s->gdb_vm;
-	for (unsigned int i = 0; i < cfg->n_nics; i++)
-		if (!strcmp(cfg->nics[i].model->name, "e1000e"))
-			return cfg->nics[i].vm;
-	return 0;
+	return s->gdb_vm >= 0 ? (unsigned int)s->gdb_vm : vm_gdb_default(cfg);
 }
 
 int scnrun_gdb_attach(const struct scenario *s, const struct vm_config *cfg, struct run_opts *o,

@@ -24,6 +24,7 @@
 #include "scenario/metrics.h"
 #include "trace/tracefile.h"
 #include "lib/util.h"
+#include "nicmodel.h"
 
 
 /* ---- lines ------------------------------------------------------------------------ */
@@ -296,7 +297,7 @@ static void lev_forget(struct lev *l, uint64_t ts)
 
 /* ---- the kprobe fallback --------------------------------------------------------- */
 
-static const char *const probe_drivers[PROBE_DRIVERS] = { "e1000e", "e1000", "virtio_net" };
+/* The fallback probes' drivers: guest/nicmodel.c, indexed as nic_models[]. */
 
 int drvring_acc_init(struct acc *a)
 {
@@ -790,15 +791,15 @@ int drvring_probe_parse(const char *event, int *drv, enum prole *role)
 
 	if (strncmp(event, "drv_", 4))
 		return -1;
-	for (*drv = 0; *drv < PROBE_DRIVERS; (*drv)++) {
-		size_t n = strlen(probe_drivers[*drv]);
+	for (*drv = 0; *drv < (int)nic_models_n; (*drv)++) {
+		size_t n = strlen(nic_models[*drv].driver);
 
-		if (!strncmp(event + 4, probe_drivers[*drv], n) && event[4 + n] == '_')
+		if (!strncmp(event + 4, nic_models[*drv].driver, n) && event[4 + n] == '_')
 			break;
 	}
-	if (*drv == PROBE_DRIVERS)
+	if (*drv == (int)nic_models_n)
 		return -1;
-	r = event + 5 + strlen(probe_drivers[*drv]);
+	r = event + 5 + strlen(nic_models[*drv].driver);
 	/* irq, irq_msi, irq_msix: receive interrupts; irq_tx, irq_tx_msix: transmit */
 	if (!strncmp(r, "irq_tx", 6) && (!r[6] || r[6] == '_'))
 		*role = P_IRQ_TX;
@@ -839,8 +840,8 @@ int drvring_probe_feed(struct drvring *d, uint64_t ts, int cpu, int drv, enum pr
 
 	drvring_clock_at(d, ts);
 	d->probe_events++;
-	snprintf(l.driver, sizeof(l.driver), "%s", probe_drivers[drv]);
-	snprintf(l.ifname, sizeof(l.ifname), "%s", probe_drivers[drv]);
+	snprintf(l.driver, sizeof(l.driver), "%s", nic_models[drv].driver);
+	snprintf(l.ifname, sizeof(l.ifname), "%s", nic_models[drv].driver);
 	x = queue_get(d, &l);
 	if (!x) {
 		d->untracked_lines++;

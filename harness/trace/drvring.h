@@ -82,6 +82,7 @@
 #include <stdio.h>
 
 #include "hist.h"
+#include "nicmodel.h"
 
 struct json_object;
 struct metrics;
@@ -376,7 +377,7 @@ int drvring_finish(struct drvring *d);
  * others and for events that are no fallback probe. *@drv: the driver's
  * index (0..DRVRING_PROBE_DRIVERS-1).
  */
-#define DRVRING_PROBE_DRIVERS 3
+#define DRVRING_PROBE_DRIVERS NIC_MODELS_MAX /* indexed as nic_models[] */
 /*
  * The driver lines as tracepoints (today's driver patches): every event of
  * this system prints one line, read as the trace_printk lines of older

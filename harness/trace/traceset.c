@@ -264,42 +264,9 @@ static const struct {
 
 /* ---- driver fallback probes (traceset.h) ---------------------------------- */
 
-const char *const traceset_drivers[] = { "e1000e", "e1000", "virtio_net", NULL };
+/* The drivers and their probes: guest/nicmodel.c, one row per NIC model. */
 
-/* The driver's NAPI poll: unique in the kernel, the anchor for ambiguous names. */
-static const char *const drv_anchor[] = { "e1000e_poll", "e1000_clean", "virtnet_poll" };
-
-/* Fetch args: %2$u is skb->len's offset. Functions as in 6.1.192. */
-static const struct {
-	int drv;		/* index in traceset_drivers */
-	const char *role;	/* event netlab:drv_DRIVER_ROLE */
-	const char *type_func;	/* "p FUNCTION" or "r FUNCTION" */
-	const char *args;
-} drvprobes[] = {
-	{ 0, "poll", "p e1000e_poll", "napi=$arg1:x64 budget=$arg2:s32" },
-	{ 0, "poll_ret", "r e1000e_poll", "work=$retval:s32" },
-	{ 0, "irq_msix", "p e1000_intr_msix_rx", "irq=$arg1:s32" },
-	{ 0, "irq_tx_msix", "p e1000_intr_msix_tx", "irq=$arg1:s32" },
-	{ 0, "irq_msi", "p e1000_intr_msi", "irq=$arg1:s32" },
-	{ 0, "irq", "p e1000_intr", "irq=$arg1:s32" },
-	{ 0, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
-	{ 0, "refill", "p e1000_alloc_rx_buffers", "want=$arg2:s32" },
-	{ 0, "rx", "p e1000_receive_skb", "skb=$arg3:x64 len=+%2$u($arg3):u32" },
-	{ 1, "poll", "p e1000_clean", "napi=$arg1:x64 budget=$arg2:s32" },
-	{ 1, "poll_ret", "r e1000_clean", "work=$retval:s32" },
-	{ 1, "irq", "p e1000_intr", "irq=$arg1:s32" },
-	{ 1, "xmit", "p e1000_xmit_frame", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
-	{ 1, "refill", "p e1000_alloc_rx_buffers", "want=$arg3:s32" },
-	{ 2, "poll", "p virtnet_poll", "napi=$arg1:x64 budget=$arg2:s32" },
-	{ 2, "poll_ret", "r virtnet_poll", "work=$retval:s32" },
-	{ 2, "irq", "p skb_recv_done", "vq=$arg1:x64" },
-	{ 2, "irq_tx", "p skb_xmit_done", "vq=$arg1:x64" },
-	{ 2, "xmit", "p start_xmit", "skb=$arg1:x64 len=+%2$u($arg1):u32" },
-	{ 2, "refill", "p try_fill_recv", "rq=$arg2:x64" },
-	{ 2, "rx", "p receive_buf", "len=$arg4:u32" },
-};
-
-/* The driver of "netlab:drvprobe_DRIVER" (-1: all for "netlab:drvprobe"), else -2. */
+/* The model of "netlab:drvprobe_DRIVER" (-1: all for "netlab:drvprobe"), else -2. */
 static int drvprobe_pseudo(const char *name)
 {
 	size_t n = strlen(TRACESET_DRVPROBE);
@@ -308,22 +275,26 @@ static int drvprobe_pseudo(const char *name)
 		return -2;
 	if (!name[n])
 		return -1;
-	for (int d = 0; name[n] == '_' && traceset_drivers[d]; d++)
-		if (!strcmp(name + n + 1, traceset_drivers[d]))
-			return d;
+	for (size_t d = 0; name[n] == '_' && d < nic_models_n; d++)
+		if (!strcmp(name + n + 1, nic_models[d].driver))
+			return (int)d;
 	return -2;
 }
 
-/* The index in drvprobes[] of "netlab:drv_DRIVER_ROLE", or -1. */
-static int drvprobe_find(const char *name)
+/* "netlab:drv_DRIVER_ROLE": its model's index and probe's in *@d, *@k; 0, or -1. */
+static int drvprobe_find(const char *name, size_t *d, size_t *k)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++) {
-		const char *d = traceset_drivers[drvprobes[i].drv];
-		size_t n = strlen(d);
+	if (strncmp(name, "netlab:drv_", 11))
+		return -1;
+	for (*d = 0; *d < nic_models_n; (*d)++) {
+		const struct nic_model *m = &nic_models[*d];
+		size_t n = strlen(m->driver);
 
-		if (!strncmp(name, "netlab:drv_", 11) && !strncmp(name + 11, d, n) &&
-		    name[11 + n] == '_' && !strcmp(name + 12 + n, drvprobes[i].role))
-			return (int)i;
+		if (strncmp(name + 11, m->driver, n) || name[11 + n] != '_')
+			continue;
+		for (*k = 0; *k < NIC_KPROBES_MAX && m->kprobes[*k].role; (*k)++)
+			if (!strcmp(name + 12 + n, m->kprobes[*k].role))
+				return 0;
 	}
 	return -1;
 }
@@ -360,8 +331,10 @@ static int kprobe_find(const char *name)
 
 bool traceset_is_catalogued(const char *name)
 {
+	size_t d, k;
+
 	return kprobe_find(name) >= 0 || !strcmp(name, DRV_LINES) || drvprobe_pseudo(name) >= -1 ||
-	       drvprobe_find(name) >= 0;
+	       !drvprobe_find(name, &d, &k);
 }
 
 bool traceset_has_drv_lines(const struct traceset *ts)
@@ -426,20 +399,21 @@ static struct trace_event *ts_add(struct traceset *ts, const char *name, char *p
 	return &ts->ev[ts->n++];
 }
 
-/* drvprobes[@i] as an optional probe of the set. */
-static void ts_add_drvprobe(struct traceset *ts, size_t i, const struct kernel_offsets *o)
+/* Probe @k of NIC model @d as an optional probe of the set. */
+static void ts_add_drvprobe(struct traceset *ts, size_t d, size_t k, const struct kernel_offsets *o)
 {
-	const char *drv = traceset_drivers[drvprobes[i].drv];
-	char *name = xasprintf("netlab:drv_%s_%s", drv, drvprobes[i].role);
-	char *args = xasprintf(drvprobes[i].args, 0u, o->skb_len);
+	const char *drv = nic_models[d].driver;
+	const struct nic_kprobe *p = &nic_models[d].kprobes[k];
+	char *name = xasprintf("netlab:drv_%s_%s", drv, p->role);
+	char *args = xasprintf(p->args, 0u, o->skb_len);
 	struct trace_event *e = ts_add(ts, name,
-				       xasprintf("%c:netlab/%s %s %s", drvprobes[i].type_func[0],
-						 name + 7, drvprobes[i].type_func + 2, args),
+				       xasprintf("%c:netlab/%s %s %s", p->type_func[0], name + 7,
+						 p->type_func + 2, args),
 				       NULL);
 
 	if (e) {
 		e->driver = xstrdup(drv);
-		e->func = xstrdup(drvprobes[i].type_func + 2);
+		e->func = xstrdup(p->type_func + 2);
 	}
 	free(args);
 	free(name);
@@ -448,15 +422,18 @@ static void ts_add_drvprobe(struct traceset *ts, size_t i, const struct kernel_o
 static void ts_add_name(struct traceset *ts, const char *name, const struct kernel_offsets *o)
 {
 	int k, d = drvprobe_pseudo(name);
+	size_t pd, pk;
 
 	if (d >= -1) {
-		for (size_t i = 0; i < ARRAY_SIZE(drvprobes); i++)
-			if (d == -1 || drvprobes[i].drv == d)
-				ts_add_drvprobe(ts, i, o);
+		for (size_t m = 0; m < nic_models_n; m++)
+			for (size_t i = 0; (d == -1 || (size_t)d == m) && i < NIC_KPROBES_MAX &&
+					   nic_models[m].kprobes[i].role;
+			     i++)
+				ts_add_drvprobe(ts, m, i, o);
 		return;
 	}
-	if ((k = drvprobe_find(name)) >= 0) {
-		ts_add_drvprobe(ts, (size_t)k, o);
+	if (!drvprobe_find(name, &pd, &pk)) {
+		ts_add_drvprobe(ts, pd, pk, o);
 		return;
 	}
 	k = kprobe_find(name);
@@ -557,10 +534,9 @@ struct msym {
 
 static int drv_index(const char *driver)
 {
-	for (int d = 0; traceset_drivers[d]; d++)
-		if (!strcmp(traceset_drivers[d], driver))
-			return d;
-	return -1;
+	const struct nic_model *m = nic_model_by_driver(driver);
+
+	return m ? (int)nic_model_index(m) : -1;
 }
 
 /*
@@ -597,8 +573,8 @@ int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap)
 			continue;
 		for (size_t i = 0; i < ts->n && !want; i++)
 			want = ts->ev[i].func && !strcmp(ts->ev[i].func, sp + 3);
-		for (int d = 0; d < 3 && !want; d++)
-			want = !strcmp(drv_anchor[d], sp + 3);
+		for (size_t d = 0; d < nic_models_n && !want; d++)
+			want = !strcmp(nic_models[d].poll_func, sp + 3);
 		if (!want)
 			continue;
 		syms = xrealloc_array(syms, n + 1, sizeof(*syms));
@@ -614,7 +590,7 @@ int traceset_drvprobe_resolve(struct traceset *ts, const char *sysmap)
 		if (d < 0)
 			continue;
 		for (size_t k = 0; k < n; k++)
-			if (!strcmp(syms[k].name, drv_anchor[d]))
+			if (!strcmp(syms[k].name, nic_models[d].poll_func))
 				anchor = syms[k].addr;
 		for (size_t k = 0; k < n; k++) {
 			unsigned long long a = syms[k].addr;
@@ -687,8 +663,8 @@ static void script_drvprobes(const struct traceset *ts, struct sbuf *o)
 	sbuf_adds(o, "DP=; DPON=; DPSKIP=; KS=\n");
 	if (ts->drvprobe_unless_lines) {
 		sbuf_adds(o, "for d in");
-		for (int d = 0; traceset_drivers[d]; d++)
-			sbuf_addf(o, " %s", traceset_drivers[d]);
+		for (size_t d = 0; d < nic_models_n; d++)
+			sbuf_addf(o, " %s", nic_models[d].driver);
 		sbuf_adds(o, "; do { [ -d /sys/kernel/tracing/events/netlab_drv/${d}_poll_start ] || "
 			     "grep -q \"netlab_drv: $d \" /sys/kernel/tracing/printk_formats; } "
 			     "2>/dev/null && DPSKIP=\"$DPSKIP $d\"; done\n");

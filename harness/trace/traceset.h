@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nicmodel.h"
+
 struct sbuf;
 
 /* Offsets the probes need, in bytes. */
@@ -89,11 +91,8 @@ struct traceset {
 	bool gro_for_handoff;
 };
 
-/*
- * The drivers netlab has patches and fallback probes for, NULL-terminated:
- * "e1000e", "e1000", "virtio_net".
- */
-extern const char *const traceset_drivers[];
+/* The drivers netlab has patches and fallback probes for: the NIC models'
+ * (guest/nicmodel.h), nic_models[i].driver. */
 
 /* The events the default set holds, blank-separated (for help and README). */
 const char *traceset_default_names(void);

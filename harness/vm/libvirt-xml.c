@@ -31,7 +31,7 @@ char *lv_stage_path(const struct lv_stage *st, const char *what)
 
 const char *lv_nic_model(const struct nic_model *m)
 {
-	return strcmp(m->name, "virtio-net") ? m->name : "virtio";
+	return m->libvirt_model;
 }
 
 char *lv_name_prefix(void)

@@ -10,23 +10,12 @@
 #include "vm/vmcfg.h"
 #include "netlab-proto.h"
 
-static const struct nic_model nic_models[] = {
-	{ "e1000", "e1000", "e1000" },
-	{ "e1000e", "e1000e", "e1000e" },
-	{ "virtio-net", "virtio-net-pci", "virtio_net" },
-};
-
-const struct nic_model *nic_model_find(const char *name)
+unsigned int vm_gdb_default(const struct vm_config *cfg)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(nic_models); i++)
-		if (!strcmp(nic_models[i].name, name))
-			return &nic_models[i];
-	return NULL;
-}
-
-const char *nic_model_list(void)
-{
-	return "e1000, e1000e, virtio-net";
+	for (unsigned int i = 0; i < cfg->n_nics; i++)
+		if (cfg->nics[i].model->gdb_helpers)
+			return cfg->nics[i].vm;
+	return 0;
 }
 
 int vm_nic_index(char label)
@@ -123,10 +112,11 @@ void qemu_nic_device_args(const struct vm_nic *n, const char *netdev, unsigned i
 {
 	argv_add(a, "-device");
 	if (slot)
-		argv_addf(a, "%s,netdev=%s,mac=%s,romfile=,bus=pci.0,addr=0x%x",
-			  n->model->qemu_device, netdev, n->mac, slot);
+		argv_addf(a, "%s%s,netdev=%s,mac=%s,romfile=,bus=pci.0,addr=0x%x",
+			  n->model->qemu_device, n->model->qemu_props, netdev, n->mac, slot);
 	else
-		argv_addf(a, "%s,netdev=%s,mac=%s,romfile=", n->model->qemu_device, netdev, n->mac);
+		argv_addf(a, "%s%s,netdev=%s,mac=%s,romfile=", n->model->qemu_device,
+			  n->model->qemu_props, netdev, n->mac);
 }
 
 void qemu_nic_dump_args(const struct vm_nic *n, const char *netdev, const char *path,

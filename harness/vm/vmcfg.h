@@ -12,17 +12,7 @@
 #include <stdbool.h>
 
 #include "lib/util.h"
-
-/* An emulated NIC model: netlab name, QEMU device, guest driver. */
-struct nic_model {
-	const char *name;
-	const char *qemu_device;
-	const char *driver;
-};
-
-const struct nic_model *nic_model_find(const char *name);
-/* "e1000, e1000e, virtio-net": for hints. Static storage. */
-const char *nic_model_list(void);
+#include "nicmodel.h" /* guest/: the NIC models, shared with the agent */
 
 #define VM_MAX_NICS 4
 
@@ -117,6 +107,8 @@ const char *topology_list(void);
 
 /* Label -> index ('A' -> 0); -1 when out of range. */
 int vm_nic_index(char label);
+/* The VM of the first NIC whose model has gdb helpers (nicmodel.h), else 0. */
+unsigned int vm_gdb_default(const struct vm_config *cfg);
 
 /* Build the QEMU argument vector of VM `vm`. Returns 0 or -EINVAL with *err. */
 int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a, char **err);

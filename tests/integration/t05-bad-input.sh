@@ -25,7 +25,7 @@ test_expect_success 'missing initramfs: named, exit 2' '
 '
 test_expect_success 'unknown NIC model: exit 2, lists the known ones' '
 	expect_usage_error "rtl8139" run --nic A=rtl8139
-	grep -q "e1000, e1000e, virtio-net" "$T_TMP/err"
+	grep -q "e1000, e1000e, virtio-net, igb" "$T_TMP/err"
 '
 test_expect_success 'bad options: exit 2' '
 	expect_usage_error "--accel" run --accel warp

@@ -111,15 +111,16 @@ static void test_kmod__wanted_modules_dependencies_first(void **state)
 	MOD("drivers/virtio/virtio.ko", "virtio_ring");
 	MOD("drivers/virtio/virtio_ring.ko", "");
 	MOD("drivers/net/ethernet/intel/e1000e/e1000e.ko", "");
-	MOD("drivers/net/ethernet/intel/igb/igb.ko", ""); /* not wanted */
+	MOD("drivers/net/ethernet/intel/igb/igb.ko", "");
+	MOD("drivers/net/ethernet/intel/ixgbe/ixgbe.ko", ""); /* no model: not wanted */
 #undef MOD
 	assert_int_equal(kmod_collect(root, &l, &err), 0);
 	assert_non_null(strstr(l.dir, "lib/modules/6.1.0-99-amd64"));
 	assert_string_equal(l.vermagic, "6.1.0-99-amd64 SMP mod_unload");
-	assert_int_equal(l.n, 6);
-	/* every module after its dependencies; igb not taken */
+	assert_int_equal(l.n, 7);
+	/* every module after its dependencies; every model's (igb: nicmodel.c); ixgbe not taken */
 	for (size_t i = 0; i < l.n; i++) {
-		assert_string_not_equal(l.v[i].name, "igb");
+		assert_string_not_equal(l.v[i].name, "ixgbe");
 		if (!strcmp(l.v[i].name, "virtio_net"))
 			for (size_t j = i; j < l.n; j++)
 				assert_true(strcmp(l.v[j].name, "virtio") && strcmp(l.v[j].name, "net_failover") &&

@@ -351,7 +351,7 @@ static void test_scenario__rejects_bad_bool(void **state)
 static void test_scenario__rejects_unknown_nic_model(void **state)
 {
 	expect_error("bad-model.scn", 3,
-		     "unknown NIC model 'rtl8139' (models: e1000, e1000e, virtio-net)");
+		     "unknown NIC model 'rtl8139' (models: e1000, e1000e, virtio-net, igb)");
 }
 
 static void test_scenario__rejects_unknown_topology(void **state)

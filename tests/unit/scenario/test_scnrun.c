@@ -146,18 +146,25 @@ static void test_scnrun__manifest_chooses_lines_or_fallback_probes(void **state)
 	man = xasprintf("%s/driver-patches", dir);
 	assert_int_equal(file_writef(img, "not a kernel"), 0);
 	/*
-	 * All three patched: the lines only, in the top-level buffer, and their
+	 * All four patched: the lines only, in the top-level buffer, and their
 	 * rx_handoff is the hand-off: no napi_gro_receive_entry.
 	 */
-	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\n"), 0);
+	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\nigb\n"), 0);
 	s = script_for_kernel("good-udp.scn", NULL, 0, img);
 	expect_not(s, "drvprobe ");
 	expect(s, "trace-cmd record --file-version 6 -b 1024$DRVEV -e skb:kfree_skb");
 	expect(s, " -e net:netif_receive_skb");
 	expect_not(s, "napi_gro_receive_entry");
 	free(s);
+	/* A kernel cached before igb's series: igb's probes, the others' lines. */
+	assert_int_equal(file_writef(man, "e1000e\ne1000\nvirtio_net\n"), 0);
+	s = script_for_kernel("good-udp.scn", NULL, 0, img);
+	expect(s, "drvprobe igb netlab:drv_igb_poll ");
+	expect_not(s, "drvprobe e1000e ");
+	expect(s, " -e net:napi_gro_receive_entry");
+	free(s);
 	/* e1000e not patched (skipped series): its probes, the others' lines. */
-	assert_int_equal(file_writef(man, "e1000\nvirtio_net\n"), 0);
+	assert_int_equal(file_writef(man, "e1000\nvirtio_net\nigb\n"), 0);
 	s = script_for_kernel("good-udp.scn", NULL, 0, img);
 	expect(s, "drvprobe e1000e netlab:drv_e1000e_poll ");
 	expect_not(s, "drvprobe e1000 ");

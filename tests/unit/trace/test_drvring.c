@@ -1029,7 +1029,7 @@ static void test_drvring__fallback_events_fed(void **state)
 	assert_int_equal(drvring_feed_probe(d, 14000, 0, "drv_e1000_poll_ret", 5), 0);
 	assert_int_equal(drvring_feed_probe(d, 15000, 0, "drv_e1000_refill", 5), 0);
 	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_e1000_xmit", 42), 0);
-	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_igb_poll", 64), -ENOENT);
+	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_ixgbe_poll", 64), -ENOENT);
 	assert_int_equal(drvring_feed_probe(d, 16000, 0, "drv_e1000_nothing", 64), -ENOENT);
 	/* virtio_net prints lines too: its probe events are not used */
 	assert_int_equal(drvring_feed_probe(d, 17000, 0, "drv_virtio_net_irq", 0), 0);
