@@ -235,9 +235,9 @@ void vm_inst_release(struct vm_inst *v);
  * vm_boot_once() - boot VM 0 of `cfg` once with the direct backend, run
  * `exec` in it and wait for its end, at most cfg->timeout_s seconds
  *
- * For a probe (vm_accel_resolve(), vm/backend-qemu.c): `dir` (existing, empty) gets the VM's files and
- * initrd.img (the job, `exec`, then `base_initrd`); cfg->rundir must be
- * `dir`. *ok: the command exited 0 and the guest powered off in time,
+ * For a probe (vm_accel_resolve(), vm/backend-qemu.c): `dir` (existing,
+ * empty) gets the VM's files and initrd.img (the job, `exec`, then
+ * `base_initrd`); cfg->rundir must be `dir`. *ok: the command exited 0 and the guest powered off in time,
  * without a kernel panic. 0 (whatever *ok), or -errno with *err when the
  * VM could not be started.
  */
