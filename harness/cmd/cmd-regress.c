@@ -16,6 +16,7 @@
 #include "scenario/coverage.h"
 #include "report/html.h"
 #include "scenario/regress.h"
+#include "vm/backend.h"
 
 static const char regress_usage[] =
 	"usage: netlab regress [options] [SCENARIO.scn | NAME | 'GLOB' | 'CASE' ...]\n"
@@ -72,6 +73,7 @@ struct regress_cmd {
 	struct regress_opts o;
 	const char *dir;
 	bool ktap, list, help, coverage, generators;
+	bool backend_given;		/* --backend: else an option may imply one */
 	const char **filters;		/* parallel to o.scenarios */
 	char **own;
 	size_t n_own;
@@ -247,9 +249,8 @@ static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char 
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
 	case O_SNAPLEN: return cmd_parse_snaplen(arg, &rc->o.base.snaplen, err);
 	case O_BACKEND:
-		if (run_backend_parse(arg, &rc->o.base.backend))
-			goto bad;
-		return 0;
+		rc->backend_given = true;
+		return vm_backend_lookup(opt, arg, &rc->o.base.backend, err);
 	case O_CONNECT:
 		for (size_t i = 0; i < rc->o.n_connect; i++) {
 			if (!strcmp(rc->connect[i], arg)) {
@@ -261,7 +262,6 @@ static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char 
 		rc->connect = xrealloc_array(rc->connect, rc->o.n_connect + 1, sizeof(*rc->connect));
 		rc->connect[rc->o.n_connect++] = arg;
 		rc->o.connect = rc->connect;
-		rc->o.base.backend = RUN_BACKEND_LIBVIRT;
 		return 0;
 	case O_SHARE: return cmd_parse_share(arg, false, &rc->shares, err);
 	case O_ADD: return cmd_parse_share(arg, true, &rc->shares, err);
@@ -312,10 +312,10 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 			return -EINVAL;
 		li = -1;
 	}
-	if (rc->o.n_connect && rc->o.base.backend != RUN_BACKEND_LIBVIRT) {
-		err_set(err, "--connect needs --backend libvirt, not qemu");
+	/* --connect implies a backend that takes connections (libvirt). */
+	if (rc->o.n_connect && vm_backend_need(&rc->o.base.backend, &rc->backend_given,
+					       VM_BACKEND_CAN_CONNECT, "--connect", err))
 		return -EINVAL;
-	}
 	if (cmd_shares_finish(&rc->shares, &rc->o.base, err))
 		return -EINVAL;
 	iopt = rc->o.base.initrd ? "--initrd" : "initramfs";

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "vm/backend.h"
 
 #define DEFAULT_EXEC "/sbin/ip -br addr; /sbin/ip -n b -br addr"
 
@@ -175,17 +176,12 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	case 'v': o->stream_console = true; return 0;
 	case 'q': rc->quiet = true; return 0;
 	case 'h': rc->help = true; return 0;
-	case OPT_CONNECT:
-		o->connect = arg;
-		o->backend = RUN_BACKEND_LIBVIRT;
-		return 0;
+	case OPT_CONNECT: o->connect = arg; return 0;
 	case OPT_DOMAIN_NAME: return cmd_parse_domain_name(arg, &o->domain_name, err);
 	case OPT_PRINT_XML: rc->print_xml = true; return 0;
 	case OPT_BACKEND:
-		if (run_backend_parse(arg, &o->backend) == 0)
-			return 0;
-		err_set(err, "--backend '%s': expected qemu or libvirt", arg);
-		return -EINVAL;
+		rc->backend_given = true;
+		return vm_backend_lookup("--backend", arg, &o->backend, err);
 	case OPT_NIC: return parse_nic(arg, o, err);
 	case OPT_SYSCTL: return parse_sysctl(arg, rc, err);
 	case OPT_ACPI: return parse_acpi(arg, o, err);
@@ -269,12 +265,13 @@ int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
 			argv[optind]);
 		return -EINVAL;
 	}
-	if (rc->print_xml)
-		rc->opts.backend = RUN_BACKEND_LIBVIRT;
-	if (rc->opts.connect && rc->opts.backend != RUN_BACKEND_LIBVIRT) {
-		err_set(err, "--connect needs --backend libvirt, not qemu");
+	/* --connect and --print-xml imply a backend that can (libvirt). */
+	if (rc->opts.connect && vm_backend_need(&rc->opts.backend, &rc->backend_given,
+						VM_BACKEND_CAN_CONNECT, "--connect", err))
 		return -EINVAL;
-	}
+	if (rc->print_xml && vm_backend_need(&rc->opts.backend, &rc->backend_given,
+					     VM_BACKEND_CAN_DESCRIBE, "--print-xml", err))
+		return -EINVAL;
 	fill_defaults(rc);
 	if (cmd_check_out(rc->opts.out, run_sock_below(rc->opts.topology), err))
 		return -EINVAL;

@@ -46,6 +46,7 @@ struct run_cmd {
 	bool quiet;
 	bool help;
 	bool print_xml;			/* --print-xml: libvirt domain XML, no run */
+	bool backend_given;		/* --backend: else --connect, --print-xml imply one */
 	char *own[4];
 	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
 	size_t n_job_lines;

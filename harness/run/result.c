@@ -319,7 +319,8 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(k, "cache_key", m->kernel_cache_key);
 	json_add_str(k, "source", m->kernel_source);
 	json_object_object_add(o, "kernel", k);
-	if (m->cfg->qemu && (!m->backend || !strcmp(m->backend, "qemu"))) {
+	/* On a connection, the VMs run that host's QEMU, not cfg->qemu. */
+	if (m->cfg->qemu && !m->connect) {
 		struct json_object *q = json_object_new_object();
 		char *ver = NULL;
 

@@ -55,8 +55,8 @@ struct run_meta {
 	const char *kernel_cache_key;
 	const char *kernel_source;
 	const char *accel_reason;
-	const char *backend;		/* "qemu" or "libvirt" */
-	const char *connect;		/* libvirt URI, NULL for the direct backend */
+	const char *backend;		/* its name (vm/backend.h); NULL = "qemu" */
+	const char *connect;		/* its connection (libvirt URI), NULL = none: cfg->qemu ran here */
 	const char *const *domains;	/* libvirt domain names, one per VM, or NULL */
 	double boot_s;			/* host wall time until the agent started, <0 unknown */
 	double wall_s;

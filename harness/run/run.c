@@ -24,7 +24,6 @@
 #include "run/run.h"
 #include "run/rundir.h"
 #include "vm/backend.h"
-#include "vm/libvirt.h"
 #include "vm/share.h"
 #include "vm/vm.h"
 #include "netlab-proto.h"
@@ -40,6 +39,7 @@ extern char **environ;
 void run_opts_init(struct run_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->backend = vm_backend_default();
 	o->qemu = "qemu-system-x86_64";
 	o->topology = "loop";
 	o->accel = VM_ACCEL_AUTO;
@@ -190,12 +190,16 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 
 static int check_inputs(const struct run_opts *o, struct kernel_id *kid, char **err)
 {
+	const struct vm_backend_ops *ops = o->backend;
+	bool chosen = true;
 	char *why = NULL;
 
 	if (!o->kernel || !o->initrd || !o->out || !o->exec) {
 		err_set(err, "kernel, initramfs, command and run directory are all required");
 		return -EINVAL;
 	}
+	if (o->connect && vm_backend_need(&ops, &chosen, VM_BACKEND_CAN_CONNECT, "--connect", err))
+		return -EINVAL;
 	if (kernel_identify(o->kernel, kid, err))
 		goto bad_kernel;
 	if (o->peer_kernel) {
@@ -816,28 +820,6 @@ static int record_opts(const struct run_opts *o, struct run_opts *ro, char *abs[
 	return 0;
 }
 
-/* The backends, by enum run_backend. */
-static const struct vm_backend_ops *const run_backends[] = {
-	[RUN_BACKEND_QEMU] = &vm_backend_qemu,
-	[RUN_BACKEND_LIBVIRT] = &vm_backend_libvirt,
-};
-
-const char *run_backend_name(enum run_backend b)
-{
-	return run_backends[b]->name;
-}
-
-int run_backend_parse(const char *s, enum run_backend *out)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(run_backends); i++) {
-		if (!strcmp(run_backends[i]->name, s)) {
-			*out = (enum run_backend)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static void backend_args(const struct run_opts *o, struct vm_backend_args *a)
 {
 	*a = (struct vm_backend_args){
@@ -850,15 +832,19 @@ static void backend_args(const struct run_opts *o, struct vm_backend_args *a)
 
 int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err)
 {
+	const struct vm_backend_ops *ops = o->backend;
+	bool chosen = true;
 	struct vm_backend_args a;
 	struct vm_config cfg;
-	int ret = run_config(o, &cfg, err);
+	int ret = vm_backend_need(&ops, &chosen, VM_BACKEND_CAN_DESCRIBE, "--print-xml", err);
 
+	if (!ret)
+		ret = run_config(o, &cfg, err);
 	if (ret)
 		return ret;
 	backend_args(o, &a);
 	cfg.rundir = o->out ? o->out : "RUN_DIR";
-	return lv_print_xml(&a, &cfg, out, err);
+	return ops->describe(&a, &cfg, out, err);
 }
 
 int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err)
@@ -871,8 +857,12 @@ int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char
 	p.topology = "none";
 	memset(p.nic_model, 0, sizeof(p.nic_model));
 	ret = run_config(&p, &cfg, err);
-	if (!ret)
-		ret = vm_accel_resolve(&cfg, o->initrd, o->accel, out, why, err);
+	if (!ret) {
+		struct vm_backend_args a;
+
+		backend_args(o, &a);
+		ret = o->backend->accel(&a, &cfg, out, why, err);
+	}
 	return ret;
 }
 
@@ -907,7 +897,7 @@ int run_execute(const struct run_opts *o_in, volatile sig_atomic_t *stop, struct
 		struct vm_backend_args a;
 
 		backend_args(o, &a);
-		ret = vm_backend_open(run_backends[o->backend], &a, &c.cfg, &c.be, &c.accel_why, err);
+		ret = vm_backend_open(o->backend, &a, &c.cfg, &c.be, &c.accel_why, err);
 	}
 	if (!ret && (c.no_space = disk_short(o->out, run_space_estimate(o)))) {
 		err_set(err, "%s/: %s\nhint: free some space there, or pass --out on a file "

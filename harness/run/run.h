@@ -19,15 +19,7 @@ enum run_stream {
 	RUN_CONSOLE,
 };
 
-/* How VMs are started: QEMU processes of our own, or libvirt domains
- * (vm_backend_qemu, vm_backend_libvirt in vm/backend.h). */
-enum run_backend {
-	RUN_BACKEND_QEMU,
-	RUN_BACKEND_LIBVIRT,
-};
-
-const char *run_backend_name(enum run_backend b);
-int run_backend_parse(const char *s, enum run_backend *out);
+struct vm_backend_ops;
 
 struct run_opts {
 	const char *exec;		/* shell command for the guest (VM 0) */
@@ -61,8 +53,10 @@ struct run_opts {
 	 * maxlen); 0 = whole frames. Default RUN_SNAPLEN. */
 	unsigned int snaplen;
 	int icount_shift;		/* -1 = off */
-	enum run_backend backend;
-	const char *connect;		/* libvirt URI; NULL = lv_default_uri() */
+	/* How VMs are started (vm/backend.h: vm_backend_lookup()); run_opts_init()
+	 * sets vm_backend_default(). */
+	const struct vm_backend_ops *backend;
+	const char *connect;		/* its connection (default_uri op); NULL = its default */
 	const char *domain_name;	/* libvirt domain name (prefix for pairs); NULL = generated */
 	/* Live output: stdout/stderr of the command, console if asked. */
 	void (*on_output)(void *ctx, enum run_stream s, const char *buf, size_t n);
@@ -87,7 +81,7 @@ struct run_opts {
 /* The most a loaded host stretches a run's timeout: this many times it (run.c run_deadline()). */
 #define RUN_LOAD_GRACE 3
 
-/* Defaults: loop topology, auto accel, 300 s, 256 MiB, 1 CPU, RUN_SNAPLEN. */
+/* Defaults: the default backend, loop topology, auto accel, 300 s, 256 MiB, 1 CPU, RUN_SNAPLEN. */
 void run_opts_init(struct run_opts *o);
 
 /*
@@ -113,9 +107,10 @@ int run_execute(const struct run_opts *o, volatile sig_atomic_t *stop, struct ru
 unsigned long long run_space_estimate(const struct run_opts *o);
 
 /*
- * run_print_xml() - the libvirt domain XML of each VM of `o`, as
- * run_execute() would create it (staged paths in the staging pool). 0, or
- * -EINVAL with *err.
+ * run_print_xml() - what each VM of `o` would be created from, as
+ * run_execute() would start it (libvirt: the domain XML, staged paths in the
+ * staging pool): the backend's describe op. 0, or -EINVAL with *err (also
+ * when o->backend has no describe op: "--print-xml needs --backend ...").
  */
 int run_print_xml(const struct run_opts *o, struct sbuf *out, char **err);
 
@@ -160,11 +155,11 @@ char *run_recording_dir(const char *dir);
 int run_config(const struct run_opts *o, struct vm_config *cfg, char **err);
 
 /*
- * Resolve VM_ACCEL_AUTO for the direct backend: TCG unless /dev/kvm opens
- * *and* a short probe boot of o's kernel and initrd under KVM completes; the
- * verdict is cached per host kernel and QEMU binary. `why` (owned by the
- * caller) says how the choice was made. vm_accel_resolve() (vm/backend.h)
- * for `o`; run_execute() resolves through the backend it opens.
+ * Resolve o->accel as o->backend's accel op does (the direct backend: TCG
+ * unless /dev/kvm opens *and* a short probe boot of o's kernel and initrd
+ * under KVM completes; the verdict is cached per host kernel and QEMU
+ * binary), without opening it. `why` (owned by the caller) says how the
+ * choice was made; run_execute() resolves through the backend it opens.
  */
 int accel_resolve(const struct run_opts *o, enum vm_accel *out, char **why, char **err);
 

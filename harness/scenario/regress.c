@@ -22,9 +22,9 @@
 #include "lib/jsonout.h"
 #include "lib/outlock.h"
 #include "lib/provenance.h"
-#include "vm/libvirt.h"
 #include "scenario/regress.h"
 #include "scenario/scnrun.h"
+#include "vm/backend.h"
 
 static const char *const outcome_names[] = {
 	[RO_PASS] = "pass", [RO_FAIL] = "fail", [RO_INFRA] = "infra-error",
@@ -279,17 +279,15 @@ struct job {
 	double start;
 };
 
-/* The connections of a run: libvirt URIs, or one slot for the direct backend. */
+/* The connections runs spread over (the backend's URIs), or one slot of this host. */
 static size_t n_conns(const struct regress_opts *o)
 {
-	return o->base.backend == RUN_BACKEND_LIBVIRT && o->n_connect ? o->n_connect : 1;
+	return vm_backend_n_conns(o->base.backend, o->n_connect);
 }
 
 static const char *conn_uri(const struct regress_opts *o, size_t k)
 {
-	if (o->base.backend != RUN_BACKEND_LIBVIRT)
-		return NULL;
-	return o->n_connect ? o->connect[k] : lv_default_uri();
+	return vm_backend_conn_uri(o->base.backend, o->connect, o->n_connect, k);
 }
 
 static void progress(const struct regress_opts *o, const char *fmt, ...)
@@ -811,6 +809,40 @@ static int space_check(const struct regress *r, const struct regress_opts *o, ch
 	return -ENOSPC;
 }
 
+/*
+ * What the suite asks of its backend, before anything boots: --connect only
+ * of one that takes connections; [gdb] and recording only where netlab
+ * drives the VM's QMP (libvirt owns it there); every connection answering.
+ */
+static int backend_check(const struct regress *r, const struct regress_opts *o, char **err)
+{
+	const struct vm_backend_ops *ops = o->base.backend;
+	bool chosen = true;
+	int ret;
+
+	if (o->n_connect && vm_backend_need(&ops, &chosen, VM_BACKEND_CAN_CONNECT, "--connect", err))
+		return -EINVAL;
+	if (o->record && vm_backend_need(&ops, &chosen, VM_BACKEND_CAN_DEBUG, "--record", err))
+		return -EINVAL;
+	for (size_t i = 0; !ops->debug && i < r->n; i++) {
+		const struct scenario *s = r->s[i].scn;
+
+		if (s->gdb || s->record) {
+			err_set(err, "%s: %s runs with the direct QEMU backend only\n"
+				     "hint: run it without --backend %s / --connect",
+				s->path, s->gdb ? "[gdb]" : "record = yes", ops->name);
+			return -EINVAL;
+		}
+	}
+	/* Every connection must answer before anything runs. */
+	for (size_t k = 0; ops->check && k < n_conns(o); k++) {
+		ret = ops->check(conn_uri(o, k), err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
 		    char **err)
 {
@@ -835,25 +867,10 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	/* Probe the accelerator once, not in every worker. */
 	for (size_t i = 0; i < r->n; i++)
 		any_fast |= (o->deterministic >= 0 ? !o->deterministic : !r->s[i].scn->deterministic);
-	if (o->base.backend == RUN_BACKEND_LIBVIRT) {
-		/* A scenario's gdb resumes the guest over QMP, which libvirt owns. */
-		for (size_t i = 0; i < r->n; i++) {
-			if (r->s[i].scn->gdb) {
-				err_set(err, "%s: [gdb] runs with the direct QEMU backend only\n"
-					     "hint: run it without --backend libvirt / --connect",
-					r->s[i].scn->path);
-				return -EINVAL;
-			}
-		}
-		/* Every connection must answer before anything runs. */
-		for (size_t k = 0; k < n_conns(o); k++) {
-			ret = lv_check(conn_uri(o, k), err);
-			if (ret)
-				return ret;
-		}
-		resolved.base.accel = o->base.accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
-		r->accel_why = xstrdup("libvirt backend: domain type 'qemu' (TCG) unless --accel kvm");
-	} else if (any_fast) {
+	ret = backend_check(r, o, err);
+	if (ret)
+		return ret;
+	if (any_fast) {
 		resolved.base.icount_shift = -1;
 		ret = accel_resolve(&resolved.base, &resolved.base.accel, &r->accel_why, err);
 		if (ret)

@@ -89,9 +89,10 @@ struct regress_opts {
 	size_t n_scenarios;
 	const char *out;		/* suite run directory (created; must be new or empty) */
 	bool out_locked;		/* the caller holds out's lock (outlock_take()) */
-	unsigned int jobs;		/* guests at a time (per connection with libvirt) */
-	/* libvirt backend (base.backend): the connections scenarios are spread
-	 * over, each with `jobs` guests at a time; none = the default URI. */
+	unsigned int jobs;		/* guests at a time (per connection) */
+	/* The connections scenarios are spread over, each with `jobs` guests
+	 * at a time, for a backend that takes them (vm/backend.h
+	 * vm_backend_n_conns()); none = its default URI. */
 	const char *const *connect;
 	size_t n_connect;
 	unsigned int repeat;		/* 0: each scenario's own */

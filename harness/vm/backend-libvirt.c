@@ -36,17 +36,18 @@ struct lv_inst {
  * TCG (domain type 'qemu') unless --accel kvm. netlab does not probe KVM
  * on a libvirt host; record/replay is the direct backend's.
  */
-static int lv_accel(enum vm_accel want, struct vm_config *cfg, char **why, char **err)
+static int lvb_accel(const struct vm_backend_args *a, const struct vm_config *cfg,
+		     enum vm_accel *out, char **why, char **err)
 {
 	if (cfg->debug.rr != VM_RR_OFF) {
 		err_set(err, "record/replay runs only with the direct QEMU backend\n"
 			     "hint: drop --backend libvirt to use --record");
 		return -EINVAL;
 	}
-	cfg->accel = want == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
-	*why = xstrdup(want == VM_ACCEL_KVM ? "libvirt backend: domain type 'kvm' (--accel kvm)"
-					    : "libvirt backend: domain type 'qemu' (TCG); --accel kvm "
-					      "asks for 'kvm', netlab does not probe a libvirt host");
+	*out = a->accel == VM_ACCEL_KVM ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+	*why = xstrdup(a->accel == VM_ACCEL_KVM ? "libvirt backend: domain type 'kvm' (--accel kvm)"
+						: "libvirt backend: domain type 'qemu' (TCG); --accel kvm "
+						  "asks for 'kvm', netlab does not probe a libvirt host");
 	return 0;
 }
 
@@ -86,7 +87,7 @@ static int lvb_open(const struct vm_backend_args *a, struct vm_config *cfg, stru
 
 	/* The ports are streams: the guest waits for netlab to drain them. */
 	cfg->host_ack = true;
-	ret = lv_accel(a->accel, cfg, why, err);
+	ret = lvb_accel(a, cfg, &cfg->accel, why, err);
 	if (ret)
 		return ret;
 	lb = xzalloc(sizeof(*lb));
@@ -199,28 +200,14 @@ static void lvb_close(struct vm_backend *b)
 	lv_backend_free(LB(b));
 }
 
-const struct vm_backend_ops vm_backend_libvirt = {
-	.name = "libvirt",
-	.open = lvb_open,
-	.start = lvb_start,
-	.wait = lvb_wait,
-	.ended = lvb_ended,
-	.kill = lvb_kill,
-	.status = lvb_status,
-	.collect = lvb_collect,
-	.vm_name = lvb_vm_name,
-	.uri = lvb_uri,
-	.release = lvb_release,
-	.close = lvb_close,
-};
-
-int lv_print_xml(const struct vm_backend_args *a, struct vm_config *cfg, struct sbuf *out,
-		 char **err)
+/* The domain XML of each VM as lvb_start() would create it (staged paths). */
+static int lvb_describe(const struct vm_backend_args *a, struct vm_config *cfg, struct sbuf *out,
+			char **err)
 {
 	char *names[VM_MAX_VMS] = { NULL }, *initrd0 = NULL;
 	unsigned int udp_port[VM_MAX_NICS];
 	char *why = NULL;
-	int ret = lv_accel(a->accel, cfg, &why, err);
+	int ret = lvb_accel(a, cfg, &cfg->accel, &why, err);
 
 	free(why);
 	if (ret)
@@ -246,3 +233,24 @@ int lv_print_xml(const struct vm_backend_args *a, struct vm_config *cfg, struct 
 		free(names[i]);
 	return ret;
 }
+
+const struct vm_backend_ops vm_backend_libvirt = {
+	.name = "libvirt",
+	.help = "transient libvirt domains, on this host or over --connect URI",
+	.accel = lvb_accel,
+	.open = lvb_open,
+	.start = lvb_start,
+	.wait = lvb_wait,
+	.ended = lvb_ended,
+	.kill = lvb_kill,
+	.status = lvb_status,
+	.collect = lvb_collect,
+	.vm_name = lvb_vm_name,
+	.uri = lvb_uri,
+	.release = lvb_release,
+	.close = lvb_close,
+	.default_uri = lv_default_uri,
+	.check = lv_check,
+	.describe = lvb_describe,
+};
+

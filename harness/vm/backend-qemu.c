@@ -40,11 +40,17 @@ struct qemu_inst {
 #define QB(b) ((struct qemu_backend *)((char *)(b) - offsetof(struct qemu_backend, b)))
 #define QI(v) ((struct qemu_inst *)((char *)(v) - offsetof(struct qemu_inst, i)))
 
+static int qemu_accel(const struct vm_backend_args *a, const struct vm_config *cfg,
+		      enum vm_accel *out, char **why, char **err)
+{
+	return vm_accel_resolve(cfg, a->initrd, a->accel, out, why, err);
+}
+
 static int qemu_open(const struct vm_backend_args *a, struct vm_config *cfg, struct vm_backend **out,
 		     char **why, char **err)
 {
 	struct qemu_backend *qb;
-	int ret = vm_accel_resolve(cfg, a->initrd, a->accel, &cfg->accel, why, err);
+	int ret = qemu_accel(a, cfg, &cfg->accel, why, err);
 
 	if (ret)
 		return ret;
@@ -164,8 +170,11 @@ static void qemu_close(struct vm_backend *b)
 	free(QB(b));
 }
 
+/* No connections, nothing to describe: those ops stay NULL. */
 const struct vm_backend_ops vm_backend_qemu = {
 	.name = "qemu",
+	.help = "QEMU processes of netlab's own, on this host (the default)",
+	.accel = qemu_accel,
 	.open = qemu_open,
 	.start = qemu_start,
 	.wait = qemu_wait,
@@ -175,6 +184,7 @@ const struct vm_backend_ops vm_backend_qemu = {
 	.run_delay_s = qemu_run_delay_s,
 	.release = qemu_release,
 	.close = qemu_close,
+	.debug = true,
 };
 
 /* ---- one boot, for a probe ----------------------------------------------- */

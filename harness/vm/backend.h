@@ -38,12 +38,28 @@ struct vm_inst {
 struct vm_backend_args {
 	enum vm_accel accel;		/* as asked: auto, kvm or tcg */
 	const char *initrd;		/* base initramfs (the direct backend's KVM probe boots it) */
-	const char *connect;		/* libvirt URI; NULL = lv_default_uri() */
+	const char *connect;		/* the connection's URI (default_uri op); NULL = its default */
 	const char *domain_name;	/* libvirt domain name (prefix for pairs); NULL = generated */
 };
 
+/*
+ * One backend: its name (--backend NAME), what it does, and its ops. The
+ * table of them is vm/backend.c's backends[]; callers look one up by name
+ * (vm_backend_lookup()) and ask it, never which one it is. The ops after
+ * `close` are what only some backends can do: NULL = this one cannot, and
+ * an option that needs one is refused (vm_backend_need()).
+ */
 struct vm_backend_ops {
 	const char *name;
+	const char *help;		/* one line: what runs the VMs */
+	/*
+	 * The accelerator for `a->accel` (auto, kvm or tcg) as open() will
+	 * choose it for `cfg`, without opening: the direct backend probes KVM
+	 * once (the verdict is cached), libvirt takes what is asked (TCG
+	 * unless kvm). *why (caller frees) says how. 0, or -errno with *err.
+	 */
+	int (*accel)(const struct vm_backend_args *a, const struct vm_config *cfg,
+		     enum vm_accel *out, char **why, char **err);
 	/*
 	 * Set up the backend for the VMs of `cfg` (not yet started): resolve
 	 * cfg->accel from a->accel, with *why (caller frees) saying how; set
@@ -89,6 +105,41 @@ struct vm_backend_ops {
 	const char *(*uri)(const struct vm_backend *b);
 	void (*release)(struct vm_inst *v);
 	void (*close)(struct vm_backend *b);
+
+	/* ---- what only some backends can do (VM_BACKEND_CAN_*) ---- */
+	/*
+	 * Connections (--connect URI; regress spreads a suite over several):
+	 * the URI used when none is given. NULL = the backend takes none, its
+	 * VMs run here, one slot (vm_backend_n_conns()).
+	 */
+	const char *(*default_uri)(void);
+	/*
+	 * Pre-flight: whether connection `uri` answers, before anything boots
+	 * (regress asks each of its connections once). 0, or -errno with
+	 * *err and a hint. NULL = nothing to check.
+	 */
+	int (*check)(const char *uri, char **err);
+	/*
+	 * --print-xml: what each VM of `cfg` (its topology set up) would be
+	 * created from, as start() would (libvirt: each domain's XML, staged
+	 * paths in the staging pool), appended to `out`; starts nothing.
+	 * 0, or -EINVAL with *err.
+	 */
+	int (*describe)(const struct vm_backend_args *a, struct vm_config *cfg, struct sbuf *out,
+			char **err);
+	/*
+	 * The VM's QMP socket and gdbstub are netlab's (vm/vmcfg.h struct
+	 * vm_debug): a scenario's [gdb], netlab gdb and --record run on it.
+	 */
+	bool debug;
+};
+
+/* What an option may need of a backend: an op above that is not NULL. */
+enum vm_backend_can {
+	VM_BACKEND_CAN_CONNECT,		/* default_uri: --connect */
+	VM_BACKEND_CAN_CHECK,		/* check */
+	VM_BACKEND_CAN_DESCRIBE,	/* describe: --print-xml */
+	VM_BACKEND_CAN_DEBUG,		/* debug: [gdb], --record */
 };
 
 extern const struct vm_backend_ops vm_backend_qemu;
@@ -96,8 +147,37 @@ extern const struct vm_backend_ops vm_backend_libvirt;
 
 /* The backend named `name` ("qemu", "libvirt"), or NULL. */
 const struct vm_backend_ops *vm_backend_find(const char *name);
-/* "qemu, libvirt": for hints. Static storage. */
+/*
+ * vm_backend_lookup() - the backend named `name`, as option `opt` gave it
+ * Return: 0 and *out; -EINVAL with *err naming `opt`, `name` and, in a
+ * hint, every backend with its help line (*out untouched).
+ */
+int vm_backend_lookup(const char *opt, const char *name, const struct vm_backend_ops **out,
+		      char **err);
+/* The default backend (the table's first: qemu). */
+const struct vm_backend_ops *vm_backend_default(void);
+/* "qemu, libvirt": for hints, in the table's order. Static storage. */
 const char *vm_backend_list(void);
+/* Whether `ops` can do `what`. */
+bool vm_backend_can(const struct vm_backend_ops *ops, enum vm_backend_can what);
+/*
+ * vm_backend_need() - option `opt` needs `what` of the backend in *ops
+ *
+ * When *chosen is false (no --backend), *ops becomes the table's first
+ * backend that can (so --connect alone means libvirt) and *chosen true.
+ * Return: 0; -EINVAL when *ops cannot, with *err "OPT needs --backend X,
+ * not Y" (X: those that can).
+ */
+int vm_backend_need(const struct vm_backend_ops **ops, bool *chosen, enum vm_backend_can what,
+		    const char *opt, char **err);
+/*
+ * The connections runs of `ops` spread over: the `n_connect` URIs given
+ * (--connect), else one, the backend's default_uri() (NULL when it takes
+ * no connections: a slot of this host). vm_backend_conn_uri() is the k-th.
+ */
+size_t vm_backend_n_conns(const struct vm_backend_ops *ops, size_t n_connect);
+const char *vm_backend_conn_uri(const struct vm_backend_ops *ops, const char *const *connect,
+				size_t n_connect, size_t k);
 
 /* ops->open(); *out stays NULL on error. */
 int vm_backend_open(const struct vm_backend_ops *ops, const struct vm_backend_args *a,
@@ -155,9 +235,9 @@ void vm_inst_release(struct vm_inst *v);
  * vm_boot_once() - boot VM 0 of `cfg` once with the direct backend, run
  * `exec` in it and wait for its end, at most cfg->timeout_s seconds
  *
- * For a probe (vm/accel.c): `dir` (existing, empty) gets the VM's files and
- * initrd.img (the job, `exec`, then `base_initrd`); cfg->rundir must be
- * `dir`. *ok: the command exited 0 and the guest powered off in time,
+ * For a probe (vm_accel_resolve(), vm/backend-qemu.c): `dir` (existing,
+ * empty) gets the VM's files and initrd.img (the job, `exec`, then
+ * `base_initrd`); cfg->rundir must be `dir`. *ok: the command exited 0 and the guest powered off in time,
  * without a kernel panic. 0 (whatever *ok), or -errno with *err when the
  * VM could not be started.
  */
@@ -166,7 +246,7 @@ int vm_boot_once(const struct vm_config *cfg, const char *base_initrd, const cha
 
 /*
  * vm_accel_resolve() - the direct backend's accelerator for `want`
- * (vm/accel.c): as asked, TCG for VM_ACCEL_AUTO with cfg->icount_shift set,
+ * (vm/backend-qemu.c, its accel op): as asked, TCG for VM_ACCEL_AUTO with cfg->icount_shift set,
  * else TCG unless /dev/kvm opens *and* a short probe boot (vm_boot_once() of
  * cfg's kernel and `base_initrd`, without NICs) under KVM completes; that
  * verdict is cached per host kernel and QEMU binary. *why (caller frees)

@@ -88,17 +88,6 @@ char *lv_pool_path(const char *pool_xml);
 /* Default URI: $NETLAB_LIBVIRT_URI, else qemu:///system as root, else qemu:///session. */
 const char *lv_default_uri(void);
 
-struct vm_backend_args;
-
-/*
- * lv_print_xml() - the domain XML of each VM of `cfg` (its topology set
- * up) as the libvirt backend (vm/backend-libvirt.c) would create it for
- * `a`: staged paths in the staging pool, domain names from
- * a->domain_name. 0, or -EINVAL with *err.
- */
-int lv_print_xml(const struct vm_backend_args *a, struct vm_config *cfg, struct sbuf *out,
-		 char **err);
-
 /* ---- runtime (vm/libvirt*.c) ------------------------------------------------ */
 
 struct lv_conn;

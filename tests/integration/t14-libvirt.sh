@@ -207,6 +207,22 @@ test_expect_success 'SIGKILL to netlab run or to regress mid-run: no domain left
 	no_process_with "$T_TMP/k3"
 '
 
+test_expect_success 'an option the chosen backend has no op for: exit 2 naming the option and the backend' '
+	rc=0; "$NETLAB" run --backend qemu --print-xml 2>"$T_TMP/o1.err" >/dev/null || rc=$?
+	test $rc = 2; grep -q -- "--print-xml needs --backend libvirt, not qemu" "$T_TMP/o1.err"
+	rc=0; "$NETLAB" run --backend qemu --connect "$URI" --out "$T_TMP/o2" 2>"$T_TMP/o2.err" || rc=$?
+	test $rc = 2; grep -q -- "--connect needs --backend libvirt, not qemu" "$T_TMP/o2.err"
+	rc=0; "$NETLAB" regress --backend qemu --connect "$URI" --out "$T_TMP/o3" udp-clean \
+		2>"$T_TMP/o3.err" || rc=$?
+	test $rc = 2; grep -q -- "--connect needs --backend libvirt, not qemu" "$T_TMP/o3.err"
+	rc=0; "$NETLAB" regress --connect "$URI" --record --out "$T_TMP/o4" udp-clean \
+		2>"$T_TMP/o4.err" || rc=$?
+	test $rc = 2; grep -q -- "--record needs --backend qemu, not libvirt" "$T_TMP/o4.err"
+	rc=0; "$NETLAB" run --backend xen 2>"$T_TMP/o5.err" || rc=$?
+	test $rc = 2; grep -q -- "--backend .xen.: unknown backend" "$T_TMP/o5.err"
+	grep -q "choose one of: qemu, libvirt" "$T_TMP/o5.err"
+'
+
 test_expect_success 'bad input: unreachable URI, no daemon, a taken domain name: exit 2, nothing leaked' '
 	rc=0; "$NETLAB" run --connect qemu+tcp://127.0.0.1:1/system --out "$T_TMP/b1" 2>"$T_TMP/b1.err" || rc=$?
 	test $rc = 2; grep -q "cannot connect to libvirt at .qemu+tcp://127.0.0.1:1/system.*refused" "$T_TMP/b1.err"

@@ -338,6 +338,44 @@ static void test_result__json_has_verdict_status_and_kernel(void **state)
 	run_result_release(&r);
 }
 
+/* result.json names the local QEMU when the run had no connection, whatever the backend's name. */
+static void test_result__json_names_the_local_qemu_without_a_connection(void **state)
+{
+	struct vm_config cfg = { .kernel = "/k/bzImage", .qemu = "/nonexistent/qemu",
+				 .accel = VM_ACCEL_TCG, .topo = topology_find("loop"),
+				 .timeout_s = 30, .icount_shift = -1 };
+	struct run_obs o = { .status = "agent 1\nexec 5\nexit 0\npoweroff\n" };
+	struct run_meta m = { .cfg = &cfg, .command = "true", .backend = "another",
+			      .boot_s = 1.5, .wall_s = 3.0 };
+	char tmpl[] = "/tmp/netlab-test-XXXXXX";
+	struct json_object *j, *v;
+	struct run_result r;
+	char *path, *err = NULL;
+
+	assert_int_equal(cfg.topo->setup(&cfg, &err), 0);
+	assert_non_null(mkdtemp(tmpl));
+	path = xasprintf("%s/result.json", tmpl);
+	classify(&o, &r);
+	for (int conn = 0; conn < 2; conn++) {
+		m.connect = conn ? "qemu:///system" : NULL;
+		assert_int_equal(run_result_write_json(path, &r, &m, &err), 0);
+		j = json_object_from_file(path);
+		assert_non_null(j);
+		assert_int_equal(json_object_object_get_ex(j, "qemu", &v), !conn);
+		if (!conn) {
+			assert_true(json_object_object_get_ex(v, "path", &v));
+			assert_string_equal(json_object_get_string(v), "/nonexistent/qemu");
+		}
+		assert_true(json_object_object_get_ex(j, "backend", &v));
+		assert_string_equal(json_object_get_string(v), "another");
+		json_object_put(j);
+	}
+	unlink(path);
+	rmdir(tmpl);
+	free(path);
+	run_result_release(&r);
+}
+
 /* Bytes of a kernel image that are not UTF-8 become U+FFFD: result.json stays JSON. */
 static void test_result__json_strings_are_valid_utf8(void **state)
 {
@@ -420,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_result__full_disk_is_infra),
 		cmocka_unit_test(test_result__qemu_killed_is_infra),
 		cmocka_unit_test(test_result__json_has_verdict_status_and_kernel),
+		cmocka_unit_test(test_result__json_names_the_local_qemu_without_a_connection),
 		cmocka_unit_test(test_result__json_strings_are_valid_utf8),
 		cmocka_unit_test(test_result__json_write_error_names_file),
 		cmocka_unit_test(test_result__text_tail),

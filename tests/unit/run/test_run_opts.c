@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cmd/cmd.h"
+#include "vm/backend.h"
 
 static int parse(struct run_cmd *rc, char **err, int argc, char **argv)
 {
@@ -166,7 +167,7 @@ static void test_run_opts__libvirt_backend_options(void **state)
 	char *err = NULL;
 
 	assert_int_equal(PARSE(&rc, &err, "--backend", "libvirt", "--domain-name", "t-1.x_y"), 0);
-	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	assert_ptr_equal(rc.opts.backend, &vm_backend_libvirt);
 	assert_null(rc.opts.connect);
 	assert_string_equal(rc.opts.domain_name, "t-1.x_y");
 	assert_false(rc.print_xml);
@@ -174,22 +175,25 @@ static void test_run_opts__libvirt_backend_options(void **state)
 
 	/* --connect implies the backend; --print-xml too. */
 	assert_int_equal(PARSE(&rc, &err, "--connect", "qemu+ssh://h/system"), 0);
-	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	assert_ptr_equal(rc.opts.backend, &vm_backend_libvirt);
 	assert_string_equal(rc.opts.connect, "qemu+ssh://h/system");
 	run_cmd_release(&rc);
 	assert_int_equal(PARSE(&rc, &err, "--print-xml"), 0);
 	assert_true(rc.print_xml);
-	assert_int_equal(rc.opts.backend, RUN_BACKEND_LIBVIRT);
+	assert_ptr_equal(rc.opts.backend, &vm_backend_libvirt);
 	run_cmd_release(&rc);
 	assert_int_equal(PARSE(&rc, &err, "--backend", "qemu"), 0);
-	assert_int_equal(rc.opts.backend, RUN_BACKEND_QEMU);
+	assert_ptr_equal(rc.opts.backend, &vm_backend_qemu);
+	run_cmd_release(&rc);
+	assert_int_equal(PARSE(&rc, &err, "--exec", "true"), 0);
+	assert_ptr_equal(rc.opts.backend, &vm_backend_qemu);
 	run_cmd_release(&rc);
 }
 
 static void test_run_opts__libvirt_bad_options(void **state)
 {
 	static const char *const bad[][3] = {
-		{ "--backend", "xen", "expected qemu or libvirt" },
+		{ "--backend", "xen", "--backend 'xen': unknown backend\nhint: choose one of: qemu, libvirt" },
 		{ "--domain-name", "a b", "--domain-name 'a b'" },
 		{ "--domain-name", "-x", "not starting with" },
 		{ "--domain-name", "", "--domain-name ''" },
@@ -209,6 +213,18 @@ static void test_run_opts__libvirt_bad_options(void **state)
 	assert_int_equal(PARSE(&rc, &err, "--connect", "qemu:///system", "--backend", "qemu"),
 			 -EINVAL);
 	assert_non_null(strstr(err, "--connect needs --backend libvirt"));
+	free(err);
+	run_cmd_release(&rc);
+	/* Whatever the order, an explicit --backend that lacks the op is refused. */
+	err = NULL;
+	assert_int_equal(PARSE(&rc, &err, "--backend", "qemu", "--connect", "qemu:///system"),
+			 -EINVAL);
+	assert_string_equal(err, "--connect needs --backend libvirt, not qemu");
+	free(err);
+	run_cmd_release(&rc);
+	err = NULL;
+	assert_int_equal(PARSE(&rc, &err, "--backend", "qemu", "--print-xml"), -EINVAL);
+	assert_string_equal(err, "--print-xml needs --backend libvirt, not qemu");
 	free(err);
 	run_cmd_release(&rc);
 }
