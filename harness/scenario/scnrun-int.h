@@ -41,6 +41,7 @@ struct collect {
 	const struct scenario *s;
 	const struct vm_config *cfg;
 	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
+	unsigned int end_vm[2];		/* the VM of the sender's NIC [0], of the receiver's [1] */
 	struct metrics *m;
 	char **err;
 };

@@ -14,6 +14,7 @@
 
 #include "run/pcapcsum.h"
 #include "run/pcapstat.h"
+#include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
 
@@ -38,16 +39,12 @@ static double mgetl(const struct metrics *m, const char *fmt, char label)
 	return metrics_value_label(m, fmt, label, 0);
 }
 
-/* Whether the generator's packets are TCP (tcp-stream, rr with proto tcp). */
+/* Whether the generator's packets are TCP (its transport, or its proto option's). */
 static bool gen_is_tcp(const struct scenario *s)
 {
-	const char *proto = scn_traffic_value(s, "proto");
+	const char *l4 = scn_traffic_l4(s);
 
-	if (!s->generator)
-		return false;
-	if (!strcmp(s->generator, "tcp-stream"))
-		return true;
-	return !strcmp(s->generator, "rr") && (!proto || !strcmp(proto, "tcp"));
+	return l4 && !strcmp(l4, "tcp");
 }
 
 /*
@@ -264,7 +261,8 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 {
 	const char *pv = scn_traffic_value(c->s, "port");
 	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
-	bool udp = c->s->generator && !strcmp(c->s->generator, "udp-stream");
+	const struct scn_gen *gen = scn_gen_find(c->s->generator);
+	bool udp = gen && gen->loss_identity;	/* its data datagrams, counted on each wire */
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
 
