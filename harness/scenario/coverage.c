@@ -105,7 +105,7 @@ void coverage_add(struct coverage *cv, const struct scenario *s, const char *con
 	unsigned int tx = scn_tx_nic(s), rx = scn_rx_nic(s);
 	unsigned int mtx = s->mtu[tx] ? s->mtu[tx] : 1500, mrx = s->mtu[rx] ? s->mtu[rx] : 1500;
 	unsigned int pmtu = mtx < mrx ? mtx : mrx;
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(s);
 	unsigned long hdr = v6 ? 40 : 20;
 	const struct scn_gen *gen = scn_gen_find(s->generator);
 	const char *l4 = scn_traffic_l4(s);

@@ -55,6 +55,13 @@ const char *scn_traffic_l4(const struct scenario *s)
 	return g ? (v ? v : g->default_proto) : NULL;
 }
 
+bool scn_traffic_v6(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+
+	return g && g->v6_key && scn_traffic_true(s, g->v6_key);
+}
+
 /* ---- traffic generators ------------------------------------------------- */
 
 /*

@@ -231,5 +231,7 @@ bool scn_traffic_true(const struct scenario *s, const char *key);
  * option as given, or its default; generators.h), NULL without a generator.
  */
 const char *scn_traffic_l4(const struct scenario *s);
+/* Whether the generator's addresses are IPv6: its v6_key given and true (generators.h). */
+bool scn_traffic_v6(const struct scenario *s);
 
 #endif /* NETLAB_SCENARIO_H */

@@ -156,7 +156,7 @@ static char *nic_tx_filter(const struct vm_nic *n)
 static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 {
 	const struct vm_nic *n = &c->cfg->nics[i];
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 	bool pair = c->cfg->topo->n_vms > 1;
 	char name[64];
 	double in;
@@ -260,7 +260,7 @@ static int collect_csum(struct collect *c, unsigned int i, const char *path)
 int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 {
 	const char *pv = scn_traffic_value(c->s, "port");
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 	const struct scn_gen *gen = scn_gen_find(c->s->generator);
 	bool udp = gen && gen->loss_identity;	/* its data datagrams, counted on each wire */
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
@@ -356,7 +356,7 @@ void scnrun_collect_nic_tx(struct collect *c)
 	double lost_all = 0, silent_all = 0;
 	bool measured = false;
 
-	if (scn_traffic_true(c->s, "dst-ipv6"))
+	if (scn_traffic_v6(c->s))
 		return;
 	for (unsigned int i = 0; i < c->cfg->n_nics; i++) {
 		const struct vm_nic *n = &c->cfg->nics[i];
@@ -406,7 +406,7 @@ void scnrun_collect_nic_tx(struct collect *c)
 static double udp_driver_drops(struct collect *c, char b, double wire_rx)
 {
 	double lost = mgetl(c->m, "nicrx.%c.lost", b), left;
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 
 	if (lost <= 0)
 		return 0;
@@ -451,7 +451,7 @@ void scnrun_udp_loss(struct collect *c)
 	char a = c->cfg->nics[scn_tx_nic(c->s)].label, b = c->cfg->nics[scn_rx_nic(c->s)].label;
 	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
 	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors") -
 			  (mget(m, "loss.end_copies_sent") - mget(m, "loss.end_copies_wire_tx")) +
 			  mgetl(m, v6 ? "neigh.%c.ndisc.unresolved_discards" :

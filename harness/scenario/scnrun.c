@@ -180,7 +180,7 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 			    const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(s);
 	const char *proto = scn_traffic_l4(s);
 	unsigned int idle = scn_gen_find(g->name)->rx_idle_timeout_s;
 	const char *pv = scn_traffic_value(s, "port");
@@ -204,7 +204,7 @@ static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 			  const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(s);
 	char dst[64], nsb[64];
 
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
