@@ -41,30 +41,59 @@ static void test_scngen__every_generator_has_one_descriptor(void **state)
 	assert_null(scn_gens[n].name);
 }
 
-/* An unknown name has no descriptor, and a scenario naming it gets today's error. */
-static void test_scngen__unknown_generator_is_a_clear_error(void **state)
+/* Parse @text as a scenario file; its error (caller frees) and its path in @path. */
+static char *parse_error(const char *text, char *path)
 {
-	char path[] = "/tmp/netlab-scngen-XXXXXX";
 	int fd = mkstemp(path);
-	const char *text = "[scenario]\nduration = 5\n\n[traffic]\ngenerator = iperf\n\n"
-			   "[checks]\nok = udp.lost == 0\n";
 	struct scenario *s = NULL;
-	char *err = NULL, *want;
+	char *err = NULL;
 
-	assert_null(scn_gen_find("iperf"));
-	assert_null(scn_gen_find(NULL));
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
 	close(fd);
 	assert_int_equal(scn_parse(path, &s, &err), -EINVAL);
 	assert_null(s);
+	unlink(path);
+	assert_non_null(err);
+	return err;
+}
+
+/* An unknown name has no descriptor, and a scenario naming it gets today's error. */
+static void test_scngen__unknown_generator_is_a_clear_error(void **state)
+{
+	char path[] = "/tmp/netlab-scngen-XXXXXX";
+	char *err, *want;
+
+	assert_null(scn_gen_find("iperf"));
+	assert_null(scn_gen_find(NULL));
+	err = parse_error("[scenario]\nduration = 5\n\n[traffic]\ngenerator = iperf\n\n"
+			  "[checks]\nok = udp.lost == 0\n",
+			  path);
 	want = xasprintf("%s:5: unknown generator 'iperf' (generators: %s)", path,
 			 scn_generator_list());
 	assert_string_equal(err, want);
 	assert_string_equal(scn_generator_list(), "udp-stream, tcp-stream, rr");
 	free(want);
 	free(err);
-	unlink(path);
+}
+
+/* size = MIN..MAX: for the generators whose descriptor says so, named in the error. */
+static void test_scngen__size_range_is_the_descriptors(void **state)
+{
+	char path[] = "/tmp/netlab-scngen-XXXXXX";
+	char *err, *want;
+
+	assert_string_equal(scn_gen_size_range_list(), "udp-stream");
+	assert_true(scn_gen_find("udp-stream")->size_range);
+	assert_false(scn_gen_find("tcp-stream")->size_range);
+	err = parse_error("[traffic]\ngenerator = tcp-stream\nsize = 32..1472\n\n"
+			  "[checks]\nok = tcp.bytes > 0\n",
+			  path);
+	want = xasprintf("%s:3: bad size '32..1472': a range MIN..MAX is for udp-stream only",
+			 path);
+	assert_string_equal(err, want);
+	free(want);
+	free(err);
 }
 
 static int name_check(const char *name, const char *gen, char **err)
@@ -231,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_scngen__every_generator_has_one_descriptor),
 		cmocka_unit_test(test_scngen__unknown_generator_is_a_clear_error),
+		cmocka_unit_test(test_scngen__size_range_is_the_descriptors),
 		cmocka_unit_test(test_scngen__families_are_the_generators_metrics),
 		cmocka_unit_test(test_scngen__loss_identity_owns_its_loss_families),
 		cmocka_unit_test(test_scngen__family_list_order_is_kept),
