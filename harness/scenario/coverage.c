@@ -9,6 +9,7 @@
 
 #include "lib/util.h"
 #include "nicmodel.h"
+#include "scenario/scngen.h"
 
 static const char *const classes[COV_CLASSES] = { "small", "medium", "mtu", "frag", "jumbo",
 						  "mixed" };
@@ -108,40 +109,38 @@ void coverage_add(struct coverage *cv, const struct scenario *s, const char *con
 	unsigned int tx = scn_tx_nic(s), rx = scn_rx_nic(s);
 	unsigned int mtx = s->mtu[tx] ? s->mtu[tx] : 1500, mrx = s->mtu[rx] ? s->mtu[rx] : 1500;
 	unsigned int pmtu = mtx < mrx ? mtx : mrx;
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(s);
 	unsigned long hdr = v6 ? 40 : 20;
+	const struct scn_gen *gen = scn_gen_find(s->generator);
+	const char *l4 = scn_traffic_l4(s);
+	bool udp = l4 && !strcmp(l4, "udp");
 	struct dir d = { .from = model_index(nic_models[tx]), .to = model_index(nic_models[rx]),
-			 .cv = cv, .s = s };
+			 .proto = udp ? COV_UDP : COV_TCP, .cv = cv, .s = s };
 
-	if (!s->generator) {
+	if (!gen) {
 		return;	/* [exec] alone: what it sends is its own */
-	} else if (!strcmp(s->generator, "udp-stream")) {
+	} else if (gen->cov == SCN_GEN_COV_DATAGRAMS) {
 		const char *sz = scn_traffic_value(s, "size");
 		const char *range = sz ? strstr(sz, "..") : NULL;
 		unsigned long size = bytes(sz, 1400);
 		unsigned long max = range ? bytes(range + 2, 0)
 					  : bytes(scn_traffic_value(s, "size-max"), 0);
 
-		d.proto = COV_UDP;
 		mark(&d, false, max ? COV_MIXED : pkt_class(size + 8 + hdr, pmtu));
 		if (max && max + 8 + hdr > pmtu)
 			mark(&d, false, COV_FRAG);
-	} else if (!strcmp(s->generator, "tcp-stream")) {
+	} else if (gen->cov == SCN_GEN_COV_STREAM) {
 		bool bidir = scn_traffic_true(s, "bidir");
 
-		d.proto = COV_TCP;
 		mark(&d, false, pmtu > 1500 ? COV_JUMBO : COV_MTU);
 		mark(&d, true, bidir ? (pmtu > 1500 ? COV_JUMBO : COV_MTU) : COV_SMALL);
-	} else {
-		const char *proto = scn_traffic_value(s, "proto");
-		bool udp = proto && !strcmp(proto, "udp");
-		unsigned long l4 = udp ? 8 : 32;
+	} else {	/* SCN_GEN_COV_RR */
+		unsigned long l4h = udp ? 8 : 32;
 		unsigned long req = bytes(scn_traffic_value(s, "req-size"), 32);
 		unsigned long resp = bytes(scn_traffic_value(s, "resp-size"), 32);
 
-		d.proto = udp ? COV_UDP : COV_TCP;
-		mark(&d, false, pkt_class(req + l4 + hdr, pmtu));
-		mark(&d, true, pkt_class(resp + l4 + hdr, pmtu));
+		mark(&d, false, pkt_class(req + l4h + hdr, pmtu));
+		mark(&d, true, pkt_class(resp + l4h + hdr, pmtu));
 	}
 }
 

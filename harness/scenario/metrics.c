@@ -247,23 +247,14 @@ struct metrics *metrics_median(struct metrics *const *runs, size_t n_runs)
  *	<LABEL>		a NIC label of the scenario's topology (A, B, ...)
  *	*		any one component
  *	**		(last only) one or more components
- * `generator` names the traffic generator that produces the family; NULL
- * means every scenario has it. New families are new lines here.
+ * These are the families every scenario has; a traffic generator's own come
+ * from its descriptor (scenario/scngen.c, struct metrics_gen), listed before
+ * these (udp.*) and after them (loss.*). New families are new lines here.
  */
 static const struct metric_family {
-	const char *generator;
+	const char *generator;	/* NULL here; a generator's name for its families */
 	const char *pattern;
 } metric_families[] = {
-	{ "udp-stream",
-	  "udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}" },
-	{ "udp-stream", "udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
-	{ "tcp-stream", "tcp.{goodput_bps,bytes,retransmits,cwnd,cwnd_min,cwnd_max}" },
-	{ "tcp-stream", "tcp.{rtt_us,rtt_min_us,rtt_max_us}" },
-	/* The path stopped the flow (scnrun-collect.c collect_stall): 1 in any run. */
-	{ "tcp-stream", "tcp.{stalled,stall_s,stall_unacked_bytes}" },
-	{ "rr", "rr.{transactions,tps,lost}" },
-	{ "rr", "rr.{stalled,stall_s}" },
-	{ "rr", "rr.latency_us.{p50,p90,p99,p99_9,max,min,mean}" },
 	{ NULL, "nic.<LABEL>.**" },
 	{ NULL, "ring.<LABEL>.{rx,tx,rx_max,tx_max}" },
 	{ NULL, "offload.<LABEL>.{rx_checksumming,tx_checksumming,scatter_gather,"
@@ -328,13 +319,51 @@ static const struct metric_family {
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },
 	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
-	/* Per-layer accounting of the UDP data datagrams (see scnrun.c). */
-	{ "udp-stream", "loss.{app_sent,app_send_errors,tx_stack_drops,wire_tx,wire_rx,"
-			"rx_stack_drops,app_received}" },
-	{ "udp-stream", "loss.{lost_before_wire,lost_on_wire,driver_drops,stack_in,lost_in_stack,"
-			"unaccounted}" },
-	{ "udp-stream", "loss.{tx_driver_drops,lost_in_tx_stack}" },
 };
+
+/*
+ * Every family a scenario may name, in the order the messages list them:
+ * each generator's own families, the common ones, each generator's late
+ * ones. fam_next() gives the next one (its owner in *f), false at the end.
+ */
+struct fam_iter {
+	metrics_gen_fn gens;
+	int part;		/* 0 own, 1 common, 2 late, 3 done */
+	size_t gi, k;
+	struct metrics_gen g;
+	bool have_g;
+};
+
+static bool fam_next(struct fam_iter *it, struct metric_family *f)
+{
+	while (it->part < 3) {
+		const char *const *list;
+
+		if (it->part == 1) {
+			if (it->k < ARRAY_SIZE(metric_families)) {
+				*f = metric_families[it->k++];
+				return true;
+			}
+			it->part = 2, it->gi = 0, it->k = 0, it->have_g = false;
+			continue;
+		}
+		if (!it->have_g) {
+			if (!it->gens || !it->gens(it->gi, &it->g)) {
+				it->part++, it->gi = 0, it->k = 0;
+				continue;
+			}
+			it->have_g = true;
+		}
+		list = it->part == 0 ? it->g.own : it->g.late;
+		if (list && list[it->k]) {
+			f->generator = it->g.name;
+			f->pattern = list[it->k++];
+			return true;
+		}
+		it->gi++, it->k = 0, it->have_g = false;
+	}
+	return false;
+}
 
 enum family_match {
 	FM_NO,
@@ -413,17 +442,19 @@ static bool same_family(const char *pattern, const char *name)
 	return n == comp_len(name) && !strncmp(pattern, name, n);
 }
 
-static char *family_list(void)
+static char *family_list(metrics_gen_fn gens)
 {
+	struct fam_iter it = { .gens = gens };
+	struct metric_family f;
+	const char *prev = NULL;
 	struct sbuf b;
 
 	sbuf_init(&b);
-	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++) {
-		const char *p = metric_families[i].pattern;
-
-		if (i && same_family(metric_families[i - 1].pattern, p))
-			continue;
-		sbuf_addf(&b, "%s%.*s", b.len ? ", " : "", (int)comp_len(p), p);
+	while (fam_next(&it, &f)) {
+		if (!prev || !same_family(prev, f.pattern))
+			sbuf_addf(&b, "%s%.*s", b.len ? ", " : "", (int)comp_len(f.pattern),
+				  f.pattern);
+		prev = f.pattern;
 	}
 	return sbuf_detach(&b);
 }
@@ -440,19 +471,21 @@ static char *label_list(const char *labels)
 	return sbuf_detach(&b);
 }
 
-static int name_unknown(const char *name, char **err)
+static int name_unknown(const char *name, metrics_gen_fn gens, char **err)
 {
+	struct fam_iter it = { .gens = gens };
+	struct metric_family f;
 	struct sbuf b;
 	char *fams;
 
 	sbuf_init(&b);
-	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++)
-		if (same_family(metric_families[i].pattern, name))
-			sbuf_addf(&b, "%s%s", b.len ? ", " : "", metric_families[i].pattern);
+	while (fam_next(&it, &f))
+		if (same_family(f.pattern, name))
+			sbuf_addf(&b, "%s%s", b.len ? ", " : "", f.pattern);
 	if (b.len) {
 		err_set(err, "unknown metric '%s' (known: %s)", name, b.s);
 	} else {
-		fams = family_list();
+		fams = family_list(gens);
 		err_set(err, "unknown metric '%s' (metric families: %s)", name, fams);
 		free(fams);
 	}
@@ -460,23 +493,25 @@ static int name_unknown(const char *name, char **err)
 	return -ENOENT;
 }
 
-int metrics_name_check(const char *name, const char *generator, const char *labels, char **err)
+int metrics_name_check(const char *name, metrics_gen_fn gens, const char *generator,
+		       const char *labels, char **err)
 {
+	struct fam_iter it = { .gens = gens };
+	struct metric_family f;
 	const char *other_gen = NULL;
 	char bad_label = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(metric_families); i++) {
-		const struct metric_family *f = &metric_families[i];
+	while (fam_next(&it, &f)) {
 		char label = 0;
-		enum family_match r = family_match(f->pattern, name, labels, &label);
+		enum family_match r = family_match(f.pattern, name, labels, &label);
 
 		if (r == FM_BAD_LABEL)
 			bad_label = label;
 		if (r != FM_YES)
 			continue;
-		if (!f->generator || (generator && !strcmp(f->generator, generator)))
+		if (!f.generator || (generator && !strcmp(f.generator, generator)))
 			return 0;
-		other_gen = f->generator;
+		other_gen = f.generator;
 	}
 	if (other_gen) {
 		err_set(err, "metric '%s' is not produced by generator '%s' (it comes from '%s')",
@@ -491,5 +526,5 @@ int metrics_name_check(const char *name, const char *generator, const char *labe
 		free(list);
 		return -ENOENT;
 	}
-	return name_unknown(name, err);
+	return name_unknown(name, gens, err);
 }

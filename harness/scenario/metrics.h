@@ -4,8 +4,8 @@
  * "nic.A.rx_missed_errors", "rr.latency_us.p99") to a double, kept sorted by
  * name so that iteration and JSON output are in a stable order.
  *
- * Also the table of metric families a scenario may check (which names exist,
- * and which traffic generator produces them): metrics_name_check().
+ * Also the table of metric families a scenario may check (which names exist;
+ * a traffic generator's own are given by its descriptor): metrics_name_check().
  *
  * Ownership: struct metrics owns copies of its names. Names returned by
  * metrics_at() stay valid until the next metrics_set() or metrics_free().
@@ -79,16 +79,34 @@ struct json_object *metrics_json_number(double v);
 struct metrics *metrics_median(struct metrics *const *runs, size_t n_runs);
 
 /*
+ * The metric families one traffic generator produces, beside those every
+ * scenario has (metrics.c): @own, its results' (udp.*), listed before the
+ * common ones; @late, those it adds to a common family (loss.*), listed
+ * after them. Patterns as in metrics.c; both NULL-ended, either NULL.
+ */
+struct metrics_gen {
+	const char *name;		/* the generator, as the messages name it */
+	const char *const *own;
+	const char *const *late;
+};
+
+/* Fills *g with the @i-th generator's families; false past the last. */
+typedef bool (*metrics_gen_fn)(size_t i, struct metrics_gen *g);
+
+/*
  * metrics_name_check() - may a scenario check metric `name`?
  * @name:      dotted metric name
- * @generator: the scenario's traffic generator ("udp-stream", ...)
+ * @gens:      the generators' families (scn_gen_metrics), or NULL for none
+ * @generator: the scenario's traffic generator, or NULL
  * @labels:    the NIC labels of the scenario's topology, e.g. "AB"
  * @err:       why not (optional; caller frees)
  *
- * Names are matched against the table of metric families in metrics.c.
- * Return: 0, or -ENOENT when the name is unknown, is produced by another
- * generator than @generator, or names a NIC the topology does not have.
+ * Names are matched against the table of metric families in metrics.c and
+ * those of @gens. Return: 0, or -ENOENT when the name is unknown, is
+ * produced by another generator than @generator, or names a NIC the
+ * topology does not have.
  */
-int metrics_name_check(const char *name, const char *generator, const char *labels, char **err);
+int metrics_name_check(const char *name, metrics_gen_fn gens, const char *generator,
+		       const char *labels, char **err);
 
 #endif /* NETLAB_METRICS_H */

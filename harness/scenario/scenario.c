@@ -27,6 +27,7 @@
 #include "generators.h"
 #include "scenario/matrix.h"
 #include "scenario/metrics.h"
+#include "scenario/scngen.h"
 #include "trace/traceset.h"
 #include "lib/util.h"
 
@@ -44,6 +45,21 @@ bool scn_traffic_true(const struct scenario *s, const char *key)
 	bool b = false;
 
 	return v && scn_parse_bool(v, &b) == 0 && b;
+}
+
+const char *scn_traffic_l4(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	const char *v = g && g->proto_opt ? scn_traffic_value(s, g->proto_opt) : NULL;
+
+	return g ? (v ? v : g->default_proto) : NULL;
+}
+
+bool scn_traffic_v6(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+
+	return g && g->v6_key && scn_traffic_true(s, g->v6_key);
 }
 
 /* ---- traffic generators ------------------------------------------------- */
@@ -405,9 +421,9 @@ static void validate_option(struct parse_ctx *c, const struct tgen *g, const str
 		if (strpbrk(kv->value, " \t"))
 			scn_err(c, kv->line, "bad %s '%s': expected one word", kv->key, kv->value);
 		else if (!strcmp(kv->key, "size") && strstr(kv->value, "..") &&
-			 strcmp(g->name, "udp-stream"))
-			scn_err(c, kv->line, "bad size '%s': a range MIN..MAX is for udp-stream only",
-				kv->value);
+			 !scn_gen_find(g->name)->size_range)
+			scn_err(c, kv->line, "bad size '%s': a range MIN..MAX is for %s only",
+				kv->value, scn_gen_size_range_list());
 		else if (!strcmp(kv->key, "size") && strstr(kv->value, "..") &&
 			 (strstr(kv->value, "..")[2] == '\0' || kv->value[0] == '.'))
 			scn_err(c, kv->line, "bad size '%s': expected MIN..MAX, e.g. 32..1472",
@@ -501,7 +517,8 @@ static int validate_metric(void *ctx, const char *name, unsigned int column)
 	(void)column;
 	if (!strncmp(name, "exec.", 5) ? !scn_exec_metric_check(s, name, &why) :
 	    !strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why)
-				      : !metrics_name_check(name, s->generator, s->labels, &why))
+				      : !metrics_name_check(name, scn_gen_metrics, s->generator,
+							    s->labels, &why))
 		return 0;
 	scn_err(mc->c, mc->chk->line, "check '%s': %s", mc->chk->name, why);
 	free(why);

@@ -226,5 +226,12 @@ int scn_parse_bool(const char *s, bool *out);
 const char *scn_traffic_value(const struct scenario *s, const char *key);
 /* Whether [traffic] key `key` is given and true (a boolean option). */
 bool scn_traffic_true(const struct scenario *s, const char *key);
+/*
+ * "tcp" or "udp": the transport of the generator's packets (its proto
+ * option as given, or its default; generators.h), NULL without a generator.
+ */
+const char *scn_traffic_l4(const struct scenario *s);
+/* Whether the generator's addresses are IPv6: its v6_key given and true (generators.h). */
+bool scn_traffic_v6(const struct scenario *s);
 
 #endif /* NETLAB_SCENARIO_H */

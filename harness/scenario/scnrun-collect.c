@@ -13,9 +13,9 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
-#include "generators.h"
 #include "run/counters.h"
 #include "run/run.h"
+#include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
 #include "trace/drvring.h"
@@ -30,179 +30,34 @@
 /* ---- collection ------------------------------------------------------- */
 
 
+/* Each VM's files/ of the run in @rundir, and which VM holds each end's NIC. */
+static void collect_init(struct collect *c, const struct scenario *s, const struct vm_config *cfg,
+			 const char *rundir, struct metrics *m, char **err)
+{
+	*c = (struct collect){ .s = s, .cfg = cfg, .m = m, .err = err };
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		c->files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
+						   : xasprintf("%s/files", rundir);
+	c->end_vm[0] = cfg->nics[scn_tx_nic(s)].vm;
+	c->end_vm[1] = cfg->nics[scn_rx_nic(s)].vm;
+}
+
+static void collect_release(struct collect *c)
+{
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
+		free(c->files[i]);
+}
+
 /* The files of the VM of the sender (role 0) or of the receiver (role 1). */
 static const char *files_of(const struct collect *c, unsigned int role)
 {
-	unsigned int nic = role ? scn_rx_nic(c->s) : scn_tx_nic(c->s);
-
-	return c->files[c->cfg->nics[nic].vm];
+	return c->files[c->end_vm[role]];
 }
 
 /* The files of the VM that holds NIC index `nic`. */
 static const char *files_of_nic(const struct collect *c, unsigned int nic)
 {
 	return c->files[c->cfg->nics[nic].vm];
-}
-
-/* A generator result: the sender's files are with NIC A, the receiver's with B. */
-static int read_json(struct collect *c, const char *name, struct json_object **out)
-{
-	bool rx = !strcmp(name, "recv.json") || !strcmp(name, "server.json");
-	char *path = xasprintf("%s/%s", files_of(c, rx), name);
-
-	char *why = NULL;
-
-	if (json_file_read(path, out, &why))
-		err_set(c->err, "%s", why);
-	free(why);
-	free(path);
-	return *out ? 0 : -EINVAL;
-}
-
-static double jnum(struct json_object *o, const char *dotted)
-{
-	char *copy = xstrdup(dotted), *save = NULL;
-	struct json_object *v = o;
-
-	for (char *k = strtok_r(copy, ".", &save); k && v; k = strtok_r(NULL, ".", &save))
-		if (!json_object_object_get_ex(v, k, &v))
-			v = NULL;
-	free(copy);
-	if (!v || !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
-		return NAN;
-	return json_object_get_double(v);
-}
-
-static void set_if(struct metrics *m, const char *name, double v)
-{
-	if (!isnan(v))
-		metrics_set(m, name, v);
-}
-
-static void copy_latency(struct metrics *m, const char *prefix, struct json_object *o)
-{
-	static const char *const q[] = { "p50", "p90", "p99", "p99_9", "max", "min", "mean" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(q); i++) {
-		char src[64], dst[64];
-
-		snprintf(src, sizeof(src), "latency_us.%s", q[i]);
-		snprintf(dst, sizeof(dst), "%s.latency_us.%s", prefix, q[i]);
-		set_if(m, dst, jnum(o, src));
-	}
-}
-
-static int collect_udp(struct collect *c)
-{
-	static const char *const rx_keys[] = { "received", "unique", "reordered", "duplicated",
-					       "late", "bytes" };
-	struct json_object *tx, *rx;
-	char name[64];
-
-	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
-		return -EINVAL;
-	set_if(c->m, "udp.sent", jnum(tx, "sent"));
-	set_if(c->m, "udp.send_errors", jnum(tx, "send_errors_total"));
-	set_if(c->m, "udp.pps", jnum(tx, "achieved_pps"));
-	set_if(c->m, "udp.bps", jnum(tx, "achieved_bps"));
-	for (size_t i = 0; i < ARRAY_SIZE(rx_keys); i++) {
-		snprintf(name, sizeof(name), "udp.%s", rx_keys[i]);
-		set_if(c->m, name, jnum(rx, rx_keys[i]));
-	}
-	/* Lost against what the sender says it sent, not the END message,
-	 * which itself may be lost. */
-	metrics_set(c->m, "udp.lost", jnum(tx, "sent") - jnum(rx, "unique"));
-	/* One-way latency needs both ends on one clock: not across two VMs. */
-	if (c->cfg->nics[0].vm == c->cfg->nics[1].vm)
-		copy_latency(c->m, "udp", rx);
-	set_if(c->m, "loss.app_send_errors", jnum(tx, "send_errors.ENOBUFS"));
-	set_if(c->m, "loss.end_copies_received", jnum(rx, "end_copies_received"));
-	set_if(c->m, "loss.end_copies_sent", jnum(tx, "end_copies_sent"));
-	json_object_put(tx);
-	json_object_put(rx);
-	return 0;
-}
-
-/* An end's "failure" (TTOOL_EXIT_PATH: the path failed its flow), or NULL. */
-static struct json_object *failure_of(struct json_object *end)
-{
-	struct json_object *f;
-
-	if (!end || !json_object_object_get_ex(end, "failure", &f) ||
-	    !json_object_is_type(f, json_type_object))
-		return NULL;
-	return f;
-}
-
-/*
- * METRIC.stalled: 1 when an end of a flow that can stall ended because the
- * path failed it (stalled, reset, refused, unreachable: its result has a
- * "failure"), else 0; then METRIC.stall_s, the idle time it gave up after,
- * and for tcp-stream's sender METRIC.stall_unacked_bytes. The sender's
- * failure comes first: the receiver's follows from it.
- */
-static void collect_stall(struct collect *c, const char *metric, struct json_object *tx,
-			  struct json_object *rx)
-{
-	struct json_object *f = failure_of(tx) ? failure_of(tx) : failure_of(rx);
-	char name[64];
-
-	snprintf(name, sizeof(name), "%s.stalled", metric);
-	metrics_set(c->m, name, f ? 1 : 0);
-	if (!f)
-		return;
-	snprintf(name, sizeof(name), "%s.stall_s", metric);
-	set_if(c->m, name, jnum(f, "idle_s"));
-	snprintf(name, sizeof(name), "%s.stall_unacked_bytes", metric);
-	set_if(c->m, name, jnum(f, "unacked_bytes"));
-}
-
-static int collect_tcp(struct collect *c)
-{
-	struct json_object *tx, *rx;
-
-	if (read_json(c, "send.json", &tx) || read_json(c, "recv.json", &rx))
-		return -EINVAL;
-	collect_stall(c, "tcp", tx, rx);
-	/* A receiver the path never reached got nothing: that is measured, as 0. */
-	if (failure_of(rx) && !json_object_object_get_ex(rx, "rx", NULL)) {
-		metrics_set(c->m, "tcp.goodput_bps", 0);
-		metrics_set(c->m, "tcp.bytes", 0);
-	}
-	/* Goodput as the receiver measured it; the rest from the sender's TCP_INFO. */
-	set_if(c->m, "tcp.goodput_bps", jnum(rx, "rx.goodput_bps"));
-	set_if(c->m, "tcp.bytes", jnum(rx, "rx.bytes"));
-	set_if(c->m, "tcp.retransmits", jnum(tx, "tx.tcp_info.total_retrans"));
-	set_if(c->m, "tcp.cwnd", jnum(tx, "tx.tcp_info.snd_cwnd"));
-	set_if(c->m, "tcp.cwnd_min", jnum(tx, "tx.tcp_info.cwnd_min"));
-	set_if(c->m, "tcp.cwnd_max", jnum(tx, "tx.tcp_info.cwnd_max"));
-	set_if(c->m, "tcp.rtt_us", jnum(tx, "tx.tcp_info.rtt_us"));
-	set_if(c->m, "tcp.rtt_min_us", jnum(tx, "tx.tcp_info.rtt_min_us"));
-	set_if(c->m, "tcp.rtt_max_us", jnum(tx, "tx.tcp_info.rtt_max_us"));
-	json_object_put(tx);
-	json_object_put(rx);
-	return 0;
-}
-
-static int collect_rr(struct collect *c)
-{
-	struct json_object *cl, *sv = NULL;
-
-	if (read_json(c, "client.json", &cl))
-		return -EINVAL;
-	/* The server's result only says how it ended: the client's is the measurement. */
-	if (read_json(c, "server.json", &sv)) {
-		free(*c->err);
-		*c->err = NULL;
-	}
-	collect_stall(c, "rr", cl, sv);
-	json_object_put(sv);
-	set_if(c->m, "rr.transactions", jnum(cl, "transactions"));
-	set_if(c->m, "rr.tps", jnum(cl, "transactions_per_s"));
-	set_if(c->m, "rr.lost", jnum(cl, "lost"));
-	copy_latency(c->m, "rr", cl);
-	json_object_put(cl);
-	return 0;
 }
 
 /* Parse one snapshot (before/ or after/) of every VM into `m`. */
@@ -581,7 +436,7 @@ static const char *jstr(struct json_object *o, const char *key)
 static char *failure_line(const struct tgen *g, bool tx_end, struct json_object *f)
 {
 	const char *kind = jstr(f, "kind"), *msg = jstr(f, "message");
-	double unacked = jnum(f, "unacked_bytes"), idle = jnum(f, "idle_s");
+	double unacked = scn_gen_jnum(f, "unacked_bytes"), idle = scn_gen_jnum(f, "idle_s");
 	char *who = xasprintf("%s %s, %s", g->name, tx_end ? g->tx_flag : g->rx_flag,
 			      phase_words(jstr(f, "phase")));
 	char *first = msg ? xasprintf("%.*s", (int)strcspn(msg, "\n"), msg) : xstrdup("");
@@ -608,47 +463,36 @@ char *scnrun_stall_reason(const struct scenario *s, const struct vm_config *cfg,
 			  const char *rundir)
 {
 	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
-	struct collect c = { .s = s, .cfg = cfg };
+	struct collect c;
 	char *out = NULL, *err = NULL;
 
 	if (!g || !g->can_stall)
 		return NULL;
-	c.err = &err;
-	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
-		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
-						  : xasprintf("%s/files", rundir);
+	collect_init(&c, s, cfg, rundir, NULL, &err);
 	for (int end = 0; end < 2 && !out; end++) {
 		struct json_object *j = NULL, *f;
 
-		if (read_json(&c, end ? g->rx_out : g->tx_out, &j) == 0 && (f = failure_of(j)))
+		if (scn_gen_read_end(&c, end, end ? g->rx_out : g->tx_out, &j) == 0 &&
+		    (f = scn_gen_failure(j)))
 			out = failure_line(g, !end, f);
 		json_object_put(j);
 		free(err);
 		err = NULL;
 	}
-	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
-		free(c.files[i]);
+	collect_release(&c);
 	return out;
 }
 
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err)
 {
-	struct collect c = { .s = s, .cfg = cfg, .m = m, .err = err };
-	int ret;
+	const struct scn_gen *gen = scn_gen_find(s->generator);
+	struct collect c;
+	int ret = 0;
 
-	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
-		c.files[i] = cfg->topo->n_vms > 1 ? xasprintf("%s/%s/files", rundir, run_vm_name(i))
-						  : xasprintf("%s/files", rundir);
-
-	if (!s->generator)
-		ret = 0;	/* [exec] alone */
-	else if (!strcmp(s->generator, "udp-stream"))
-		ret = collect_udp(&c);
-	else if (!strcmp(s->generator, "tcp-stream"))
-		ret = collect_tcp(&c);
-	else
-		ret = collect_rr(&c);
+	collect_init(&c, s, cfg, rundir, m, err);
+	if (gen)	/* else [exec] alone */
+		ret = gen->collect(&c, tgen_find(gen->name));
 	if (!ret && s->exec)
 		ret = scnrun_exec_metrics(s, c.files[scnrun_exec_vm(s, cfg)], rundir, m, err);
 	if (!ret)
@@ -663,11 +507,10 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		ret = collect_trace_path(&c);
 	if (!ret && s->trace)
 		scnrun_collect_nic_tx(&c);
-	if (!ret && s->generator && !strcmp(s->generator, "udp-stream") && cfg->n_nics >= 2)
+	if (!ret && gen && gen->loss_identity && cfg->n_nics >= 2)
 		scnrun_udp_loss(&c);
 	if (!ret && s->gdb)
 		ret = scnrun_gdb_metrics(s, rundir, m, err);
-	for (unsigned int i = 0; i < VM_MAX_VMS; i++)
-		free(c.files[i]);
+	collect_release(&c);
 	return ret;
 }

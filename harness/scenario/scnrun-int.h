@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What scnrun.c (scenario -> guest script) and scnrun-collect.c (run
- * directory -> metrics) share. Internal to them; scnrun.h is the interface.
+ * directory -> metrics) share, with scnrun-loss.c and the generators'
+ * collect functions (scngen.c). Internal to them; scnrun.h is the interface.
  */
 #ifndef NETLAB_SCNRUN_INT_H
 #define NETLAB_SCNRUN_INT_H
@@ -36,11 +37,12 @@ struct snap_source {
 extern const struct snap_source scnrun_snap_sources[];
 extern const size_t scnrun_n_snap_sources;
 
-/* A run directory being read into metrics (scnrun-collect.c, scnrun-loss.c). */
+/* A run directory being read into metrics (scnrun-collect.c, scnrun-loss.c, scngen.c). */
 struct collect {
 	const struct scenario *s;
 	const struct vm_config *cfg;
 	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
+	unsigned int end_vm[2];		/* the VM of the sender's NIC [0], of the receiver's [1] */
 	struct metrics *m;
 	char **err;
 };

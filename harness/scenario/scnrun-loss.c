@@ -14,6 +14,7 @@
 
 #include "run/pcapcsum.h"
 #include "run/pcapstat.h"
+#include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
 
@@ -38,16 +39,12 @@ static double mgetl(const struct metrics *m, const char *fmt, char label)
 	return metrics_value_label(m, fmt, label, 0);
 }
 
-/* Whether the generator's packets are TCP (tcp-stream, rr with proto tcp). */
+/* Whether the generator's packets are TCP (its transport, or its proto option's). */
 static bool gen_is_tcp(const struct scenario *s)
 {
-	const char *proto = scn_traffic_value(s, "proto");
+	const char *l4 = scn_traffic_l4(s);
 
-	if (!s->generator)
-		return false;
-	if (!strcmp(s->generator, "tcp-stream"))
-		return true;
-	return !strcmp(s->generator, "rr") && (!proto || !strcmp(proto, "tcp"));
+	return l4 && !strcmp(l4, "tcp");
 }
 
 /*
@@ -159,7 +156,7 @@ static char *nic_tx_filter(const struct vm_nic *n)
 static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 {
 	const struct vm_nic *n = &c->cfg->nics[i];
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 	bool pair = c->cfg->topo->n_vms > 1;
 	char name[64];
 	double in;
@@ -263,8 +260,9 @@ static int collect_csum(struct collect *c, unsigned int i, const char *path)
 int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 {
 	const char *pv = scn_traffic_value(c->s, "port");
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
-	bool udp = c->s->generator && !strcmp(c->s->generator, "udp-stream");
+	bool v6 = scn_traffic_v6(c->s);
+	const struct scn_gen *gen = scn_gen_find(c->s->generator);
+	bool udp = gen && gen->loss_identity;	/* its data datagrams, counted on each wire */
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
 
@@ -358,7 +356,7 @@ void scnrun_collect_nic_tx(struct collect *c)
 	double lost_all = 0, silent_all = 0;
 	bool measured = false;
 
-	if (scn_traffic_true(c->s, "dst-ipv6"))
+	if (scn_traffic_v6(c->s))
 		return;
 	for (unsigned int i = 0; i < c->cfg->n_nics; i++) {
 		const struct vm_nic *n = &c->cfg->nics[i];
@@ -408,7 +406,7 @@ void scnrun_collect_nic_tx(struct collect *c)
 static double udp_driver_drops(struct collect *c, char b, double wire_rx)
 {
 	double lost = mgetl(c->m, "nicrx.%c.lost", b), left;
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 
 	if (lost <= 0)
 		return 0;
@@ -453,7 +451,7 @@ void scnrun_udp_loss(struct collect *c)
 	char a = c->cfg->nics[scn_tx_nic(c->s)].label, b = c->cfg->nics[scn_rx_nic(c->s)].label;
 	double sent = mget(m, "udp.sent"), recvd = mget(m, "udp.received");
 	double wtx = mget(m, "loss.wire_tx"), wrx = mget(m, "loss.wire_rx");
-	bool v6 = scn_traffic_true(c->s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(c->s);
 	double tx_drops = mgetl(m, "qdisc.%c.dropped", a) - mget(m, "loss.app_send_errors") -
 			  (mget(m, "loss.end_copies_sent") - mget(m, "loss.end_copies_wire_tx")) +
 			  mgetl(m, v6 ? "neigh.%c.ndisc.unresolved_discards" :

@@ -17,6 +17,7 @@
 #include "run/counters.h"
 #include "run/pcapstat.h"
 #include "run/run.h"
+#include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
 #include "trace/drvring.h"
@@ -179,8 +180,9 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 			    const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
-	const char *proto = scn_traffic_value(s, g->proto_opt ? g->proto_opt : "") ?: g->default_proto;
+	bool v6 = scn_traffic_v6(s);
+	const char *proto = scn_traffic_l4(s);
+	unsigned int idle = scn_gen_find(g->name)->rx_idle_timeout_s;
 	const char *pv = scn_traffic_value(s, "port");
 	char dst[64], nsb[64], port[16];
 
@@ -189,8 +191,8 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 	sbuf_addf(o, "%s%s --%s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
 		  dst);
 	end_args(s, g, TGEN_RX, o);
-	if (strcmp(g->name, "tcp-stream"))
-		sbuf_adds(o, " --idle-timeout 20");
+	if (idle)
+		sbuf_addf(o, " --idle-timeout %u", idle);
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);
 	sbuf_addf(o, "wait_port %s%s %s $R || { echo \"receiver did not bind\" >> $O/%s.err; "
 		     "exit %d; }\n",
@@ -202,7 +204,7 @@ static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 			  const struct tgen *g, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
-	bool v6 = scn_traffic_true(s, "dst-ipv6");
+	bool v6 = scn_traffic_v6(s);
 	char dst[64], nsb[64];
 
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));

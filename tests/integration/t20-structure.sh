@@ -26,6 +26,16 @@ test_expect_success 'no call circle between harness files (from the objects of b
 	! test -s "$T_TMP/circles"
 '
 
+# A generator is described once (traffic/generators.c and its harness
+# descriptor, scenario/scngen.c): nothing else in harness/ names one to branch on.
+test_expect_success 'no generator name in a string of harness/ outside scenario/scngen.c' '
+	st=0
+	perl tests/integration/gen-names.pl traffic/generators.c harness/*/*.[ch] >"$T_TMP/names" || st=$?
+	cat "$T_TMP/names"
+	grep -q "^generators: udp-stream" "$T_TMP/names"
+	test $st = 0
+'
+
 test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 lines' '
 	wc -l harness/*/*.c guest/*.c traffic/*.c | awk "\$2 != \"total\" && \$1 > 1000" >"$T_TMP/big"
 	cat "$T_TMP/big"

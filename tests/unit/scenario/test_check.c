@@ -12,6 +12,7 @@
 
 #include "scenario/check.h"
 #include "scenario/metrics.h"
+#include "scenario/scngen.h"
 #include "lib/util.h"
 
 static struct check_expr *parse_ok(const char *text)
@@ -216,10 +217,12 @@ static void test_check__per_nic_stage_metric_in_a_check(void **state)
 	assert_string_equal(check_subject(e), "latency.tx.dev.ethA.p90_us");
 	assert_true(check_uses_baseline(e));
 	check_expr_free(e);
-	assert_int_equal(metrics_name_check("latency.tx.dev.ethA.p90_us", "rr", "AB", NULL), 0);
-	assert_int_equal(
-		metrics_name_check("latency.rx.poll_handoff.ethB.count", "udp-stream", "AB", NULL),
-		0);
+	assert_int_equal(metrics_name_check("latency.tx.dev.ethA.p90_us", scn_gen_metrics, "rr",
+					    "AB", NULL),
+			 0);
+	assert_int_equal(metrics_name_check("latency.rx.poll_handoff.ethB.count", scn_gen_metrics,
+					    "udp-stream", "AB", NULL),
+			 0);
 	/* baseline 12 us: bound 12 * 1.25 + 5 = 20 */
 	assert_int_equal(eval_on(text, 12, &r, "latency.tx.dev.ethA.p90_us", 19.5,
 				 "latency.tx.dev.p90_us", 60.0, NULL),

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "scenario/metrics.h"
+#include "scenario/scngen.h"
 
 static double get(const struct metrics *m, const char *name)
 {
@@ -178,7 +179,7 @@ static void test_metrics__median_across_runs(void **state)
 
 static int name_check(const char *name, const char *gen, char **err)
 {
-	return metrics_name_check(name, gen, "AB", err);
+	return metrics_name_check(name, scn_gen_metrics, gen, "AB", err);
 }
 
 static void test_metrics__known_families_are_accepted(void **state)
@@ -257,7 +258,8 @@ static void test_metrics__label_outside_topology_is_rejected(void **state)
 	expect_name_error(
 		"nic.C.rx_missed_errors", "udp-stream",
 		"metric 'nic.C.rx_missed_errors': the topology has no NIC 'C' (NICs: A, B)");
-	assert_int_equal(metrics_name_check("pcap.A.bytes", "rr", "", NULL), -ENOENT);
+	assert_int_equal(metrics_name_check("pcap.A.bytes", scn_gen_metrics, "rr", "", NULL),
+			 -ENOENT);
 	/* A bad label in a name that is wrong anyway is just unknown. */
 	expect_name_error("ring.C.foo", "rr",
 			  "unknown metric 'ring.C.foo' (known: ring.<LABEL>.{rx,tx,rx_max,tx_max})");

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The harness's generator descriptors (scenario/scngen.c): one per
+ * traffic/ generator, each collect reached through its descriptor, the
+ * metric families and the loss identity they declare, and the error of a
+ * generator that has none.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "generators.h"
+#include "lib/util.h"
+#include "scenario/metrics.h"
+#include "scenario/scenario.h"
+#include "scenario/scngen.h"
+#include "scenario/scnrun-int.h"
+
+/* Every tgen_all[] entry has a descriptor and no descriptor lacks a tgen, in one order. */
+static void test_scngen__every_generator_has_one_descriptor(void **state)
+{
+	size_t n = 0;
+
+	for (const struct tgen *g = tgen_all; g->name; g++, n++) {
+		const struct scn_gen *d = scn_gen_find(g->name);
+
+		if (!d)
+			fail_msg("generator '%s' has no descriptor in scenario/scngen.c", g->name);
+		assert_ptr_equal(d, &scn_gens[n]);
+		assert_non_null(d->collect);
+		assert_non_null(d->families);
+	}
+	assert_null(scn_gens[n].name);
+}
+
+/* Parse @text as a scenario file; its error (caller frees) and its path in @path. */
+static char *parse_error(const char *text, char *path)
+{
+	int fd = mkstemp(path);
+	struct scenario *s = NULL;
+	char *err = NULL;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (int)strlen(text));
+	close(fd);
+	assert_int_equal(scn_parse(path, &s, &err), -EINVAL);
+	assert_null(s);
+	unlink(path);
+	assert_non_null(err);
+	return err;
+}
+
+/* An unknown name has no descriptor, and a scenario naming it gets today's error. */
+static void test_scngen__unknown_generator_is_a_clear_error(void **state)
+{
+	char path[] = "/tmp/netlab-scngen-XXXXXX";
+	char *err, *want;
+
+	assert_null(scn_gen_find("iperf"));
+	assert_null(scn_gen_find(NULL));
+	err = parse_error("[scenario]\nduration = 5\n\n[traffic]\ngenerator = iperf\n\n"
+			  "[checks]\nok = udp.lost == 0\n",
+			  path);
+	want = xasprintf("%s:5: unknown generator 'iperf' (generators: %s)", path,
+			 scn_generator_list());
+	assert_string_equal(err, want);
+	assert_string_equal(scn_generator_list(), "udp-stream, tcp-stream, rr");
+	free(want);
+	free(err);
+}
+
+/* size = MIN..MAX: for the generators whose descriptor says so, named in the error. */
+static void test_scngen__size_range_is_the_descriptors(void **state)
+{
+	char path[] = "/tmp/netlab-scngen-XXXXXX";
+	char *err, *want;
+
+	assert_string_equal(scn_gen_size_range_list(), "udp-stream");
+	assert_true(scn_gen_find("udp-stream")->size_range);
+	assert_false(scn_gen_find("tcp-stream")->size_range);
+	err = parse_error("[traffic]\ngenerator = tcp-stream\nsize = 32..1472\n\n"
+			  "[checks]\nok = tcp.bytes > 0\n",
+			  path);
+	want = xasprintf("%s:3: bad size '32..1472': a range MIN..MAX is for udp-stream only",
+			 path);
+	assert_string_equal(err, want);
+	free(want);
+	free(err);
+}
+
+static int name_check(const char *name, const char *gen, char **err)
+{
+	return metrics_name_check(name, scn_gen_metrics, gen, "AB", err);
+}
+
+/*
+ * A descriptor's families are its tgen's metrics (first component
+ * tgen->metric), and a flow that can stall can be checked for it: the
+ * implicit no_stall check (METRIC.stalled == 0) names a metric it produces.
+ */
+static void test_scngen__families_are_the_generators_metrics(void **state)
+{
+	for (const struct scn_gen *d = scn_gens; d->name; d++) {
+		const struct tgen *g = tgen_find(d->name);
+		size_t len = strlen(g->metric);
+		char *stalled = xasprintf("%s.stalled", g->metric);
+
+		for (const char *const *f = d->families; *f; f++)
+			if (strncmp(*f, g->metric, len) || (*f)[len] != '.')
+				fail_msg("%s: family '%s' is not %s.*", d->name, *f, g->metric);
+		assert_int_equal(name_check(stalled, d->name, NULL), g->can_stall ? 0 : -ENOENT);
+		free(stalled);
+	}
+}
+
+/* loss.* of the UDP identity: checkable with a generator that feeds it, only. */
+static void test_scngen__loss_identity_owns_its_loss_families(void **state)
+{
+	const char *owner = NULL;
+	char *err = NULL, *want;
+
+	for (const struct scn_gen *d = scn_gens; d->name; d++) {
+		assert_int_equal(name_check("loss.unaccounted", d->name, NULL),
+				 d->loss_identity ? 0 : -ENOENT);
+		/* Those of every scenario, whatever the generator. */
+		assert_int_equal(name_check("loss.lost_in_driver", d->name, NULL), 0);
+		if (d->loss_identity)
+			owner = d->name;
+	}
+	assert_non_null(owner);
+	for (const struct scn_gen *d = scn_gens; d->name; d++) {
+		if (d->loss_identity)
+			continue;
+		assert_int_equal(name_check("loss.app_sent", d->name, &err), -ENOENT);
+		want = xasprintf("metric 'loss.app_sent' is not produced by generator '%s' (it "
+				 "comes from '%s')",
+				 d->name, owner);
+		assert_string_equal(err, want);
+		free(want);
+		free(err);
+		err = NULL;
+	}
+}
+
+/* The family list of an unknown metric's message: the generators' first, loss last. */
+static void test_scngen__family_list_order_is_kept(void **state)
+{
+	char *err = NULL;
+
+	assert_int_equal(name_check("flow.total", NULL, &err), -ENOENT);
+	assert_string_equal(err, "unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, "
+				 "ring, offload, snmp, netstat, softnet, pcap, csum, qdisc, neigh, "
+				 "drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, nictx, "
+				 "loss)");
+	free(err);
+}
+
+/* A run directory of one VM with @tx_json and @rx_json as the ends' results. */
+struct fake_run {
+	char dir[64];
+	struct vm_config cfg;
+	struct metrics *m;
+	char *err;
+	struct collect c;
+};
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+}
+
+static void fake_run(struct fake_run *r, const struct tgen *g, const char *tx_json,
+		     const char *rx_json)
+{
+	memset(r, 0, sizeof(*r));
+	strcpy(r->dir, "/tmp/netlab-scngen-run-XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	if (tx_json)
+		put(r->dir, g->tx_out, tx_json);
+	if (rx_json)
+		put(r->dir, g->rx_out, rx_json);
+	r->cfg.n_nics = 2;
+	r->m = metrics_new();
+	r->c = (struct collect){ .cfg = &r->cfg, .m = r->m, .err = &r->err };
+	r->c.files[0] = r->dir;
+}
+
+static void fake_run_release(struct fake_run *r, const struct tgen *g)
+{
+	char *p;
+
+	p = xasprintf("%s/%s", r->dir, g->tx_out);
+	unlink(p);
+	free(p);
+	p = xasprintf("%s/%s", r->dir, g->rx_out);
+	unlink(p);
+	free(p);
+	rmdir(r->dir);
+	metrics_free(r->m);
+	free(r->err);
+}
+
+/* Each generator's results become its metrics through its descriptor's collect. */
+static void test_scngen__collect_through_the_descriptor(void **state)
+{
+	for (const struct scn_gen *d = scn_gens; d->name; d++) {
+		const struct tgen *g = tgen_find(d->name);
+		struct fake_run r;
+		char *stalled = xasprintf("%s.stalled", g->metric);
+		double v = NAN;
+
+		fake_run(&r, g, "{\"sent\": 10, \"transactions\": 7, \"failure\": {\"kind\": "
+				"\"stalled\", \"idle_s\": 2.5}}",
+			 "{\"unique\": 8, \"rx\": {\"bytes\": 100}}");
+		assert_int_equal(d->collect(&r.c, g), 0);
+		assert_null(r.err);
+		if (d->loss_identity) {
+			assert_true(metrics_get(r.m, "udp.lost", &v) && v == 2);
+		}
+		/* A flow that can stall says so; one that cannot has no such metric. */
+		assert_int_equal(metrics_get(r.m, stalled, &v), g->can_stall);
+		if (g->can_stall)
+			assert_true(v == 1);
+		fake_run_release(&r, g);
+		free(stalled);
+	}
+}
+
+/* A missing result is the run's error, named. */
+static void test_scngen__collect_without_results_fails(void **state)
+{
+	for (const struct scn_gen *d = scn_gens; d->name; d++) {
+		const struct tgen *g = tgen_find(d->name);
+		struct fake_run r;
+
+		fake_run(&r, g, NULL, NULL);
+		assert_int_equal(d->collect(&r.c, g), -EINVAL);
+		assert_non_null(r.err);
+		assert_non_null(strstr(r.err, g->tx_out));
+		fake_run_release(&r, g);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_scngen__every_generator_has_one_descriptor),
+		cmocka_unit_test(test_scngen__unknown_generator_is_a_clear_error),
+		cmocka_unit_test(test_scngen__size_range_is_the_descriptors),
+		cmocka_unit_test(test_scngen__families_are_the_generators_metrics),
+		cmocka_unit_test(test_scngen__loss_identity_owns_its_loss_families),
+		cmocka_unit_test(test_scngen__family_list_order_is_kept),
+		cmocka_unit_test(test_scngen__collect_through_the_descriptor),
+		cmocka_unit_test(test_scngen__collect_without_results_fails),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
