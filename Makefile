@@ -30,7 +30,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
-HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock \
+HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock lib/metrics \
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
@@ -38,7 +38,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
-	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check scenario/metrics \
+	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
 	       scenario/regress scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \

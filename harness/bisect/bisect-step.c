@@ -20,7 +20,7 @@
 #include "bisect/bisect.h"
 #include "report/html.h"
 #include "boot/initrd.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"

@@ -28,7 +28,7 @@
 #include "trace/drvring.h"
 #include "trace/txpath.h"
 #include "gdb/gdb.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
 #include "run/result.h"

@@ -20,7 +20,7 @@
 #include "lib/proc.h"
 #include "report/html-int.h"
 #include "run/runview.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"
 #include "trace/pktpath.h"

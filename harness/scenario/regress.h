@@ -11,7 +11,7 @@
 
 #include "boot/kernel.h"
 #include "scenario/check.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
 

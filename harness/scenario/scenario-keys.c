@@ -16,7 +16,7 @@
 #include "scenario/scenario-int.h"
 #include "vm/share.h"
 #include "scenario/matrix.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/traceset.h"
 #include "lib/util.h"
 

@@ -13,7 +13,7 @@
 #include "trace/drvring.h"
 #include "lib/jsonout.h"
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "lib/util.h"
 
 /* ---- text ---------------------------------------------------------------------------- */

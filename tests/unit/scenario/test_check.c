@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "scenario/check.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "lib/util.h"
 
 static struct check_expr *parse_ok(const char *text)
