@@ -34,15 +34,16 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
-	       run/run run/rundir run/result run/runview run/counters run/pcapstat run/pcapcsum \
+	       run/run run/rundir run/result run/counters run/pcapstat run/pcapcsum \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
-	       scenario/regress scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
+	       scenario/regress scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
 	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
+	       report/runview report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
 	       cmd/cmd-bisect cmd/cmd-gdb cmd/cmd-selftests

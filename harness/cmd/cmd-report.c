@@ -32,7 +32,7 @@
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
 #include "run/result.h"
-#include "run/runview.h"
+#include "report/runview.h"
 #include "trace/tracedrops.h"
 #include "trace/tracepass.h"
 #include "lib/jsonout.h"

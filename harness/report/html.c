@@ -19,7 +19,7 @@
 #include "lib/jsonout.h"
 #include "lib/proc.h"
 #include "report/html-int.h"
-#include "run/runview.h"
+#include "report/runview.h"
 #include "lib/metrics.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"
