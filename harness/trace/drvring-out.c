@@ -12,6 +12,7 @@
 
 #include "trace/drvring.h"
 #include "lib/jsonout.h"
+#include "trace/hist-json.h"
 #include "hist.h"
 #include "lib/metrics.h"
 #include "lib/util.h"

@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
+#include "trace/hist-json.h"
 #include "lib/metrics.h"
 #include "trace/netrx.h"
 #include "lib/util.h"
