@@ -30,19 +30,21 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
-HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock \
+HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock lib/metrics \
 	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
-	       run/run run/rundir run/result run/runview run/counters run/pcapstat run/pcapcsum \
+	       run/run run/rundir run/result run/counters run/pcapstat run/pcapcsum \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
-	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check scenario/metrics \
+	       trace/hist-json \
+	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
-	       scenario/regress scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
+	       scenario/regress scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
 	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
+	       report/runview report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
 	       cmd/cmd-bisect cmd/cmd-gdb cmd/cmd-selftests
@@ -118,11 +120,17 @@ $(B)/netlab: $(CMD_OBJS) $(B)/libnetlab.a
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -o $@ $(CMD_OBJS) $(B)/libnetlab.a $(PKG_LIBS)
 
 # ---- guest ----------------------------------------------------------------
-AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-job.c guest/agent-pci.c guest/agent-note.c \
-	      guest/nicmodel.c
-$(B)/guest/netlab-agent: $(AGENT_SRCS) guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/agent-note.h guest/netlab-proto.h guest/nicmodel.h
+# An object per source in $(B)/guest/: t20 checks the call graph between them.
+AGENT_SRCS := guest/agent.c guest/agent-net.c guest/agent-util.c guest/agent-job.c guest/agent-pci.c \
+	      guest/agent-note.c guest/nicmodel.c
+AGENT_OBJS := $(AGENT_SRCS:guest/%.c=$(B)/guest/%.o)
+$(B)/guest/%.o: guest/%.c guest/agent-int.h guest/agent-job.h guest/agent-pci.h guest/agent-note.h \
+		guest/netlab-proto.h guest/nicmodel.h
 	@mkdir -p $(@D)
-	$(CC) -static -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -o $@ $(AGENT_SRCS)
+	$(CC) -O2 -Wall -Wextra -D_GNU_SOURCE -Iguest -c -o $@ $<
+
+$(B)/guest/netlab-agent: $(AGENT_OBJS)
+	$(CC) -static -O2 -o $@ $(AGENT_OBJS)
 
 traffic:: ;
 

@@ -12,8 +12,8 @@
  * panic=-1 and QEMU with -no-reboot, so a crash of the agent also ends the VM.
  *
  * Build (static, no libraries besides libc):
- *   gcc -static -O2 -Wall -Wextra -Iguest -o build/guest/netlab-agent \
- *	guest/agent.c guest/agent-net.c guest/agent-job.c
+ *   make build/guest/netlab-agent (an object per file in build/guest/, so that
+ *   the call graph between them can be checked: t20)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -64,88 +64,6 @@
  * applets such as env, timeout or xargs still get the applets: use /sbin/ip.)
  */
 #define SH_PRELUDE "ip() { /sbin/ip \"$@\"; }; tc() { /sbin/tc \"$@\"; }; . " NETLAB_EXEC_FILE
-
-/* Best effort: a console that fails has no one to complain to. */
-static void console_copy(const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(STDERR_FILENO, buf, n);
-
-		if (w <= 0)
-			return;
-		buf += w;
-		n -= w;
-	}
-}
-
-/* Format one line into @buf, newline added, truncated to fit; return its length. */
-static int vline(char *buf, size_t size, const char *fmt, va_list ap)
-{
-	int n = vsnprintf(buf, size - 1, fmt, ap);
-
-	n = n < 0 ? 0 : n > (int)size - 2 ? (int)size - 2 : n;
-	buf[n++] = '\n';
-	return n;
-}
-
-/* A message on the console: "netlab-agent: <text>". */
-void agent_say(const char *fmt, ...)
-{
-	static const char prefix[] = "netlab-agent: ";
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	memcpy(buf, prefix, sizeof(prefix) - 1);
-	va_start(ap, fmt);
-	n = vline(buf + sizeof(prefix) - 1, sizeof(buf) - sizeof(prefix) + 1, fmt, ap);
-	va_end(ap);
-	console_copy(buf, sizeof(prefix) - 1 + n);
-}
-
-/* A NETLAB_MARK_* line on the console (the markers carry their own prefix). */
-static void __attribute__((format(printf, 1, 2))) mark(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vline(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	console_copy(buf, n);
-}
-
-/* One line on the status port (if any), echoed on the console. */
-void agent_status(const struct agent *a, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vline(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	agent_say("status: %.*s", n - 1, buf);
-	if (a->status_fd >= 0 && write(a->status_fd, buf, n) != n)
-		agent_say("cannot write to port '%s': %s", NETLAB_PORT_STATUS, strerror(errno));
-}
-
-long long agent_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-void agent_sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
 
 /* SIGKILL every process but PID 1, then reap them, waiting at most @ms. */
 static void kill_and_reap(long ms)
@@ -209,7 +127,7 @@ static void __attribute__((noreturn)) agent_poweroff(struct agent *a)
 {
 	kill_and_reap(REAP_WAIT_MS);
 	agent_status(a, "poweroff");
-	mark("%s", NETLAB_MARK_POWEROFF);
+	agent_mark("%s", NETLAB_MARK_POWEROFF);
 	/* Blocking virtio-serial writes return once the host took the data. */
 	port_close(&a->stdout_fd);
 	port_close(&a->stderr_fd);
@@ -236,25 +154,6 @@ static void __attribute__((noreturn, format(printf, 2, 3))) fatal(struct agent *
 	va_end(ap);
 	agent_status(a, "error %s", buf);
 	agent_poweroff(a);
-}
-
-/* Read a small file into @buf, trailing newline stripped. Return length or -errno. */
-int agent_read_small(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n < 0)
-		return n;
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		n--;
-	buf[n] = '\0';
-	return n;
 }
 
 /* Guest uptime on the console, for boot-time measurements. */
@@ -571,7 +470,7 @@ static void drain_output(int fd, char *out, size_t size)
 			continue;
 		if (n < 0)
 			break;
-		console_copy(buf, n);
+		agent_console(buf, n);
 		if (len + 1 < size) {
 			size_t take = (size_t)n < size - len - 1 ? (size_t)n : size - len - 1;
 
@@ -758,7 +657,7 @@ static void command_run(struct agent *a)
 		fcntl(nt.fd, F_SETFL, O_NONBLOCK);
 	}
 	agent_status(a, "exec %d", (int)pid);
-	mark("%s %d", NETLAB_MARK_EXEC, (int)pid);
+	agent_mark("%s %d", NETLAB_MARK_EXEC, (int)pid);
 	ws = command_wait(a, pid, a->job.timeout, &nt);
 	if (nt.r.bad)
 		agent_say("dropped %u malformed or surplus note lines", nt.r.bad);
@@ -767,7 +666,7 @@ static void command_run(struct agent *a)
 	if (ws < 0)
 		fatal(a, "lost the command (pid %d): %s", (int)pid, strerror(errno));
 	agent_status(a, "exit %d", exit_code(ws));
-	mark("%s %d", NETLAB_MARK_EXIT, exit_code(ws));
+	agent_mark("%s %d", NETLAB_MARK_EXIT, exit_code(ws));
 	kill_and_reap(REAP_WAIT_MS);
 }
 
@@ -838,7 +737,7 @@ int main(void)
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	mounts_setup();
-	mark("%s", NETLAB_MARK_AGENT);
+	agent_mark("%s", NETLAB_MARK_AGENT);
 	say_uptime();
 	modules_load();
 	ports_open(&a);

@@ -18,9 +18,8 @@
 #include "lib/jsonout.h"
 #include "scenario/baseline.h"
 #include "bisect/bisect.h"
-#include "report/html.h"
 #include "boot/initrd.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
@@ -615,7 +614,6 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 		    void *ctx, struct bisect_step *s, char **err)
 {
 	struct step_ctx x = { .c = c, .s = s, .stop = stop, .progress = progress, .ctx = ctx };
-	char *perr = NULL;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
@@ -644,10 +642,6 @@ int bisect_step_run(const struct bisect_config *c, const char *run_dir, const ch
 	}
 	say(&x, "%s: %s", bisect_verdict_name(s->verdict), s->why ? s->why : "");
 	step_log(run_dir, s);
-	/* the page again, with this step: an interrupted bisection leaves one */
-	if (html_bisect_write(run_dir, NULL, &perr))
-		say(&x, "no report.html: %s", perr);
-	free(perr);
 	for (size_t i = 0; i < x.n_ms; i++)
 		metrics_free(x.ms[i]);
 	free(x.ms);

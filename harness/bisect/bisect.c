@@ -27,7 +27,7 @@
 #include "bisect/bisect.h"
 #include "lib/jsonout.h"
 #include "lib/proc.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
 #include "lib/util.h"

@@ -199,6 +199,9 @@ void bisect_step_clear_checks(struct bisect_step *s);
  * @progress: one line at a time (may be NULL)
  * @s:        the step, logged already to bisect.log.jsonl and bisect.txt
  *
+ * The page of the run directory is the caller's to draw again (report/ reads
+ * bisect.json and bisect.log.jsonl; bisect/ never calls report/).
+ *
  * Return: 0 with s->verdict set, or -errno when the step could not even be
  * set up (the caller then skips: 125).
  */

@@ -20,6 +20,7 @@
 #include "selftests/ksft.h"
 #include "lib/outlock.h"
 #include "lib/util.h"
+#include "report/html.h"
 #include "vm/share.h"
 
 static const char bisect_usage[] =
@@ -230,6 +231,16 @@ static void on_progress(void *ctx, const char *line)
 	fprintf(stderr, "%s\n", line);
 }
 
+/* The bisection's page again, with this step: an interrupted bisection leaves one. */
+static void step_page(const char *run_dir, const struct bisect_step *s)
+{
+	char *err = NULL;
+
+	if (html_bisect_write(run_dir, NULL, &err))
+		fprintf(stderr, "[bisect] step %u %.12s: no report.html: %s\n", s->n, s->commit, err);
+	free(err);
+}
+
 static void catch_signals(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: waitpid wakes */
@@ -258,6 +269,7 @@ static int step(const struct bisect_cmd *bc)
 		cmd_error("bisect", err);
 		ret = NL_EXIT_CANNOT_TEST;
 	} else {
+		step_page(bc->state, &s);
 		ret = s.verdict;
 	}
 	bisect_step_release(&s);
@@ -473,6 +485,7 @@ static int verify_endpoints(struct bisect_config *c, const char *run_dir)
 				ret = NL_EXIT_CANNOT_TEST;
 				break;
 			}
+			step_page(run_dir, &now);
 			s = &now;
 		}
 		if (s->verdict == want) {

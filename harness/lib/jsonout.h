@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * JSON values as the reports print them: fixed-point numbers whose text is
- * exact (json-c keeps the given text), and distributions.
+ * exact (json-c keeps the given text). A distribution (traffic/hist.h):
+ * trace/hist-json.h.
  */
 #ifndef NETLAB_JSONOUT_H
 #define NETLAB_JSONOUT_H
@@ -11,16 +12,12 @@
 
 #include <json-c/json.h>
 
-#include "hist.h"
-
 /* v / unit with `digits` decimals, exactly: ns -> s is (v, 1000000000, 9). */
 struct json_object *json_fixed(uint64_t v, uint64_t unit, int digits);
 /* Nanoseconds as microseconds, 3 decimals. */
 struct json_object *json_us(uint64_t ns);
 /* A double printed with printf format `fmt` (e.g. "%.3f"). */
 struct json_object *json_real(double v, const char *fmt);
-/* {count, min, p50, p90, p99, max, mean}; unit_us: values are ns, shown in µs. */
-struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us);
 
 /*
  * json_text() - @o serialized with json-c @flags (JSON_C_TO_STRING_*), made

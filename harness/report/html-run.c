@@ -14,7 +14,7 @@
 
 #include "report/html-int.h"
 #include "report/svg.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"

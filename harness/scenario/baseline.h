@@ -35,7 +35,7 @@
 #define NETLAB_BASELINE_H
 
 #include "scenario/check.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/scenario.h"
 
 /* Where the numbers in a baselines file came from; all optional. */

@@ -23,7 +23,7 @@
 
 #include <stdbool.h>
 
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 
 struct check_expr;
 

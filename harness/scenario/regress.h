@@ -11,7 +11,7 @@
 
 #include "boot/kernel.h"
 #include "scenario/check.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
 
@@ -147,7 +147,7 @@ struct regress_counts {
 };
 void regress_count(const struct regress *r, struct regress_counts *c);
 
-/* Outputs (regress-out.c). */
+/* Outputs (report/regress-out.c, report/regress-ci.c). */
 void regress_print_table(const struct regress *r, FILE *f);
 /* KTAP, one test per scenario (matrix case), a subtest per check (results.ktap). */
 void regress_print_ktap(const struct regress *r, FILE *f);

@@ -17,7 +17,7 @@
 #include "scenario/scngen.h"
 #include "vm/share.h"
 #include "scenario/matrix.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/traceset.h"
 #include "lib/util.h"
 

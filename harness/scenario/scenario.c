@@ -26,7 +26,7 @@
 
 #include "generators.h"
 #include "scenario/matrix.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/scngen.h"
 #include "trace/traceset.h"
 #include "lib/util.h"

@@ -24,7 +24,7 @@
 #include <stddef.h>
 
 #include "generators.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 
 struct collect;
 struct json_object;

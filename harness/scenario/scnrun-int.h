@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "run/counters.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "vm/vmcfg.h"
 
 struct scenario;

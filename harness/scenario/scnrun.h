@@ -10,7 +10,7 @@
 #define NETLAB_SCNRUN_H
 
 #include "gdb/gdb.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "run/run.h"
 #include "scenario/scenario.h"
 #include "vm/vmcfg.h"

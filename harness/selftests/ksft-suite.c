@@ -12,7 +12,7 @@
 #include "lib/esc.h"
 #include "lib/jsonout.h"
 #include "lib/util.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "selftests/ksft-suite.h"
 
 static const char *const result_names[] = {

@@ -12,8 +12,9 @@
 
 #include "trace/drvring.h"
 #include "lib/jsonout.h"
+#include "trace/hist-json.h"
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "lib/util.h"
 
 /* ---- text ---------------------------------------------------------------------------- */

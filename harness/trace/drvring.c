@@ -21,7 +21,7 @@
 #include "trace/drvring.h"
 #include "trace/drvring-int.h"
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/tracefile.h"
 #include "lib/util.h"
 #include "nicmodel.h"

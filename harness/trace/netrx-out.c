@@ -11,7 +11,8 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
-#include "scenario/metrics.h"
+#include "trace/hist-json.h"
+#include "lib/metrics.h"
 #include "trace/netrx.h"
 #include "lib/util.h"
 

@@ -35,7 +35,7 @@
 #include <trace-cmd.h>
 
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/netrx.h"
 #include "trace/netrx-int.h"
 #include "trace/tracefile.h"

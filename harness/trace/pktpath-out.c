@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/pktpath.h"
 #include "lib/util.h"
 

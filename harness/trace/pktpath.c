@@ -34,7 +34,7 @@
 #include <trace-cmd.h>
 
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/drvring.h"
 #include "trace/pktpath.h"
 #include "trace/pktpath-int.h"

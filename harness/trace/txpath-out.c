@@ -11,7 +11,7 @@
 
 #include "lib/esc.h"
 #include "trace/txpath.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "lib/util.h"
 
 /* A device name that can be one component of a metric name. */

@@ -13,7 +13,7 @@
 
 #include "scenario/check.h"
 #include "fuzz.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 
 static int set_metric(void *ctx, const char *name, unsigned int column)
 {

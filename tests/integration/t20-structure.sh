@@ -1,17 +1,45 @@
 #!/usr/bin/env bash
 # The shape the source keeps (issue 16): harness/ in one folder per
-# subsystem, no two files that call each other (directly or round a
-# circle), no source file past about 1000 lines. No guest: the build's
-# objects (nm) and the tree.
+# subsystem, folders in layers whose arrows run downward only (issue 33), no
+# two files that call each other (directly or round a circle), in harness/
+# or in the guest agent, no source file past about 1000 lines. No guest
+# boots: the build's objects (nm) and the tree.
 . "$(dirname "$0")/../lib.sh"
 [ -x "$NETLAB" ] || skip_all "build/netlab missing (run make)"
 cd "$TOP"
+
+# The layers of harness/, lowest first, "|" between layers (README "Source
+# tree"): a file of harness/A/ includes (and calls) its own folder and
+# folders of lower layers only, never one of A's layer or above. guest/ and
+# traffic/ are the host/guest contract and the generators' code the harness
+# builds in (netlab-proto.h, hist.h, generators.h); lib/ is below them and
+# needs nothing. A new folder gets a place here.
+LAYERS="lib | guest traffic | boot gdb trace | vm | run | scenario | selftests | bisect | report | cmd"
+
+# "FILE A F X" for each quoted include "X" of a file of harness/A/: F is
+# X's first folder, or where "X" is found (the file's folder, guest/,
+# traffic/); nothing for a header of the build (version.h).
+harness_includes() {
+	local f x d t
+	grep -H -o "^#include \"[^\"]*\"" harness/*/*.[ch] | while IFS=: read -r f x; do
+		x=${x#\#include \"}; x=${x%\"}
+		d=$(basename "$(dirname "$f")")
+		case $x in
+		*/*) t=${x%%/*} ;;
+		*) if [ -f "harness/$d/$x" ]; then t=$d
+		   elif [ -f "guest/$x" ]; then t=guest
+		   elif [ -f "traffic/$x" ]; then t=traffic
+		   else continue; fi ;;
+		esac
+		echo "$f $d $t $x"
+	done
+}
 
 test_expect_success 'harness/ holds folders and the kernel builder, no loose source' '
 	loose=$(ls harness/*.[ch] 2>/dev/null || true)
 	echo "$loose"
 	test -z "$loose"
-	for d in cmd lib vm boot run trace scenario bisect gdb; do test -d harness/$d; done
+	for d in cmd lib vm boot run trace scenario bisect gdb report selftests; do test -d harness/$d; done
 '
 
 test_expect_success 'tests/unit mirrors harness/: every unit test is in a subsystem folder' '
@@ -19,9 +47,38 @@ test_expect_success 'tests/unit mirrors harness/: every unit test is in a subsys
 	test -z "$loose"
 '
 
-test_expect_success 'no call circle between harness files (from the objects of build/)' '
+test_expect_success 'every folder of harness/ has its layer, and no #include runs up or across a layer' '
+	declare -A rank
+	r=0
+	for w in $LAYERS; do
+		if [ "$w" = "|" ]; then r=$((r + 1)); else rank[$w]=$r; fi
+	done
+	for d in harness/*/; do
+		d=$(basename "$d")
+		[ -n "${rank[$d]:-}" ] || { echo "harness/$d/ has no layer in LAYERS"; false; }
+	done
+	harness_includes >"$T_TMP/includes"
+	test -s "$T_TMP/includes"
+	while read -r f d t x; do
+		[ "$t" != "$d" ] || continue
+		[ -n "${rank[$t]:-}" ] && [ "${rank[$t]}" -lt "${rank[$d]}" ] ||
+			echo "$f: #include \"$x\": $t/ is not below $d/"
+	done <"$T_TMP/includes" >"$T_TMP/up"
+	cat "$T_TMP/up"
+	! test -s "$T_TMP/up"
+'
+
+test_expect_success 'no call circle between harness files, and no call up a layer (from the objects of build/)' '
 	ls build/harness/*/*.o >/dev/null
-	python3 tests/integration/callgraph.py build >"$T_TMP/circles"
+	python3 tests/integration/callgraph.py --layers "$LAYERS" build/harness harness >"$T_TMP/circles"
+	cat "$T_TMP/circles"
+	! test -s "$T_TMP/circles"
+'
+
+test_expect_success 'no call circle between the guest agent files (from the objects of build/guest/)' '
+	ls build/guest/agent.o build/guest/agent-net.o >/dev/null
+	test "$(ls build/guest/*.o | wc -l)" -ge "$(ls guest/*.c | wc -l)"
+	python3 tests/integration/callgraph.py build/guest guest >"$T_TMP/circles"
 	cat "$T_TMP/circles"
 	! test -s "$T_TMP/circles"
 '

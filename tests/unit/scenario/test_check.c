@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "scenario/check.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/scngen.h"
 #include "lib/util.h"
 

@@ -19,7 +19,7 @@
 
 #include "generators.h"
 #include "lib/util.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/scenario.h"
 #include "scenario/scngen.h"
 #include "scenario/scnrun-int.h"

@@ -22,7 +22,7 @@
 #include <json-c/json.h>
 
 #include "trace/drvring.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "golden.h"
 #include "lib/util.h"
 

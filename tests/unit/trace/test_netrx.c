@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/netrx.h"
 #include "golden.h"
 #include "lib/util.h"

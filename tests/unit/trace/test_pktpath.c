@@ -20,7 +20,7 @@
 #include <json-c/json.h>
 
 #include "hist.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "trace/pktpath.h"
 #include "golden.h"
 #include "lib/util.h"

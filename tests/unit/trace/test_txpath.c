@@ -26,7 +26,7 @@
 
 #include "run/pcapcsum.h"
 #include "trace/txpath.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "lib/util.h"
 

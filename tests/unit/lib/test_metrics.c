@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/scngen.h"
 
 static double get(const struct metrics *m, const char *name)

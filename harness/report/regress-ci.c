@@ -12,7 +12,7 @@
 
 #include "lib/provenance.h"
 #include "lib/esc.h"
-#include "scenario/regress-int.h"
+#include "report/regress-int.h"
 #include "scenario/regress.h"
 
 /*

@@ -5,7 +5,7 @@
  * array costs a memmove of at most that many 16-byte entries, which is
  * cheaper than maintaining a hash table and a separate sort for output.
  */
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 
 #include <errno.h>
 #include <math.h>

@@ -11,10 +11,10 @@
 #include <json-c/json.h>
 
 #include "lib/jsonout.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "run/pcapstat.h"
 #include "scenario/regress.h"
-#include "run/runview.h"
+#include "report/runview.h"
 #include "lib/util.h"
 
 static struct json_object *read_json(const char *path, bool must, char **err, int *ret)

@@ -16,7 +16,7 @@
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "scenario/baseline.h"
-#include "scenario/regress-int.h"
+#include "report/regress-int.h"
 #include "scenario/regress.h"
 #include "scenario/scnrun.h"
 

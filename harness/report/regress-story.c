@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "lib/util.h"
-#include "scenario/metrics.h"
+#include "lib/metrics.h"
 #include "scenario/regress.h"
 #include "trace/txpath.h"
 

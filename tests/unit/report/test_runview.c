@@ -17,7 +17,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
-#include "run/runview.h"
+#include "report/runview.h"
 #include "lib/util.h"
 
 static struct runview *read_ok(const char *name)

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A distribution as the trace analyses print it in JSON: the summary of a
+ * traffic/hist.h histogram (the generators' latency histogram, which the
+ * analyses use too). Here, not in lib/jsonout.h: lib/ needs nothing of
+ * traffic/.
+ */
+#ifndef NETLAB_HIST_JSON_H
+#define NETLAB_HIST_JSON_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "hist.h"
+
+/* {count, min, p50, p90, p99, max, mean}; unit_us: values are ns, shown in µs. */
+struct json_object *json_hist_summary(const struct hist_summary *s, bool unit_us);
+
+#endif /* NETLAB_HIST_JSON_H */
