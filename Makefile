@@ -35,12 +35,12 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
 	       run/run run/rundir run/result run/runview run/counters run/pcapstat run/pcapcsum \
-	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
+	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset trace/analysis \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check scenario/metrics \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
-	       scenario/regress scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
+	       scenario/regress scenario/regress-collect scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
 	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
 	       selftests/ksft selftests/ksft-suite

@@ -34,7 +34,8 @@
 #include "run/result.h"
 #include "run/runview.h"
 #include "trace/tracedrops.h"
-#include "trace/tracepass.h"
+#include "trace/analysis.h"
+#include "trace/tracefile.h"
 #include "lib/jsonout.h"
 #include "lib/provenance.h"
 #include "lib/util.h"
@@ -319,6 +320,7 @@ struct report {
 	struct json_object *snoop;
 	bool packets_header, snoop_header;
 	char *missing[7];		/* why a section the input lacks was left out, by bit */
+	struct analyses *an;		/* while the analyses attach */
 };
 
 static int section_bit(unsigned int section)
@@ -422,11 +424,15 @@ static int optional(struct report *r, unsigned int section, int ret, char **err)
  * path first (the drop list takes its flows), then drops, timeline, ring.
  * They share one pass over the file (trace/tracepass.h).
  */
-enum { A_PATH, A_DROPS, A_TIMELINE, A_RING, A_TX, A_N };
+enum { A_PATH = TA_PATH, A_DROPS = TA_DROPS, A_TIMELINE = TA_TIMELINE, A_RING = TA_RING,
+       A_TX = TA_TX, A_N = TA_N };
 
 struct analyses {
-	struct tracepass tp;
-	void *pass[A_N];		/* attached */
+	struct trace_analyses ta;
+	struct pktpath_opts path;	/* each analysis's options */
+	struct tracedrops_opts drops;
+	struct netrx_opts timeline;
+	struct drvring_opts ring;
 	int fatal;			/* an attach error that ends the report, or 0 */
 	char *fatal_err;
 	/* The NIC counters of the run beside the ring: until it collects. */
@@ -476,150 +482,107 @@ static int take(struct report *r, int a, int ret, char **err)
 	return 0;
 }
 
-static int attach_ring(struct report *r, struct analyses *an, char **err)
+/* The run's metrics (metrics.json), for the NIC counters beside the ring. */
+static void ring_counters(struct report *r, struct analyses *an)
 {
-	struct drvring_opts o = { 0 };
-
 	an->mpath = is_dir(r->ro->target) ? xasprintf("%s/metrics.json", r->ro->target) : NULL;
 	an->mj = an->mpath && !access(an->mpath, R_OK) ? json_file_get(an->mpath) : NULL;
 	if (an->mj) {
 		an->m = metrics_new();
 		metrics_add_json(an->m, NULL, an->mj);
-		o.counters = an->m;
+		an->ring.counters = an->m;
 	}
-	return drvring_attach(&an->tp, &o, (struct drvring_pass **)&an->pass[A_RING], err);
 }
 
-static int attach_path(struct report *r, struct analyses *an, char **err)
+/* Without the packet path, the list comes from the drops alone (no flows). */
+static void drops_list(struct report *r, struct analyses *an)
 {
-	const struct report_opts *ro = r->ro;
-	struct pktpath_opts o = { .ctx = r };
-
-	o.on_packet = ro->packets ? on_packet : NULL;
-	o.on_snoop = ro->snoop ? on_snoop : NULL;
-	o.on_drop = ro->list ? list_drop_path : NULL;
-	return pktpath_attach(&an->tp, &o, (struct pktpath_pass **)&an->pass[A_PATH], err);
-}
-
-static int attach_drops(struct report *r, struct analyses *an, char **err)
-{
-	struct tracedrops_opts o = { .interval_ns = r->ro->interval_ns };
-
-	/* Without the packet path, the list comes from the drops alone (no flows). */
-	if (r->ro->list && !an->pass[A_PATH]) {
-		o.on_drop = list_drop;
-		o.ctx = &r->list;
+	if (r->ro->list) {
+		an->drops.on_drop = list_drop;
+		an->drops.ctx = &r->list;
 	}
-	return tracedrops_attach(&an->tp, &o, (struct tracedrops_pass **)&an->pass[A_DROPS], err);
-}
-
-static int attach_timeline(struct report *r, struct analyses *an, char **err)
-{
-	const struct report_opts *ro = r->ro;
-	struct netrx_opts o = { .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
-				.n = ro->worst ? ro->worst : ro->first,
-				.dev = ro->dev };
-
-	return netrx_attach(&an->tp, &o, (struct netrx_pass **)&an->pass[A_TIMELINE], err);
-}
-
-static int collect_path(struct report *r, void *pass, char **err)
-{
-	return pktpath_collect(pass, &r->pp, err);
-}
-
-static int collect_drops(struct report *r, void *pass, char **err)
-{
-	return tracedrops_collect(pass, &r->td, err);
-}
-
-static int collect_timeline(struct report *r, void *pass, char **err)
-{
-	return netrx_collect(pass, &r->nr, err);
-}
-
-static int collect_ring(struct report *r, void *pass, char **err)
-{
-	return drvring_collect(pass, &r->dr, err);
-}
-
-static int attach_tx(struct report *r, struct analyses *an, char **err)
-{
-	return txpath_attach(&an->tp, (struct txpath_pass **)&an->pass[A_TX], err);
-}
-
-static int collect_tx(struct report *r, void *pass, char **err)
-{
-	return txpath_collect(pass, &r->tx, err);
 }
 
 /*
- * The analyses, by A_*: the sections that want each (the packet path also
- * tells the drops that are not: fragments freed after reassembly), how it
- * joins the pass (attach) and what it leaves once the pass is over
- * (collect). Printing and JSON compose their results in the report's order.
+ * An analysis that could not attach (trace/analysis.h): left out with why,
+ * or the error that ends the report once those before it gave theirs; then
+ * no more attach.
  */
-static const struct analysis {
-	unsigned int sections;		/* any of these wanted: it runs */
-	bool lines;			/* --packets / --snoop need it too */
-	int (*attach)(struct report *r, struct analyses *an, char **err);
-	int (*collect)(struct report *r, void *pass, char **err);
-} analyses_tab[A_N] = {
-	[A_PATH] = { S_DROPS | S_LATENCY | S_FLOWS, true, attach_path, collect_path },
-	[A_DROPS] = { S_DROPS, false, attach_drops, collect_drops },
-	[A_TIMELINE] = { S_TIMELINE, false, attach_timeline, collect_timeline },
-	[A_RING] = { S_RING, false, attach_ring, collect_ring },
-	[A_TX] = { S_TX, false, attach_tx, collect_tx },
-};
+static int attach_error(struct trace_analyses *ta, enum trace_analysis_id id, void *ctx)
+{
+	struct report *r = ctx;
+	struct analyses *an = r->an;
+	char *err = NULL;
+	int ret = take(r, id, trace_analyses_take_err(ta, id, &err), &err);
+
+	if (id == TA_PATH)
+		drops_list(r, an);
+	if (ret) {
+		an->fatal = ret;
+		an->fatal_err = err;
+		return 1;
+	}
+	free(err);
+	return 0;
+}
 
 static bool analysis_wanted(const struct report *r, int a)
 {
-	const struct analysis *an = &analyses_tab[a];
+	/* The sections that want each; the packet path also tells the drops that are not. */
+	static const unsigned int sections[A_N] = {
+		[A_PATH] = S_DROPS | S_LATENCY | S_FLOWS, [A_DROPS] = S_DROPS,
+		[A_TIMELINE] = S_TIMELINE, [A_RING] = S_RING, [A_TX] = S_TX,
+	};
 
-	return r->trace && ((wanted(r) & an->sections) ||
-			    (an->lines && (r->ro->packets || r->ro->snoop)));
-}
-
-/* Attach in order until one fails for good (it ends the report after those before it). */
-static void attach_all(struct report *r, struct analyses *an, char **err)
-{
-	for (int a = 0; a < A_N; a++) {
-		int ret;
-
-		if (!analysis_wanted(r, a))
-			continue;
-		ret = analyses_tab[a].attach(r, an, err);
-		if (ret)
-			ret = take(r, a, ret, err);
-		if (ret) {
-			an->fatal = ret;
-			an->fatal_err = *err;
-			*err = NULL;
-			return;
-		}
-	}
+	return r->trace && ((wanted(r) & sections[a]) ||
+			    (a == A_PATH && (r->ro->packets || r->ro->snoop)));
 }
 
 /* One pass over the trace for every analysis wanted; then their results in order. */
 static int analyse(struct report *r, char **err)
 {
+	const struct report_opts *ro = r->ro;
 	struct analyses an = { 0 };
+	void **into[A_N] = { (void **)&r->pp, (void **)&r->td, (void **)&r->nr, (void **)&r->dr,
+			     (void **)&r->tx };
 	int ret = 0;
 
-	tracepass_init(&an.tp, r->trace);
-	attach_all(r, &an, err);
-	tracepass_run(&an.tp);
-	for (int a = 0; a < A_N; a++) {
-		char *lost = NULL;
+	an.path = (struct pktpath_opts){ .ctx = r, .on_packet = ro->packets ? on_packet : NULL,
+					 .on_snoop = ro->snoop ? on_snoop : NULL,
+					 .on_drop = ro->list ? list_drop_path : NULL };
+	an.drops = (struct tracedrops_opts){ .interval_ns = ro->interval_ns };
+	an.timeline = (struct netrx_opts){ .select = ro->worst ? NETRX_WORST_COPY : NETRX_FIRST,
+					   .n = ro->worst ? ro->worst : ro->first,
+					   .dev = ro->dev };
+	an.ta = (struct trace_analyses){ .path = r->trace, .on_attach_error = attach_error, .ctx = r };
+	an.ta.a[A_PATH].opts = &an.path;
+	an.ta.a[A_DROPS].opts = &an.drops;
+	an.ta.a[A_TIMELINE].opts = &an.timeline;
+	an.ta.a[A_RING].opts = &an.ring;
+	for (int a = 0; a < A_N; a++)
+		an.ta.a[a].want = analysis_wanted(r, a);
+	if (!an.ta.a[A_PATH].want)
+		drops_list(r, &an);
+	if (an.ta.a[A_RING].want)
+		ring_counters(r, &an);
+	r->an = &an;
+	trace_analyses_run(&an.ta);
+	r->an = NULL;
+	for (int a = 0; a < A_N && !ret; a++) {
+		char *e = NULL;
 
-		if (!an.pass[a])
+		if (!an.ta.a[a].attached)
 			continue;
-		if (ret) {	/* the report ends at an earlier error: free this one */
-			analyses_tab[a].collect(r, an.pass[a], &lost);
-			free(lost);
-			continue;
+		/* The report ends at the first error: those after it are freed. */
+		ret = take(r, a, trace_analyses_take_err(&an.ta, a, &e), &e);
+		if (ret)
+			*err = e;
+		else
+			free(e);
+		if (!an.ta.a[a].rc) {
+			*into[a] = an.ta.a[a].result;
+			an.ta.a[a].result = NULL;
 		}
-		ret = take(r, a, analyses_tab[a].collect(r, an.pass[a], err), err);
 	}
 	if (!ret && an.fatal) {
 		ret = an.fatal;
@@ -627,7 +590,7 @@ static int analyse(struct report *r, char **err)
 	} else {
 		free(an.fatal_err);
 	}
-	tracepass_close(&an.tp);
+	trace_analyses_release(&an.ta);
 	json_object_put(an.mj);
 	metrics_free(an.m);
 	free(an.mpath);

@@ -11,6 +11,8 @@
 
 #include "run/counters.h"
 #include "scenario/metrics.h"
+#include "trace/analysis.h"
+#include "trace/drvring.h"
 #include "vm/vmcfg.h"
 
 struct scenario;
@@ -43,6 +45,11 @@ struct collect {
 	char *files[VM_MAX_VMS];	/* each VM's files/ (what it left in /netlab/out) */
 	struct metrics *m;
 	char **err;
+	/* Each VM's trace, decoded once (scnrun-collect.c vm_trace). */
+	bool decoded[VM_MAX_VMS];
+	char *trace_path[VM_MAX_VMS];
+	struct trace_analyses trace[VM_MAX_VMS];
+	struct drvring_opts ring_opts;
 };
 
 /*
