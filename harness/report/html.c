@@ -117,10 +117,12 @@ static void take_analyses(struct html_run *r, struct trace_analyses *ta)
 		for (size_t i = 0; i < ARRAY_SIZE(used); i++) {
 			struct trace_analysis *a = &ta->a[used[i]];
 			char *err = NULL;
+			int ret;
 
 			if (!a->want || a->attached != attached)
 				continue;
-			analysis_error(r, trace_analyses_take_err(ta, used[i], &err), err);
+			ret = trace_analyses_take_err(ta, used[i], &err);
+			analysis_error(r, ret, err);
 			if (!a->rc) {
 				*into[used[i]] = a->result;
 				a->result = NULL;
