@@ -14,7 +14,7 @@
  * to be taken.
  *
  * With NETLAB_DEBUG_DECODES=FILE in the environment, every pass over a
- * trace.dat (tracepass_run) appends a line "decode PATH" to FILE: how tests
+ * trace.dat (tracepass_run) appends a line "decode PID PATH" to FILE: how tests
  * count that a run decodes each VM's trace once.
  */
 #ifndef NETLAB_TRACE_ANALYSIS_H

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace/tracepass.h"
 #include "lib/util.h"
@@ -71,7 +72,7 @@ static int on_record(struct tep_record *rec, int cpu, void *ctx)
 	return tp->live ? 0 : ALL_OUT;
 }
 
-/* NETLAB_DEBUG_DECODES=FILE: one line "decode PATH" per pass (tracepass.h). */
+/* NETLAB_DEBUG_DECODES=FILE: one line "decode PID PATH" per pass (tracepass.h). */
 static void count_decode(const char *path)
 {
 	const char *file = getenv("NETLAB_DEBUG_DECODES");
@@ -82,7 +83,7 @@ static void count_decode(const char *path)
 	f = fopen(file, "a");
 	if (!f)
 		return;
-	fprintf(f, "decode %s\n", path);
+	fprintf(f, "decode %ld %s\n", (long)getpid(), path);
 	fclose(f);
 }
 

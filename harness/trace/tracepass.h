@@ -56,7 +56,7 @@ void tracepass_add(struct tracepass *tp, struct tracepass_slot *s);
 /*
  * Read every record once (nothing when no slot is attached). With
  * NETLAB_DEBUG_DECODES=FILE in the environment, each pass appends the line
- * "decode PATH" to FILE: tests count the decodes of a run with it.
+ * "decode PID PATH" to FILE: tests count the decodes of a run with it.
  */
 void tracepass_run(struct tracepass *tp);
 
