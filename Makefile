@@ -35,15 +35,15 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
 	       run/run run/rundir run/result run/counters run/pcapstat run/pcapcsum \
-	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset \
+	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset trace/analysis \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       trace/hist-json \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
-	       scenario/regress scenario/matrix scenario/coverage \
+	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
-	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
+	       report/report report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
 	       report/runview report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \

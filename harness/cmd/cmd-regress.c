@@ -395,6 +395,12 @@ static void on_signal(int sig)
 	regress_stop = sig;
 }
 
+/* A run's page, written by its worker from the trace its metrics decoded. */
+static int run_page(const char *dir, struct trace_analyses *done, char **err)
+{
+	return html_run_write_from(dir, NULL, done, err);
+}
+
 static void on_progress(void *ctx, const char *line)
 {
 	fprintf(stderr, "%s\n", line);
@@ -438,7 +444,7 @@ static int report(struct regress_cmd *rc, struct regress *r)
 	/* The pages people look at: each run's report.html, then the suite's. */
 	if (full)
 		fprintf(stderr, "netlab regress: no report.html: the disk is full\n");
-	else if ((ret = html_suite_write(r->dir, NULL, true, &err)))
+	else if ((ret = html_suite_write(r->dir, NULL, HTML_RUNS_MISSING, &err)))
 		cmd_error("regress", err);
 	free(err);
 	ret = regress_exit_code(r);
@@ -490,6 +496,7 @@ int cmd_regress(int argc, char **argv)
 	if (cmd_check_suite_out(rc.o.out, r, &err))
 		goto fail;
 	rc.o.progress = on_progress;
+	rc.o.run_page = run_page;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);

@@ -21,11 +21,11 @@
 #include "report/html-int.h"
 #include "report/runview.h"
 #include "lib/metrics.h"
+#include "trace/analysis.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
 #include "trace/tracedrops.h"
-#include "trace/tracepass.h"
 
 void html_run_error(struct html_run *r, char *msg)
 {
@@ -103,57 +103,50 @@ static void analysis_error(struct html_run *r, int ret, char *err)
 }
 
 /*
+ * What the analyses gave (trace/analysis.h): their results into the page,
+ * each that failed an error line, the attach errors first (the order they
+ * came in when each analysis attached, then collected, in turn).
+ */
+static void take_analyses(struct html_run *r, struct trace_analyses *ta)
+{
+	static const enum trace_analysis_id used[] = { TA_PATH, TA_DROPS, TA_TIMELINE, TA_RING };
+	void **into[TA_N] = { [TA_PATH] = (void **)&r->pp, [TA_DROPS] = (void **)&r->td,
+			      [TA_TIMELINE] = (void **)&r->nr, [TA_RING] = (void **)&r->dr };
+
+	for (int attached = 0; attached < 2; attached++)
+		for (size_t i = 0; i < ARRAY_SIZE(used); i++) {
+			struct trace_analysis *a = &ta->a[used[i]];
+			char *err = NULL;
+			int ret;
+
+			if (!a->want || a->attached != attached)
+				continue;
+			ret = trace_analyses_take_err(ta, used[i], &err);
+			analysis_error(r, ret, err);
+			if (!a->rc) {
+				*into[used[i]] = a->result;
+				a->result = NULL;
+			}
+		}
+}
+
+/*
  * The analyses netlab report runs, with its defaults and --worst 1, in one
  * pass; each that fails leaves its part NULL and an error line.
  */
 static void analyse(struct html_run *r)
 {
-	struct pktpath_opts po = { 0 };
-	struct tracedrops_opts to = { 0 };
-	struct netrx_opts no = { .select = NETRX_WORST_COPY, .n = 1 };
+	static const struct netrx_opts no = NETRX_OPTS_PAGE;
 	struct drvring_opts dro = { .counters = r->m };
-	struct pktpath_pass *pps = NULL;
-	struct tracedrops_pass *tds = NULL;
-	struct netrx_pass *nrs = NULL;
-	struct drvring_pass *drs = NULL;
-	struct tracepass tp;
-	char *err = NULL;
-	int ret;
+	struct trace_analyses ta = { .path = r->trace };
 
-	tracepass_init(&tp, r->trace);
-	ret = pktpath_attach(&tp, &po, &pps, &err);
-	analysis_error(r, ret, err);
-	err = NULL;
-	ret = tracedrops_attach(&tp, &to, &tds, &err);
-	analysis_error(r, ret, err);
-	err = NULL;
-	ret = netrx_attach(&tp, &no, &nrs, &err);
-	analysis_error(r, ret, err);
-	err = NULL;
-	ret = drvring_attach(&tp, &dro, &drs, &err);
-	analysis_error(r, ret, err);
-	err = NULL;
-	tracepass_run(&tp);
-	if (pps) {
-		ret = pktpath_collect(pps, &r->pp, &err);
-		analysis_error(r, ret, err);
-		err = NULL;
-	}
-	if (tds) {
-		ret = tracedrops_collect(tds, &r->td, &err);
-		analysis_error(r, ret, err);
-		err = NULL;
-	}
-	if (nrs) {
-		ret = netrx_collect(nrs, &r->nr, &err);
-		analysis_error(r, ret, err);
-		err = NULL;
-	}
-	if (drs) {
-		ret = drvring_collect(drs, &r->dr, &err);
-		analysis_error(r, ret, err);
-	}
-	tracepass_close(&tp);
+	for (int id = 0; id < TA_N; id++)
+		ta.a[id].want = id != TA_TX;
+	ta.a[TA_TIMELINE].opts = &no;
+	ta.a[TA_RING].opts = &dro;
+	trace_analyses_run(&ta);
+	take_analyses(r, &ta);
+	trace_analyses_release(&ta);
 }
 
 void report_json_analyses(struct json_object *o, const struct pktpath *pp, const struct netrx *nr,
@@ -238,11 +231,17 @@ static int write_page(const struct html_run *r, const char *out)
  * leaves the page to be written here without the trace's sections. Returns
  * 0 or -errno of writing @out.
  */
-static int write_isolated(struct html_run *r, const char *out)
+static int write_isolated(struct html_run *r, const char *out, struct trace_analyses *done)
 {
 	int status, ret;
 	pid_t pid;
 
+	if (r->trace && done && done->path && !strcmp(done->path, r->trace)) {
+		/* Decoded already (by the metrics of the run): not again. */
+		take_analyses(r, done);
+		compose_json(r);
+		return write_page(r, out);
+	}
 	if (r->trace) {
 		fflush(NULL);
 		pid = fork();
@@ -274,6 +273,12 @@ static int write_isolated(struct html_run *r, const char *out)
 }
 
 int html_run_write(const char *target, const char *out, char **err)
+{
+	return html_run_write_from(target, out, NULL, err);
+}
+
+int html_run_write_from(const char *target, const char *out, struct trace_analyses *done,
+			char **err)
 {
 	struct html_run r = { .target = target };
 	char *trace = NULL, *def = NULL;
@@ -311,7 +316,7 @@ int html_run_write(const char *target, const char *out, char **err)
 	if (r.dir && !r.trace)
 		html_run_error(&r, xasprintf("no trace: '%s/files/trace.dat' does not exist (the run recorded none); the trace's sections are left out",
 					     target));
-	ret = write_isolated(&r, out);
+	ret = write_isolated(&r, out, done);
 	if (ret)
 		err_set(err, "cannot write '%s': %s", out, strerror(-ret));
 out:
@@ -326,7 +331,17 @@ out:
 
 /* ---- the suite ------------------------------------------------------------------ */
 
-int html_suite_write(const char *dir, const char *out, bool runs, char **err)
+/* RUN_DIR/report.html exists. */
+static bool has_page(const char *rd)
+{
+	char *p = xasprintf("%s/report.html", rd);
+	bool ret = !access(p, F_OK);
+
+	free(p);
+	return ret;
+}
+
+int html_suite_write(const char *dir, const char *out, int runs, char **err)
 {
 	struct json_object *sum = NULL, *scns;
 	char *def = NULL;
@@ -355,7 +370,9 @@ int html_suite_write(const char *dir, const char *out, bool runs, char **err)
 			const char *rd = json_object_get_string(html_json_at(json_object_array_get_idx(rs, k), "dir"));
 			char *rerr = NULL;
 
-			if (rd && is_dir(rd) && html_run_write(rd, NULL, &rerr))
+			if (!rd || !is_dir(rd) || (runs == HTML_RUNS_MISSING && has_page(rd)))
+				continue;
+			if (html_run_write(rd, NULL, &rerr))
 				free(rerr);
 		}
 	}

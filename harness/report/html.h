@@ -43,6 +43,18 @@
 int html_run_write(const char *target, const char *out, char **err);
 
 /*
+ * html_run_write(), with the run's trace already decoded: @done, the
+ * analyses of that trace.dat (trace/analysis.h, all but TA_TX wanted, the
+ * timeline NETRX_OPTS_PAGE, the ring with the run's counters), as the
+ * metrics of the run left them; they are used, not decoded again, when
+ * @done->path is the trace the page reads. The page takes the results it
+ * shows out of @done; the caller still releases it. NULL: as html_run_write().
+ */
+struct trace_analyses;
+int html_run_write_from(const char *target, const char *out, struct trace_analyses *done,
+			char **err);
+
+/*
  * The analyses' sections of the JSON report, into @o (the drops object):
  * "path", "timeline" and "ring" without their own "trace" (pktpath's goes
  * to @o's "trace" when @o has none). netlab report --json and the page's
@@ -58,15 +70,18 @@ void report_json_analyses(struct json_object *o, const struct pktpath *pp, const
  * html_suite_write() - write the pages of a regression suite's directory
  * @dir: the suite directory, with its summary.json (regress_write_json())
  * @out: the suite page; NULL: DIR/report.html
- * @runs: also write report.html into every run directory the summary names
- *	  that exists
+ * @runs: HTML_RUNS_NONE (false), HTML_RUNS_ALL (true): also write report.html
+ *	  into every run directory the summary names that exists, or
+ *	  HTML_RUNS_MISSING: into those that have none yet (netlab regress:
+ *	  its workers wrote the pages of the runs that ended)
  * @err: as html_run_write(); a run whose page could not be written does not
  *	 fail the suite page (its row says so)
  *
  * Return: 0, -ENOENT, -EINVAL (summary.json unreadable or not netlab's), or
  * the errno of writing the page.
  */
-int html_suite_write(const char *dir, const char *out, bool runs, char **err);
+enum { HTML_RUNS_NONE, HTML_RUNS_ALL, HTML_RUNS_MISSING };
+int html_suite_write(const char *dir, const char *out, int runs, char **err);
 
 /**
  * html_bisect_write() - write the page of a netlab bisect run directory

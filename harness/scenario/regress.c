@@ -23,6 +23,7 @@
 #include "lib/outlock.h"
 #include "lib/provenance.h"
 #include "scenario/regress.h"
+#include "scenario/regress-int.h"
 #include "scenario/scnrun.h"
 #include "vm/backend.h"
 
@@ -240,7 +241,7 @@ static void worker_signal(int sig)
 
 /* In the child: one guest run. Exits 0 when it ran (whatever the verdict). */
 static void worker(const struct regress_opts *o, const struct regress_scn *rs, const char *dir,
-		   const char *uri)
+		   const char *uri, struct regress_chan *chan)
 {
 	struct sigaction sa = { .sa_handler = worker_signal };
 	struct gdb_batch *gdb = NULL;
@@ -268,6 +269,7 @@ static void worker(const struct regress_opts *o, const struct regress_scn *rs, c
 		_exit(ret == -EINVAL ? NL_EXIT_USAGE : NL_EXIT_CANNOT_TEST);
 	}
 	run_result_release(&res);
+	regress_worker_collect(o, rs, dir, chan);
 	_exit(0);
 }
 
@@ -277,6 +279,7 @@ struct job {
 	pid_t pid;
 	size_t conn;			/* index into the connections */
 	double start;
+	struct regress_chan *chan;	/* what its worker hands over */
 };
 
 /* The connections runs spread over (the backend's URIs), or one slot of this host. */
@@ -308,104 +311,6 @@ static void progress(const struct regress_opts *o, const char *fmt, ...)
 	sbuf_release(&b);
 }
 
-/* @status: the worker's wait status; how it ended tells a run that left nothing. */
-static void read_run(struct regress_run *run, int status)
-{
-	char *path = xasprintf("%s/result.json", run->dir), *herr = NULL, *why = NULL;
-	struct json_object *j = NULL, *v;
-
-	if (json_file_read(path, &j, &why) == -EFBIG) {
-		/* Not ours: a run writes a few KB. */
-		free(path);
-		run->verdict = RV_INFRA;
-		run->exit_status = -1;
-		run->reason = why;
-		return;
-	}
-	free(why);
-	free(path);
-	run->verdict = RV_INFRA;
-	run->exit_status = -1;
-	/* Only the first, provisional result.json (run.c): the run did not end. */
-	if (j && json_object_object_get_ex(j, "provisional", &v) && json_object_get_boolean(v)) {
-		json_object_put(j);
-		j = NULL;
-	}
-	if (!j) {
-		path = xasprintf("%s/harness-error", run->dir);
-		file_read(path, &herr, NULL);
-		free(path);
-		/* A full disk takes result.json and harness-error with it. */
-		run->reason = herr ? herr : disk_short(run->dir, 0);
-		if (!run->reason && WIFSIGNALED(status))
-			run->reason = xasprintf("the run left no result.json: its netlab process was killed by signal %d (%s)",
-						WTERMSIG(status), strsignal(WTERMSIG(status)));
-		else if (!run->reason)
-			run->reason = xstrdup("the run left no result.json");
-		if (herr)
-			herr[strcspn(herr, "\n")] = '\0';
-		return;
-	}
-	if (json_object_object_get_ex(j, "verdict", &v))
-		for (int i = RV_OK; i <= RV_INTERRUPTED; i++)
-			if (!strcmp(json_object_get_string(v), run_verdict_name(i)))
-				run->verdict = i;
-	if (json_object_object_get_ex(j, "exit_status", &v) && v)
-		run->exit_status = json_object_get_int(v);
-	if (json_object_object_get_ex(j, "wall_s", &v))
-		run->wall_s = json_object_get_double(v);
-	if (json_object_object_get_ex(j, "reason", &v) && v)
-		run->reason = xstrdup(json_object_get_string(v));
-	json_object_put(j);
-}
-
-/* RUN_DIR/metrics.json: what `netlab report` shows beside the trace. */
-static void write_run_metrics(const char *dir, const struct metrics *m)
-{
-	struct json_object *j = metrics_to_json(m);
-	char *path = xasprintf("%s/metrics.json", dir);
-
-	if (j)
-		(void)json_file_write(path, j);
-	json_object_put(j);
-	free(path);
-}
-
-/*
- * A run that completed: its metrics (kept for evaluate()), and its checks on
- * this run alone, for the progress line: "checks pass" or the failing ones.
- */
-static void run_metrics(struct regress_scn *rs, struct regress_run *run, struct sbuf *say)
-{
-	char *err = NULL;
-
-	run->m = metrics_new();
-	if (scnrun_collect(rs->scn, &rs->cfg, run->dir, run->m, &err)) {
-		metrics_free(run->m);
-		run->m = NULL;
-		free(run->reason);
-		run->reason = err ? err : xstrdup("its metrics could not be read");
-		sbuf_addf(say, ", metrics unreadable: %.*s", (int)strcspn(run->reason, "\n"),
-			  run->reason);
-		return;
-	}
-	write_run_metrics(run->dir, run->m);
-	for (size_t c = 0; c < rs->scn->n_checks; c++) {
-		const struct scn_check *chk = &rs->scn->checks[c];
-		double base = baseline_value(rs->baseline, rs->scn, chk->expr);
-		struct check_result res;
-
-		memset(&res, 0, sizeof(res));
-		check_eval(chk->expr, run->m, base, &res);
-		if (res.status == CHECK_FAIL)
-			sbuf_addf(say, "%s%s", run->checks_failed++ ? ", " : ", checks FAIL: ",
-				  chk->name);
-		check_result_release(&res);
-	}
-	if (!run->checks_failed)
-		sbuf_adds(say, ", checks pass");
-}
-
 static void job_done(struct regress *r, const struct regress_opts *o, struct job *j, int status,
 		     size_t done, size_t total)
 {
@@ -414,11 +319,13 @@ static void job_done(struct regress *r, const struct regress_opts *o, struct job
 	double wall = now_s() - j->start;
 	struct sbuf say;
 
-	read_run(run, status);
+	regress_read_run(run, status);
 	run->connect = conn_uri(o, j->conn);
 	sbuf_init(&say);
 	if (run->verdict == RV_OK)
-		run_metrics(rs, run, &say);
+		regress_run_metrics(rs, run, j->chan, &say);
+	regress_chan_free(j->chan);
+	j->chan = NULL;
 	/* The connection, when the suite is spread over several. */
 	if (run->connect && n_conns(o) > 1)
 		sbuf_addf(&say, " (%.1f s, %s)", wall, run->connect);
@@ -469,10 +376,13 @@ static int run_all(struct regress *r, const struct regress_opts *o, volatile sig
 			j->conn = k;
 			fflush(NULL);
 			j->start = now_s();
+			j->chan = regress_chan_new();
 			j->pid = fork();
 			if (j->pid == 0)
-				worker(o, &r->s[j->scn], dir, conn_uri(o, k));
+				worker(o, &r->s[j->scn], dir, conn_uri(o, k), j->chan);
 			if (j->pid < 0) {
+				regress_chan_free(j->chan);
+				j->chan = NULL;
 				j->pid = 0;
 				r->s[j->scn].runs[j->rep].reason = xstrdup("fork failed");
 				done++;

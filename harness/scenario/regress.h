@@ -80,6 +80,8 @@ struct regress {
 	struct kernel_id *kid;	/* its identity, read when the suite starts; NULL if unread */
 };
 
+struct trace_analyses;
+
 struct regress_opts {
 	struct run_opts base;		/* kernel, initrd, qemu, accel */
 	char **scenarios;		/* scenario file paths */
@@ -101,6 +103,13 @@ struct regress_opts {
 	bool update_baselines;
 	void (*progress)(void *ctx, const char *line);
 	void *ctx;
+	/*
+	 * Write RUN_DIR's page, or NULL for none: called in the worker as its
+	 * run ends, after the metrics, with the analyses of the trace they
+	 * decoded (NULL when none was; trace/analysis.h) so that the page does
+	 * not decode it again.
+	 */
+	int (*run_page)(const char *dir, struct trace_analyses *done, char **err);
 };
 
 /* Parse every scenario; any error: -EINVAL with FILE:LINE: message. */

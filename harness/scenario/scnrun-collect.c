@@ -18,11 +18,11 @@
 #include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
+#include "trace/analysis.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"
 #include "trace/pktpath.h"
 #include "trace/tracedrops.h"
-#include "trace/tracepass.h"
 #include "trace/traceset.h"
 #include "trace/txpath.h"
 #include "vm/backend.h"
@@ -202,19 +202,54 @@ static int trace_recorded(struct collect *c, unsigned int vm)
 	return ret;
 }
 
+/*
+ * VM @vm's trace.dat through every analysis, in ONE pass (trace/analysis.h),
+ * the first time it is asked for; the drops and the path metrics then read
+ * the same results. The timeline is the one the run page shows (--worst 1):
+ * its metrics do not depend on which trees are kept.
+ */
+static struct trace_analyses *vm_trace(struct collect *c, unsigned int vm)
+{
+	struct trace_analyses *ta = &c->trace[vm];
+
+	if (!c->decoded[vm]) {
+		static const struct netrx_opts page_timeline = NETRX_OPTS_PAGE;
+
+		c->ring_opts = (struct drvring_opts){ .counters = c->m };
+		c->trace_path[vm] = xasprintf("%s/trace.dat", c->files[vm]);
+		memset(ta, 0, sizeof(*ta));
+		ta->path = c->trace_path[vm];
+		for (int id = 0; id < TA_N; id++)
+			ta->a[id].want = true;
+		ta->a[TA_TIMELINE].opts = &page_timeline;
+		ta->a[TA_RING].opts = &c->ring_opts;
+		trace_analyses_run(ta);
+		c->decoded[vm] = true;
+	}
+	return ta;
+}
+
+/* An analysis's rc, its error copied into *c->err (the results stay for the page). */
+static int vm_rc(struct collect *c, struct trace_analyses *ta, enum trace_analysis_id id)
+{
+	struct trace_analysis *a = &ta->a[id];
+
+	if (a->rc && a->err)
+		err_set(c->err, "%s", a->err);
+	return a->rc;
+}
+
 /* drops.* from each VM's trace.dat, summed over the VMs. */
 static int collect_drops(struct collect *c)
 {
-	double total = 0, lost = 0;
-
 	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
+		struct trace_analyses *ta;
+		int ret;
+
 		if (trace_recorded(c, vm))
 			return -EIO;
-		char *path = xasprintf("%s/trace.dat", c->files[vm]);
-		struct tracedrops *td = NULL;
-		int ret = tracedrops_read(path, NULL, &td, c->err);
-
-		free(path);
+		ta = vm_trace(c, vm);
+		ret = vm_rc(c, ta, TA_DROPS);
 		if (ret == -ENODATA) {
 			/* A scenario that dropped skb:kfree_skb from its set. */
 			free(*c->err);
@@ -223,20 +258,8 @@ static int collect_drops(struct collect *c)
 		}
 		if (ret)
 			return ret;
-		total += (double)td->total;
-		lost += (double)td->lost;
-		for (size_t i = 0; i < td->n_by_reason; i++) {
-			char name[128];
-			double v = 0;
-
-			snprintf(name, sizeof(name), "drops.reason.%s", td->by_reason[i].name);
-			metrics_get(c->m, name, &v);
-			metrics_set(c->m, name, v + (double)td->by_reason[i].count);
-		}
-		tracedrops_free(td);
+		trace_analysis_table[TA_DROPS].metrics(ta->a[TA_DROPS].result, c->m);
 	}
-	metrics_set(c->m, "drops.total", total);
-	metrics_set(c->m, "drops.lost_events", lost);
 	return 0;
 }
 
@@ -270,113 +293,52 @@ static void merge_vm_metrics(struct metrics *into, const struct metrics *vm)
 }
 
 /*
- * An analysis's result into @m, or with @m NULL (an earlier one failed, so
- * a pass of its own would not have run) only freed.
+ * One VM's trace metrics: the packet path, then the timeline, then the
+ * rings, then the transmit side, as their one pass left them; each only
+ * when those before it gave a result, the timeline and the rings only when
+ * the ones they followed attached (as separate passes one after the other
+ * did). An attach error of the timeline or the rings comes after the
+ * results before it; the rings without their events, and the transmit side
+ * without its, are no error.
  */
-static int path_metrics(struct pktpath_pass *s, struct metrics *m, char **err)
+static int trace_path_vm(struct collect *c, struct trace_analyses *ta, struct metrics *m)
 {
-	struct pktpath *pp = NULL;
-	int ret = pktpath_collect(s, &pp, err);
+	static const enum trace_analysis_id after[] = { TA_TIMELINE, TA_RING, TA_TX };
+	const struct trace_analysis *a = ta->a;
+	char *late_err = NULL;
+	int ret, late = 0;
 
-	if (!ret && m)
-		pktpath_metrics(pp, m);
-	pktpath_free(pp);
-	return ret;
-}
-
-static int timeline_metrics(struct netrx_pass *s, struct metrics *m, char **err)
-{
-	struct netrx *nr = NULL;
-	int ret = netrx_collect(s, &nr, err);
-
-	if (!ret && m)
-		netrx_metrics(nr, m);
-	netrx_free(nr);
-	return ret;
-}
-
-/* The transmit side of each NIC's driver layer, when the set has its events. */
-static int tx_metrics(struct txpath_pass *s, struct metrics *m, char **err)
-{
-	struct txpath *t = NULL;
-	int ret = txpath_collect(s, &t, err);
-
-	if (!ret && m)
-		txpath_metrics(t, m);
-	txpath_free(t);
-	return ret;
-}
-
-/* The driver patches' lines, when the kernel and the set have them. */
-static int ring_metrics(struct drvring_pass *s, struct metrics *m, char **err)
-{
-	struct drvring *dr = NULL;
-	int ret = drvring_collect(s, &dr, err);
-
-	if (!ret && m)
-		drvring_metrics(dr, m);
-	drvring_free(dr);
-	if (ret == -ENODATA) {
-		free(*err);
-		*err = NULL;
-		ret = 0;
-	}
-	return ret;
-}
-
-/*
- * One VM's trace in one pass: the packet path, then the timeline, then the
- * rings, each only when those before it gave a result (as their own passes
- * one after the other did).
- */
-static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
-{
-	struct drvring_opts o = { .counters = c->m };
-	struct pktpath_pass *ps = NULL;
-	struct netrx_pass *ns = NULL;
-	struct drvring_pass *rs = NULL;
-	struct txpath_pass *xs = NULL;
-	char *late_err = NULL, *lost = NULL, *tx_err = NULL;
-	int ret, late = 0;	/* an attach error, after the results before it */
-	struct tracepass tp;
-
-	tracepass_init(&tp, path);
-	ret = pktpath_attach(&tp, NULL, &ps, c->err);
+	if (!a[TA_PATH].attached)
+		return vm_rc(c, ta, TA_PATH);
+	ret = vm_rc(c, ta, TA_PATH);
 	if (!ret)
-		late = netrx_attach(&tp, NULL, &ns, &late_err);
-	if (ns)
-		late = drvring_attach(&tp, &o, &rs, &late_err);
-	/* A set without its events measures no transmit layer: not an error. */
-	if (!ret && txpath_attach(&tp, &xs, &tx_err)) {
-		free(tx_err);
-		tx_err = NULL;
-	}
-	tracepass_run(&tp);
-	if (ps)
-		ret = path_metrics(ps, m, c->err);
-	if (ns) {
-		int r = timeline_metrics(ns, ret ? NULL : m, ret ? &lost : c->err);
+		pktpath_metrics(a[TA_PATH].result, m);
+	for (size_t i = 0; i < ARRAY_SIZE(after); i++) {
+		enum trace_analysis_id id = after[i];
 
-		ret = ret ? ret : r;
-	}
-	if (rs) {
-		int r = ring_metrics(rs, ret ? NULL : m, ret ? &lost : c->err);
-
-		ret = ret ? ret : r;
-	}
-	if (xs) {
-		int r = tx_metrics(xs, ret ? NULL : m, ret ? &lost : c->err);
-
-		ret = ret ? ret : r;
+		if (id == TA_RING && !a[TA_TIMELINE].attached)
+			continue;	/* the rings followed the timeline */
+		if (!a[id].attached) {
+			if (id != TA_TX) {
+				late = a[id].rc;
+				free(late_err);
+				late_err = a[id].err ? xstrdup(a[id].err) : NULL;
+			}
+			continue;
+		}
+		if (ret || (id == TA_RING && a[id].rc == -ENODATA))
+			continue;
+		ret = vm_rc(c, ta, id);
+		if (!ret)
+			trace_analysis_table[id].metrics(a[id].result, m);
 	}
 	if (!ret && late) {
 		ret = late;
+		free(*c->err);
 		*c->err = late_err;
 		late_err = NULL;
 	}
 	free(late_err);
-	free(lost);
-	tracepass_close(&tp);
 	return ret;
 }
 
@@ -384,11 +346,9 @@ static int trace_path_vm(struct collect *c, const char *path, struct metrics *m)
 static int collect_trace_path(struct collect *c)
 {
 	for (unsigned int vm = 0; vm < c->cfg->topo->n_vms; vm++) {
-		char *path = xasprintf("%s/trace.dat", c->files[vm]);
 		struct metrics *m = metrics_new();
-		int ret = trace_path_vm(c, path, m);
+		int ret = trace_path_vm(c, vm_trace(c, vm), m);
 
-		free(path);
 		if (ret == -ENODATA) {
 			/* The scenario's set does not follow packets: no such metrics. */
 			free(*c->err);
@@ -486,6 +446,12 @@ char *scnrun_stall_reason(const struct scenario *s, const struct vm_config *cfg,
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err)
 {
+	return scnrun_collect_keep(s, cfg, rundir, m, NULL, err);
+}
+
+int scnrun_collect_keep(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
+			struct metrics *m, struct scnrun_trace *keep, char **err)
+{
 	const struct scn_gen *gen = scn_gen_find(s->generator);
 	struct collect c;
 	int ret = 0;
@@ -511,6 +477,25 @@ int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const 
 		scnrun_udp_loss(&c);
 	if (!ret && s->gdb)
 		ret = scnrun_gdb_metrics(s, rundir, m, err);
+	for (unsigned int i = 0; i < VM_MAX_VMS; i++) {
+		/* One VM's results, once all went well: the run page's (scnrun.h). */
+		if (!ret && keep && i == 0 && cfg->topo->n_vms == 1 && c.decoded[i]) {
+			keep->ta = c.trace[i];
+			keep->path = c.trace_path[i];
+			keep->ta.path = keep->path;
+			c.trace_path[i] = NULL;
+		} else if (c.decoded[i]) {
+			trace_analyses_release(&c.trace[i]);
+		}
+		free(c.trace_path[i]);
+	}
 	collect_release(&c);
 	return ret;
+}
+
+void scnrun_trace_release(struct scnrun_trace *t)
+{
+	trace_analyses_release(&t->ta);
+	free(t->path);
+	memset(t, 0, sizeof(*t));
 }

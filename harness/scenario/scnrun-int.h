@@ -12,6 +12,8 @@
 
 #include "run/counters.h"
 #include "lib/metrics.h"
+#include "trace/analysis.h"
+#include "trace/drvring.h"
 #include "vm/vmcfg.h"
 
 struct scenario;
@@ -45,6 +47,11 @@ struct collect {
 	unsigned int end_vm[2];		/* the VM of the sender's NIC [0], of the receiver's [1] */
 	struct metrics *m;
 	char **err;
+	/* Each VM's trace, decoded once (scnrun-collect.c vm_trace). */
+	bool decoded[VM_MAX_VMS];
+	char *trace_path[VM_MAX_VMS];
+	struct trace_analyses trace[VM_MAX_VMS];
+	struct drvring_opts ring_opts;
 };
 
 /*

@@ -9,6 +9,8 @@
 #ifndef NETLAB_SCNRUN_H
 #define NETLAB_SCNRUN_H
 
+#include "trace/analysis.h"
+
 #include "gdb/gdb.h"
 #include "lib/metrics.h"
 #include "run/run.h"
@@ -37,6 +39,25 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
  */
 int scnrun_collect(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
 		   struct metrics *m, char **err);
+
+/*
+ * The trace analyses of a one-VM run's RUN/files/trace.dat, as the metrics
+ * pass decoded them (trace/analysis.h): the run page takes them instead of
+ * decoding the file again. Empty (ta.path NULL) when none was decoded.
+ */
+struct scnrun_trace {
+	char *path;
+	struct trace_analyses ta;
+};
+
+/*
+ * scnrun_collect(), keeping in @keep (when not NULL, and only when it
+ * returns 0) what the one pass over a one-VM run's trace gave; release it
+ * with scnrun_trace_release().
+ */
+int scnrun_collect_keep(const struct scenario *s, const struct vm_config *cfg, const char *rundir,
+			struct metrics *m, struct scnrun_trace *keep, char **err);
+void scnrun_trace_release(struct scnrun_trace *t);
 
 /**
  * scnrun_stall_reason() - how the path stopped a run's flow, in one line

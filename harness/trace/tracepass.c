@@ -3,8 +3,10 @@
  * One streaming pass over a trace.dat for several analyses (see tracepass.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trace/tracepass.h"
 #include "lib/util.h"
@@ -70,6 +72,21 @@ static int on_record(struct tep_record *rec, int cpu, void *ctx)
 	return tp->live ? 0 : ALL_OUT;
 }
 
+/* NETLAB_DEBUG_DECODES=FILE: one line "decode PID PATH" per pass (tracepass.h). */
+static void count_decode(const char *path)
+{
+	const char *file = getenv("NETLAB_DEBUG_DECODES");
+	FILE *f;
+
+	if (!file || !*file)
+		return;
+	f = fopen(file, "a");
+	if (!f)
+		return;
+	fprintf(f, "decode %ld %s\n", (long)getpid(), path);
+	fclose(f);
+}
+
 void tracepass_run(struct tracepass *tp)
 {
 	char *err = NULL;
@@ -77,6 +94,7 @@ void tracepass_run(struct tracepass *tp)
 
 	if (!tp->open || !tp->live)
 		return;
+	count_decode(tp->path);
 	ret = tracefile_iterate(&tp->tf, on_record, tp, &err);
 	if (ret && ret != ALL_OUT) {
 		/* The library failed: each slot still in the pass saw it fail. */

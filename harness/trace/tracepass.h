@@ -53,7 +53,11 @@ int tracepass_open(struct tracepass *tp, const char *hint, char **err);
 /* Attach @s (its cb and ctx set) for the next pass; at most TRACEPASS_MAX. */
 void tracepass_add(struct tracepass *tp, struct tracepass_slot *s);
 
-/* Read every record once (nothing when no slot is attached). */
+/*
+ * Read every record once (nothing when no slot is attached). With
+ * NETLAB_DEBUG_DECODES=FILE in the environment, each pass appends the line
+ * "decode PID PATH" to FILE: tests count the decodes of a run with it.
+ */
 void tracepass_run(struct tracepass *tp);
 
 /* Close the file; each analysis has taken its slot's result (or freed it). */

@@ -255,10 +255,23 @@ test_expect_success 'a bisect page without the first bad step does not name one;
 if [ -r "$KERNEL" ] && [ -r "$INITRD" ] && command -v qemu-system-x86_64 >/dev/null; then
 	test_expect_success 'netlab regress writes a suite page and each run page, equal to the JSON' '
 		# --repeat 2: a sparkline of each check has a point per run
-		rc=0; "$NETLAB" regress -j 2 --repeat 2 --out "$T_TMP/suite" \
+		NETLAB_DEBUG_DECODES=$T_TMP/decodes \
+			"$NETLAB" regress -j 2 --repeat 2 --out "$T_TMP/suite" \
 			"$TOP/tests/integration/scenarios/udp-netem-loss.scn" \
-			"$TOP/tests/regress/udp-clean-e1000e.scn" >"$T_TMP/suite.out" 2>&1 || rc=$?
+			"$TOP/tests/regress/udp-clean-e1000e.scn" >"$T_TMP/suite.out" 2>&1 &
+		pid=$!
+		rc=0; wait $pid || rc=$?
 		test $rc = 1
+		# one decode of each run trace.dat for its metrics and its page together,
+		# in the run worker, never in the suite process between two runs
+		cat "$T_TMP/decodes"
+		test "$(wc -l <"$T_TMP/decodes")" = 4
+		for s in udp-netem-loss udp-clean-e1000e; do
+			for n in 1 2; do
+				test "$(grep -c "^decode [0-9]* $T_TMP/suite/$s/run-$n/files/trace.dat\$" "$T_TMP/decodes")" = 1
+			done
+		done
+		! grep -q "^decode $pid " "$T_TMP/decodes"
 		render "$T_TMP/suite/report.html" suite
 		python3 "$T_TMP/check.py" suite "$T_TMP/suite.dom" "$T_TMP/suite/summary.json"
 		for s in udp-netem-loss udp-clean-e1000e; do
