@@ -32,6 +32,22 @@ test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 li
 	! test -s "$T_TMP/big"
 '
 
+# One allocation policy (issue 33): outside harness/lib/, memory comes from
+# the x-helpers of lib/util.h (xzalloc, xcalloc, xstrdup, xstrndup,
+# xrealloc_array, xgrow_array), which never return on failure. Comments
+# are stripped first (gcc -fpreprocessed), so prose may name malloc().
+test_expect_success 'no raw malloc family call in harness/ outside harness/lib/' '
+	bad=
+	for f in $(ls harness/*/*.[ch] | grep -v "^harness/lib/"); do
+		hits=$(gcc -fpreprocessed -dD -E -P -x c "$f" 2>/dev/null |
+		       grep -nE "(^|[^[:alnum:]_])(malloc|calloc|realloc|reallocarray|strdup|strndup)[[:space:]]*\(" || true)
+		[ -z "$hits" ] || bad="$bad
+$f: $hits"
+	done
+	echo "raw allocations:$bad"
+	test -z "$bad"
+'
+
 # Files that share a host resource must share a lane (tests/run-integration.sh):
 # libvirtd (t17 restarts it) and the bisect-test histories in the cache.
 test_expect_success 'every test file that uses libvirtd or a cached bisect-test history is in its lane group' '
