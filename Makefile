@@ -41,7 +41,8 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check scenario/metrics \
 	       scenario/baseline scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
 	       scenario/regress scenario/regress-out scenario/regress-story scenario/regress-ci scenario/matrix scenario/coverage \
-	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
+	       scenario/scngdb \
+	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \
 	       report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \

@@ -48,6 +48,19 @@ $f: $hits"
 	test -z "$bad"
 '
 
+# cmd/ parses options (issue 33): netlab gdb's sessions and replay
+# supervisor live in gdb/replay.c, its scenario run in scenario/scngdb.c;
+# cmd-gdb.o starts no QEMU, reads no trace, parses no scenario itself.
+test_expect_success 'cmd/cmd-gdb.c parses options: the replay supervisor is in gdb/' '
+	nm -u build/harness/cmd/cmd-gdb.o | awk "{print \$2}" >"$T_TMP/gdb-undef"
+	grep -E "^(vm_|tracedrops_|scn_|scnrun_|run_execute|run_config|gdb_qmp_|gdb_proc_start|gdb_replay_argv|outlock_)" \
+		"$T_TMP/gdb-undef" >"$T_TMP/gdb-lib" || true
+	cat "$T_TMP/gdb-lib"
+	! test -s "$T_TMP/gdb-lib"
+	grep -qx gdb_replay_run "$T_TMP/gdb-undef"
+	nm build/harness/gdb/replay.o | grep -q " T gdb_replay_run\$"
+'
+
 # Files that share a host resource must share a lane (tests/run-integration.sh):
 # libvirtd (t17 restarts it) and the bisect-test histories in the cache.
 test_expect_success 'every test file that uses libvirtd or a cached bisect-test history is in its lane group' '

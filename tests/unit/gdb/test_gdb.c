@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "gdb/gdb.h"
+#include "gdb/replay.h"
 
 static void test_oops__call_trace_frame(void **state)
 {
@@ -201,6 +202,42 @@ static void test_oops__decode_grows_past_eight_frames(void **state)
 	free(self);
 }
 
+/*
+ * The session's directory (gdb/replay.c, once in cmd-gdb.c): made, made
+ * absolute, the QMP socket in it; one too deep for a unix socket path
+ * (108 bytes) is refused with a hint before QEMU starts.
+ */
+static void test_gdb__session_dir_absolute_or_refused_when_too_deep(void **state)
+{
+	char dir[] = "/tmp/netlab-test-gdb-XXXXXX", *out, *deep, *err = NULL;
+	struct gdb_opts o = { .vm = -1 };
+	struct gdb_sess s = { .o = &o };
+
+	assert_non_null(mkdtemp(dir));
+	out = xasprintf("%s/run/./x", dir);
+	assert_int_equal(gdb_sess_dir(&s, out, &err), 0);
+	assert_null(err);
+	assert_int_equal(s.dir[0], '/');
+	assert_null(strstr(s.dir, "/./"));
+	assert_non_null(s.qmp);
+	assert_int_equal(strncmp(s.qmp, s.dir, strlen(s.dir)), 0);
+	assert_string_equal(s.qmp + strlen(s.dir), "/qmp.sock");
+	gdb_sess_release(&s);
+
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	deep = xasprintf("%s/%0100d", dir, 0);
+	assert_int_equal(gdb_sess_dir(&s, deep, &err), -EINVAL);
+	assert_non_null(strstr(err, "too deep for a unix socket path"));
+	assert_non_null(strstr(err, "hint: pass a shorter --out DIR"));
+	free(err);
+	gdb_sess_release(&s);
+	rmdir(deep);
+	free(deep);
+	rm_rf(dir);
+	free(out);
+}
+
 static void test_gdb__replay_argv_substitutes_and_adds_gdbstub(void **state)
 {
 	char dir[] = "/tmp/netlab-test-rr-XXXXXX", *p, *err = NULL;
@@ -238,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_oops__rip_line_and_dotted_names),
 		cmocka_unit_test(test_oops__lines_without_frames),
 		cmocka_unit_test(test_oops__decode_grows_past_eight_frames),
+		cmocka_unit_test(test_gdb__session_dir_absolute_or_refused_when_too_deep),
 		cmocka_unit_test(test_gdb__batch_argv_loads_init_then_user_script_on_vmlinux),
 		cmocka_unit_test(test_gdb__interactive_argv_has_no_batch),
 		cmocka_unit_test(test_gdb__init_script_loads_kernel_scripts_connects_and_hbreaks),
