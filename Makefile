@@ -42,7 +42,8 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
 	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
-	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp \
+	       scenario/scngdb \
+	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \
 	       report/report report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
 	       report/runview report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite

@@ -842,12 +842,12 @@ int bisect_result_parse(const struct bisect_config *c, const char *run_output,
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (is_commit_id(line) && strstr(line, " is the first bad commit")) {
 			free(r->first_bad);
-			r->first_bad = strndup(line, 40);
+			r->first_bad = xstrndup(line, 40);
 		} else if (strstr(line, "first bad commit could be any of")) {
 			candidates = true;
 		} else if (candidates && is_commit_id(line)) {
 			r->candidates = xrealloc_array(r->candidates, r->n_candidates + 1, sizeof(char *));
-			r->candidates[r->n_candidates++] = strndup(line, 40);
+			r->candidates[r->n_candidates++] = xstrndup(line, 40);
 		}
 	}
 	free(text);

@@ -102,11 +102,8 @@ static int walk(const char *dir, struct index *ix, int depth)
 			free(path);
 			continue;
 		}
-		if (ix->n == ix->cap) {
-			ix->cap = ix->cap ? 2 * ix->cap : 256;
-			ix->v = xrealloc_array(ix->v, ix->cap, sizeof(*ix->v));
-		}
-		ix->v[ix->n].name = strndup(e->d_name, (size_t)(dot - e->d_name));
+		xgrow_array(&ix->v, &ix->cap, ix->n + 1, sizeof(*ix->v));
+		ix->v[ix->n].name = xstrndup(e->d_name, (size_t)(dot - e->d_name));
 		norm(ix->v[ix->n].name);
 		ix->v[ix->n++].path = path;
 	}

@@ -3,6 +3,7 @@
 #ifndef NETLAB_CMD_H
 #define NETLAB_CMD_H
 
+#include "gdb/replay.h"
 #include "run/run.h"
 
 struct cmd {
@@ -87,13 +88,8 @@ void bisect_cmd_release(struct bisect_cmd *bc);
 
 /* Options of `netlab gdb`, parsed; strings borrowed from argv or owned in `own`. */
 struct gdb_cmd {
-	const char *target;
-	const char **breaks;
-	size_t n_breaks;
-	const char *batch, *out, *kernel, *initrd, *qemu, *until, *modules;
-	int vm;				/* -1: default */
-	unsigned int timeout_s;		/* 0: default */
-	bool replay, record, help;
+	struct gdb_opts o;		/* gdb/replay.h */
+	bool help;
 	char *own[3];
 	struct cmd_shares shares;	/* --share, --add: after the scenario's shares */
 };

@@ -130,7 +130,7 @@ static void elf_syms_load(const struct elf_map *m, struct elf_syms *out)
 			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_shndx >= m->shnum ||
 			    !(m->sh[sym[k].st_shndx].sh_flags & SHF_EXECINSTR))
 				continue;
-			grow_array(&out->v, &cap, out->n + 1, sizeof(*out->v));
+			xgrow_array(&out->v, &cap, out->n + 1, sizeof(*out->v));
 			out->v[out->n++] = &sym[k];
 		}
 	}
@@ -752,10 +752,10 @@ static char **split_lines(char *text, size_t *n)
 
 	*n = 0;
 	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		grow_array(&v, &cap, *n + 2, sizeof(*v));
+		xgrow_array(&v, &cap, *n + 2, sizeof(*v));
 		v[(*n)++] = l;
 	}
-	grow_array(&v, &cap, *n + 1, sizeof(*v));
+	xgrow_array(&v, &cap, *n + 1, sizeof(*v));
 	v[*n] = NULL;
 	return v;
 }
@@ -782,7 +782,7 @@ static size_t collect_frames(const struct elf_map *m, const struct elf_syms *ss,
 			continue;
 		if (!q.f.module[0])
 			q.n_addr = elf_func_addrs(m, ss, q.f.func, q.f.len, q.addr, OOPS_MAX_ADDRS);
-		grow_array(qs, &cap, n + 1, sizeof(**qs));
+		xgrow_array(qs, &cap, n + 1, sizeof(**qs));
 		(*qs)[n++] = q;
 	}
 	free(copy);

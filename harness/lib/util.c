@@ -50,6 +50,25 @@ void *xzalloc(size_t n)
 	return p;
 }
 
+void *xcalloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		fputs("netlab: out of memory\n", stderr);
+		abort();
+	}
+	return xzalloc(n * size);
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xrealloc(NULL, len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
@@ -541,22 +560,21 @@ int sha256_file(const char *path, char hex[65])
 	return ret;
 }
 
-int grow_array(void *pp, size_t *cap, size_t need, size_t size)
+void xgrow_array(void *pp, size_t *cap, size_t need, size_t size)
 {
 	void **p = pp;
 	size_t n = *cap ? *cap : 8;
-	void *q;
 
 	if (need <= *cap)
-		return 0;
+		return;
+	if (size && need > SIZE_MAX / size) {
+		fputs("netlab: out of memory\n", stderr);
+		abort();
+	}
 	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
+		n = n > SIZE_MAX / 2 / (size ? size : 1) ? need : n * 2;
+	*p = xrealloc_array(*p, n, size);
 	*cap = n;
-	return 0;
 }
 
 int disk_reserve(const char *path, unsigned long long bytes)

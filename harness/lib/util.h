@@ -56,13 +56,20 @@ char *sbuf_detach(struct sbuf *b);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
+/* A zeroed array of @n elements of @size bytes; aborts on overflow or out of memory. */
+void *xcalloc(size_t n, size_t size);
+/* The first @n bytes of @s (fewer when it ends sooner), NUL-terminated. */
+char *xstrndup(const char *s, size_t n);
 /* realloc @p to @n elements of @size bytes; aborts on overflow or out of memory. */
 void *xrealloc_array(void *p, size_t n, size_t size);
 /*
- * Make the array *@pp (of @size-byte elements, *@cap allocated) hold at
- * least @need, doubling from 8. -ENOMEM leaves it as it was.
+ * xgrow_array() - make the array *@pp (of @size-byte elements, *@cap of them
+ * allocated) hold at least @need, doubling from 8. Like every x-helper it
+ * returns only on success: out of memory or a size that overflows aborts,
+ * so a caller may write (*pp)[need - 1] right after it. The one way an array
+ * grows in netlab (no raw malloc family call outside lib/, t20).
  */
-int grow_array(void *pp, size_t *cap, size_t need, size_t size);
+void xgrow_array(void *pp, size_t *cap, size_t need, size_t size);
 
 /*
  * Ignore SIGPIPE from here on: for a process that talks to a daemon over a

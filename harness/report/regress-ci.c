@@ -35,7 +35,7 @@ static void ktap_diag(FILE *f, const char *text)
 {
 	for (const char *p = text; p && *p;) {
 		size_t n = strcspn(p, "\n");
-		char *line = strndup(p, n), *clean = ktap_text(line, false);
+		char *line = xstrndup(p, n), *clean = ktap_text(line, false);
 
 		fprintf(f, "    # %s\n", clean);
 		free(clean);

@@ -244,10 +244,7 @@ static int sender_index(struct state *s, const uint8_t mac[6])
 			return (int)i;
 	if (s->n_t == PCAP_CSUM_MAX_SENDERS)
 		return -1;
-	if (s->n_t == s->cap_t) {
-		s->cap_t = s->cap_t ? 2 * s->cap_t : 4;
-		s->t = xrealloc_array(s->t, s->cap_t, sizeof(*s->t));
-	}
+	xgrow_array(&s->t, &s->cap_t, s->n_t + 1, sizeof(*s->t));
 	memset(&s->t[s->n_t], 0, sizeof(*s->t));
 	memcpy(s->t[s->n_t].pub.mac, mac, 6);
 	return (int)s->n_t++;
@@ -273,10 +270,7 @@ static void lens_add(struct lens *l, uint32_t len)
 		l->full = true;
 		return;
 	}
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 8;
-		l->v = xrealloc_array(l->v, l->cap, sizeof(*l->v));
-	}
+	xgrow_array(&l->v, &l->cap, l->n + 1, sizeof(*l->v));
 	memmove(&l->v[lo + 1], &l->v[lo], (l->n - lo) * sizeof(*l->v));
 	l->v[lo] = (struct pcap_csum_len_count){ .len = len, .count = 1 };
 	l->n++;
@@ -579,10 +573,7 @@ static void frag_add(struct state *s, int snd, struct pcap_csum_frame *f, const 
 	if (s->pending >= PCAP_CSUM_MAX_PENDING)
 		dgram_evict_oldest(s);
 	dg = dgram_get(s, snd, f, fr);
-	if (dg->n_frames == dg->cap_frames) {
-		dg->cap_frames = dg->cap_frames ? 2 * dg->cap_frames : 4;
-		dg->frames = xrealloc_array(dg->frames, dg->cap_frames, sizeof(*dg->frames));
-	}
+	xgrow_array(&dg->frames, &dg->cap_frames, dg->n_frames + 1, sizeof(*dg->frames));
 	dg->frames[dg->n_frames++] = *f;
 	s->pending++;
 	dg->cut |= fr->cut;

@@ -76,7 +76,7 @@ char *console_oops_excerpt(const char *console)
 		if (p < end)
 			end = p;
 	}
-	return strndup(start, (size_t)(end - start));
+	return xstrndup(start, (size_t)(end - start));
 }
 
 char *text_tail(const char *text, unsigned int lines)
@@ -92,7 +92,7 @@ char *text_tail(const char *text, unsigned int lines)
 	for (unsigned int n = 0; p > text; p--)
 		if (p[-1] == '\n' && ++n == lines)
 			break;
-	return strndup(p, (size_t)(end - p));
+	return xstrndup(p, (size_t)(end - p));
 }
 
 static void set_reason(struct run_result *res, char *reason)
@@ -131,7 +131,7 @@ static void classify_no_exit(const struct run_obs *obs, struct run_result *res)
 		const char *t = strstr(obs->status, "topology error");
 
 		res->verdict = RV_INFRA;
-		set_reason(res, strndup(t, strcspn(t, "\n")));
+		set_reason(res, xstrndup(t, strcspn(t, "\n")));
 		return;
 	}
 	if (res->agent_started) {
@@ -204,7 +204,7 @@ static void __run_classify(const struct run_obs *obs, struct run_result *res)
 		const char *p = strstr(obs->console, "Kernel panic - not syncing");
 
 		res->verdict = RV_PANIC;
-		res->reason = strndup(p, strcspn(p, "\r\n"));
+		res->reason = xstrndup(p, strcspn(p, "\r\n"));
 	} else if (obs->no_space) {
 		/* Whatever the guest did next, its output could not be kept. */
 		res->verdict = RV_INFRA;

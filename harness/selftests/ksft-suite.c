@@ -23,7 +23,7 @@ char *ksft_target_of(const char *arg)
 {
 	const char *c = strchr(arg, ':');
 
-	return c ? strndup(arg, (size_t)(c - arg)) : xstrdup(arg);
+	return c ? xstrndup(arg, (size_t)(c - arg)) : xstrdup(arg);
 }
 
 char *ksft_scn_name(const char *test)
@@ -147,7 +147,7 @@ static const char *verdict_line(const char *out, bool *ok)
 
 	for (const char *p = out; p && *p;) {
 		size_t n = strcspn(p, "\n");
-		char *line = strndup(p, n);
+		char *line = xstrndup(p, n);
 
 		if (!strncmp(line, "ok ", 3) || !strncmp(line, "not ok ", 7)) {
 			found = p;
@@ -177,7 +177,7 @@ static void scan(const char *out, struct ksft_verdict *v, bool skip)
 		size_t n = strcspn(p, "\n");
 
 		if (n > 2 && !strncmp(p, "# ", 2) && strncmp(p, "# selftests: ", 13)) {
-			char *line = strndup(p + 2, n - 2);
+			char *line = xstrndup(p + 2, n - 2);
 
 			if (!v->config)
 				for (size_t i = 0; i < ARRAY_SIZE(config_marks); i++)
@@ -219,7 +219,7 @@ void ksft_verdict_parse(const char *out, int exec_exit, bool timed_out, struct k
 		const char *hash = memchr(line, '#', n);
 
 		if (hash)
-			directive = strndup(hash + 1 + (hash[1] == ' '), n - (size_t)(hash - line) - 1 -
+			directive = xstrndup(hash + 1 + (hash[1] == ' '), n - (size_t)(hash - line) - 1 -
 					    (hash[1] == ' '));
 	}
 	if (line && ok && directive && !strncasecmp(directive, "SKIP", 4)) {
@@ -361,7 +361,7 @@ void ksft_print(const struct ksft_suite *s, double wall_s, FILE *f)
 /* A line as KTAP text: valid UTF-8, no control characters. */
 static char *clean(const char *s, size_t n)
 {
-	char *line = strndup(s, n), *t = esc_utf8_fix(line);
+	char *line = xstrndup(s, n), *t = esc_utf8_fix(line);
 
 	for (char *p = t; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)

@@ -245,9 +245,7 @@ int drvring_finish(struct drvring *d)
 	int ret = 0;
 
 	probe_queues_unused(d);
-	d->nics = calloc(d->n_queues + 1, sizeof(*d->nics));
-	if (!d->nics)
-		return -ENOMEM;
+	d->nics = xcalloc(d->n_queues + 1, sizeof(*d->nics));
 	for (size_t i = 0; i < d->n_queues; i++) {
 		struct queue *x = &st->q[i];
 
@@ -310,14 +308,10 @@ static void state_release(struct state *st)
 
 struct drvring *drvring_new(const struct drvring_opts *o)
 {
-	struct drvring *d = calloc(1, sizeof(*d));
-	struct state *st = calloc(1, sizeof(*st));
+	struct drvring *d = xzalloc(sizeof(*d));
+	struct state *st = xzalloc(sizeof(*st));
 
-	if (!d || !st)
-		goto fail;
-	d->queues = calloc(DRVRING_MAX_QUEUES, sizeof(*d->queues));
-	if (!d->queues)
-		goto fail;
+	d->queues = xcalloc(DRVRING_MAX_QUEUES, sizeof(*d->queues));
 	if (o)
 		st->o = *o;
 	if (!st->o.bucket_ns)
@@ -329,12 +323,6 @@ struct drvring *drvring_new(const struct drvring_opts *o)
 	st->tp_max = -1;
 	d->priv = st;
 	return d;
-fail:
-	free(st);
-	if (d)
-		free(d->queues);
-	free(d);
-	return NULL;
 }
 
 static bool tp_event(const struct state *st, int type)
@@ -420,9 +408,7 @@ static int tp_events_find(struct state *st)
 			st->tp_max = evs[i]->id;
 	if (st->tp_max < 0)
 		return 0;
-	st->tp = calloc((size_t)st->tp_max + 1, 1);
-	if (!st->tp)
-		return -ENOMEM;
+	st->tp = xcalloc((size_t)st->tp_max + 1, 1);
 	for (size_t i = 0; evs[i]; i++)
 		if (evs[i]->system && !strcmp(evs[i]->system, DRVRING_TP_SYSTEM))
 			st->tp[evs[i]->id] = 1;
@@ -462,10 +448,6 @@ int drvring_attach(struct tracepass *tp, const struct drvring_opts *o, struct dr
 
 	*out = NULL;
 	d = drvring_new(o);
-	if (!d) {
-		err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
-		return -ENOMEM;
-	}
 	ret = tracepass_open(tp, RECORD_AGAIN, err);
 	if (ret) {
 		drvring_free(d);

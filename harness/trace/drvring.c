@@ -304,9 +304,9 @@ int drvring_acc_init(struct acc *a)
 	for (int h = 0; h < H_N; h++)
 		if (!(a->h[h] = hist_new()))
 			return -ENOMEM;
-	a->fill_ns = calloc(DRVRING_LEVELS + 1, sizeof(*a->fill_ns));
-	a->infl_ns = calloc(DRVRING_LEVELS + 1, sizeof(*a->infl_ns));
-	return a->fill_ns && a->infl_ns ? 0 : -ENOMEM;
+	a->fill_ns = xcalloc(DRVRING_LEVELS + 1, sizeof(*a->fill_ns));
+	a->infl_ns = xcalloc(DRVRING_LEVELS + 1, sizeof(*a->infl_ns));
+	return 0;
 }
 
 void drvring_acc_release(struct acc *a)
@@ -427,9 +427,9 @@ static struct queue *queue_get(struct drvring *d, const struct drvring_line *l)
 	snprintf(p->driver, sizeof(p->driver), "%s", l->driver);
 	snprintf(p->ifname, sizeof(p->ifname), "%s", l->ifname);
 	p->q = q;
-	p->first = calloc(d->episodes, sizeof(*p->first));
-	p->worst = calloc(d->episodes, sizeof(*p->worst));
-	if (!p->first || !p->worst || drvring_acc_init(&x->a)) {
+	p->first = xcalloc(d->episodes, sizeof(*p->first));
+	p->worst = xcalloc(d->episodes, sizeof(*p->worst));
+	if (drvring_acc_init(&x->a)) {
 		free(p->first);
 		free(p->worst);
 		drvring_acc_release(&x->a);

@@ -354,8 +354,8 @@ int drvring_read(const char *path, const struct drvring_opts *o, struct drvring 
  * drvring_feed() per line in time order, drvring_lost() where events were
  * lost, drvring_finish() once; then the result is read as drvring_read()'s.
  * drvring_feed returns 0, -ENOENT for a line that is not a netlab_drv line
- * (ignored), -EINVAL for a malformed one (counted); drvring_new NULL and
- * drvring_finish -ENOMEM when out of memory.
+ * (ignored), -EINVAL for a malformed one (counted); drvring_finish -ENOMEM
+ * when out of memory.
  */
 struct drvring *drvring_new(const struct drvring_opts *o);
 int drvring_feed(struct drvring *d, uint64_t ts, int cpu, const char *text);

@@ -481,9 +481,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 			path);
 		return -ENODATA;
 	}
-	r->kind = malloc((r->max_id + 1) * sizeof(*r->kind));
-	if (!r->kind)
-		return -ENOMEM;
+	r->kind = xrealloc_array(NULL, (size_t)r->max_id + 1, sizeof(*r->kind));
 	for (int i = 0; i <= r->max_id; i++)
 		r->kind[i] = -1;
 	for (int k = 0; k < E_N; k++)
@@ -587,16 +585,14 @@ static int reader_init(struct reader *r)
 
 	nr->select = r->o->select;
 	nr->n = n;
-	r->cpus = calloc(nr->cpus > 0 ? nr->cpus : 1, sizeof(*r->cpus));
-	r->trees = (struct heap){ .v = calloc(n, sizeof(void *)),
+	r->cpus = xcalloc(nr->cpus > 0 ? nr->cpus : 1, sizeof(*r->cpus));
+	r->trees = (struct heap){ .v = xcalloc(n, sizeof(void *)),
 				  .cap = n,
 				  .less = netrx_tree_less,
 				  .sel = r->o->select };
 	r->tx = (struct heap){
-		.v = calloc(n, sizeof(void *)), .cap = n, .less = netrx_tx_less, .sel = r->o->select
+		.v = xcalloc(n, sizeof(void *)), .cap = n, .less = netrx_tx_less, .sel = r->o->select
 	};
-	if (!r->cpus || !r->trees.v || !r->tx.v)
-		return -ENOMEM;
 	for (int h = 0; h <= H_DEV_N; h++)
 		if (!(r->gh[h] = hist_new()))
 			return -ENOMEM;

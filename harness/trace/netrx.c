@@ -79,16 +79,11 @@ int netrx_dev_get(struct reader *r, const char *s, size_t n)
 			return (int)i;
 	if (nr->n_devs == DEVS_MAX)
 		return DEVS_MAX - 1; /* the last one stands for the rest */
-	if (i == r->devs_cap) {
-		r->devs_cap = r->devs_cap ? r->devs_cap * 2 : 4;
-		nr->devs = xrealloc_array(nr->devs, r->devs_cap, sizeof(*nr->devs));
-	}
+	xgrow_array(&nr->devs, &r->devs_cap, i + 1, sizeof(*nr->devs));
 	memset(&nr->devs[i], 0, sizeof(nr->devs[i]));
-	nr->devs[i].name = strndup(s, n);
+	nr->devs[i].name = xstrndup(s, n);
 	for (int k = 0; k < H_DEV_N; k++)
 		r->dh[i][k] = hist_new();
-	if (!nr->devs[i].name)
-		abort();
 	nr->n_devs++;
 	return (int)i;
 }
@@ -100,13 +95,8 @@ size_t netrx_irq_get(struct reader *r, int irq, const char *s, size_t n)
 	for (i = 0; i < r->n_irqs; i++)
 		if (r->irqs[i].irq == irq && !strncmp(r->irqs[i].name, s, n) && !r->irqs[i].name[n])
 			return i;
-	if (i == r->irqs_cap) {
-		r->irqs_cap = r->irqs_cap ? r->irqs_cap * 2 : 8;
-		r->irqs = xrealloc_array(r->irqs, r->irqs_cap, sizeof(*r->irqs));
-	}
-	r->irqs[i] = (struct irqent){ .irq = irq, .name = strndup(s, n) };
-	if (!r->irqs[i].name)
-		abort();
+	xgrow_array(&r->irqs, &r->irqs_cap, i + 1, sizeof(*r->irqs));
+	r->irqs[i] = (struct irqent){ .irq = irq, .name = xstrndup(s, n) };
 	r->n_irqs++;
 	return i;
 }
@@ -161,9 +151,7 @@ struct skb *netrx_skb_add(struct reader *r, uint64_t addr)
 		size_t old_cap = r->skb_cap;
 
 		r->skb_cap = old_cap ? old_cap * 2 : 1024;
-		r->skbs = calloc(r->skb_cap, sizeof(*r->skbs));
-		if (!r->skbs)
-			abort();
+		r->skbs = xcalloc(r->skb_cap, sizeof(*r->skbs));
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i].addr)
 				skb_place(r, &old[i]);
@@ -393,9 +381,7 @@ void netrx_tx_offer(struct reader *r, const struct skb *s, bool freed, uint64_t 
 		return;
 	if (!heap_wants(&r->tx, &x))
 		return;
-	p = malloc(sizeof(*p));
-	if (!p)
-		abort();
+	p = xzalloc(sizeof(*p));
 	*p = x;
 	free(heap_put(&r->tx, p));
 }

@@ -121,10 +121,10 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 		if (flow)
 			k->fl |= F_GUESSED;
 	}
-	if (!flow && !(flow = pktpath_flow_get(r, &t)))
-		return -ENOMEM;
-	if ((k->fl & F_PORTS) && pktpath_pair_set(r, k, flow))
-		return -ENOMEM;
+	if (!flow)
+		flow = pktpath_flow_get(r, &t);
+	if (k->fl & F_PORTS)
+		pktpath_pair_set(r, k, flow);
 	k->flow = flow;
 	fl = &p->flows[flow - 1];
 	if (k->dir == PKTPATH_RX) {
@@ -153,7 +153,7 @@ static int tx_app(struct reader *r, struct tep_record *rec, struct pkt *k)
 	int pid = tep_data_pid(r->tep, rec);
 	struct pktpath_flow *fl;
 	struct tstate *st;
-	long i;
+	size_t i;
 
 	if (in_irq(r, rec) || pid <= 0)
 		return 0;
@@ -161,8 +161,6 @@ static int tx_app(struct reader *r, struct tep_record *rec, struct pkt *k)
 	if (!(k->fl & F_PORTS) || (k->proto == IPPROTO_TCP_ && pktpath_tcp_control(k)))
 		return 0;
 	i = pktpath_proc_get(r, pid);
-	if (i < 0)
-		return -ENOMEM;
 	st = &r->ts[i];
 	for (int j = 0; j < SENDS; j++) {
 		if (!st->send[j].ts || st->send[j].ts <= st->last_recv ||
@@ -188,13 +186,11 @@ static int sock_call(struct reader *r, struct tep_record *rec, int e)
 	};
 	struct tstate *st;
 	int j, old = 0;
-	long i;
+	size_t i;
 
 	if ((r->f[e].skw[0] || r->f[e].family) && SKC(e, 16, 2, family) != AF_INET_)
 		return 0;
 	i = pktpath_proc_get(r, tep_data_pid(r->tep, rec));
-	if (i < 0)
-		return -ENOMEM;
 	st = &r->ts[i];
 	if (e == EV_TCP_RECV || e == EV_UDP_RECV || e == EV_UDP_CONSUME) {
 		st->last_recv = rec->ts;
@@ -227,14 +223,12 @@ static uint32_t sock_flow(struct reader *r, const struct tstate *st, struct pkt 
 				   .dport = s->sport,
 				   .proto = s->proto,
 				   .ports = true };
-	uint32_t flow;
 
 	if (!st->has_recv[u] || !s->daddr || !s->dport)
 		return 0;
 	if ((k->fl & F_IP) && (t.saddr != k->saddr || t.daddr != k->daddr || t.proto != k->proto))
 		return 0;
-	flow = pktpath_flow_get(r, &t);
-	return flow ? flow : (uint32_t)-1;
+	return pktpath_flow_get(r, &t);
 }
 
 /*
@@ -248,18 +242,14 @@ static int rx_copy(struct reader *r, struct tep_record *rec, struct pkt *k)
 	int pid = tep_data_pid(r->tep, rec);
 	struct pktpath_flow *fl;
 	uint32_t flow = 0;
-	long i;
+	size_t i;
 
 	if (in_irq(r, rec) || pid <= 0)
 		return 0;
 	k->pid = pid;
 	i = pktpath_proc_get(r, pid);
-	if (i < 0)
-		return -ENOMEM;
 	if (!(k->fl & F_IP) || (!(k->fl & (F_PORTS | F_GUESSED)) && l4_ports(k->proto)))
 		flow = sock_flow(r, &r->ts[i], k);
-	if (flow == (uint32_t)-1)
-		return -ENOMEM;
 	if (flow && k->flow) {
 		p->flows[k->flow - 1].rx_packets--;
 		p->flows[k->flow - 1].rx_bytes -= k->ip_len;
@@ -282,8 +272,7 @@ static const struct loc_name *location(struct reader *r, uint64_t addr)
 	for (size_t i = 0; i < r->n_locs; i++)
 		if (r->locs[i].addr == addr)
 			return &r->locs[i];
-	if (grow_array(&r->locs, &r->locs_cap, r->n_locs + 1, sizeof(*r->locs)))
-		return NULL;
+	xgrow_array(&r->locs, &r->locs_cap, r->n_locs + 1, sizeof(*r->locs));
 	l = &r->locs[r->n_locs++];
 	fn = tep_find_function(r->tep, addr);
 	l->addr = addr;
@@ -306,17 +295,14 @@ static const char *reason_name(struct reader *r, struct tep_record *rec, long lo
 	for (size_t i = 0; i < r->n_reasons; i++)
 		if (r->reasons[i].value == v)
 			return r->reasons[i].name;
-	if (grow_array(&r->reasons, &r->reasons_cap, r->n_reasons + 1, sizeof(*r->reasons)))
-		return NULL;
+	xgrow_array(&r->reasons, &r->reasons_cap, r->n_reasons + 1, sizeof(*r->reasons));
 	trace_seq_reset(&r->seq);
 	tep_print_event(r->tep, &r->seq, rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&r->seq);
 	s = r->seq.buffer ? strstr(r->seq.buffer, "reason: ") : NULL;
 	n = &r->reasons[r->n_reasons];
 	n->value = v;
-	n->name = s ? strndup(s + 8, strcspn(s + 8, " \n")) : xasprintf("%lld", v);
-	if (!n->name)
-		return NULL;
+	n->name = s ? xstrndup(s + 8, strcspn(s + 8, " \n")) : xasprintf("%lld", v);
 	r->n_reasons++;
 	return n->name;
 }
@@ -341,8 +327,6 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 	struct pktpath_drop d = { .ts = rec->ts, .rel = rec->ts - p->t0, .skbaddr = skb };
 	bool drop;
 
-	if (!loc)
-		return -ENOMEM;
 	p->drops++;
 	d.reassembly =
 		k && k->dir == PKTPATH_RX && (k->fl & F_FRAG) && k->stage < S_L4 && loc->list;
@@ -358,8 +342,6 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 	if (drop && !k->flow && k->dir == PKTPATH_RX && (k->fl & F_V4) && !(k->fl & F_IP) &&
 	    r->f[EV_IP_IN].ev) {
 		d.reason_name = reason_name(r, rec, d.reason);
-		if (!d.reason_name)
-			return -ENOMEM;
 		d.missed_probe = reason_past_ip(d.reason_name);
 		p->drops_missed_probe += d.missed_probe;
 	}
@@ -369,8 +351,6 @@ static int on_kfree(struct reader *r, struct tep_record *rec)
 		d.location_name = loc->name;
 		if (!d.reason_name) /* not looked up above for missed_probe */
 			d.reason_name = reason_name(r, rec, d.reason);
-		if (!d.reason_name)
-			return -ENOMEM;
 		d.pid = tep_data_pid(r->tep, rec);
 		d.flow = k && k->flow ? &p->flows[k->flow - 1].t : NULL;
 		d.dir = k ? k->dir : PKTPATH_RX;
@@ -413,8 +393,6 @@ static int on_retrans(struct reader *r, struct tep_record *rec)
 	if (r->f[EV_RETRANS].family && U(EV_RETRANS, family) != AF_INET_)
 		return 0;
 	flow = pktpath_flow_get(r, &t);
-	if (!flow)
-		return -ENOMEM;
 	r->p->flows[flow - 1].retransmits++;
 	return 0;
 }
@@ -599,15 +577,10 @@ static int close_open(struct reader *r)
 {
 	size_t n = 0;
 	uint64_t *skbs;
-	struct pkt **v = calloc(r->tab_n + 1, sizeof(*v));
+	struct pkt **v = xcalloc(r->tab_n + 1, sizeof(*v));
 	int ret = 0;
 
-	skbs = calloc(r->tab_n + 1, sizeof(*skbs));
-	if (!v || !skbs) {
-		free(v);
-		free(skbs);
-		return -ENOMEM;
-	}
+	skbs = xcalloc(r->tab_n + 1, sizeof(*skbs));
 	for (size_t i = 0; i < r->tab_cap; i++)
 		if (r->tab[i].skb)
 			v[n++] = &r->tab[i];
@@ -770,11 +743,9 @@ int pktpath_attach(struct tracepass *tp, const struct pktpath_opts *o, struct pk
 	r->p = p;
 	r->tep = tp->tf.tep;
 	r->tab_cap = 1024;
-	r->tab = calloc(r->tab_cap, sizeof(*r->tab));
-	ret = r->tab ? pktpath_find_events(r, tp->path, err) : -ENOMEM;
+	r->tab = xcalloc(r->tab_cap, sizeof(*r->tab));
+	ret = pktpath_find_events(r, tp->path, err);
 	if (ret) {
-		if (ret == -ENOMEM)
-			err_set(err, "cannot read trace '%s': %s", tp->path, strerror(ENOMEM));
 		pass_free(s);
 		return ret;
 	}

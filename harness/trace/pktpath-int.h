@@ -253,10 +253,10 @@ static inline void pktpath_pkt_headlen(struct pkt *k, uint64_t len, uint64_t dat
 }
 
 /* pktpath.c */
-long pktpath_proc_get(struct reader *r, int pid);
+size_t pktpath_proc_get(struct reader *r, int pid);
 uint32_t pktpath_flow_get(struct reader *r, const struct pktpath_tuple *t);
 bool pktpath_tuple_eq(const struct pktpath_tuple *a, const struct pktpath_tuple *b);
-int pktpath_pair_set(struct reader *r, const struct pkt *k, uint32_t flow);
+void pktpath_pair_set(struct reader *r, const struct pkt *k, uint32_t flow);
 uint32_t pktpath_pair_flow(const struct reader *r, const struct pkt *k);
 int pktpath_task_add(struct pktpath_task **v, size_t *n, const struct pktpath_task *t);
 struct pkt *pktpath_pkt_find(struct reader *r, uint64_t skb);

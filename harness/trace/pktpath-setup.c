@@ -172,10 +172,8 @@ int pktpath_find_events(struct reader *r, const char *path, char **err)
 		      drvring_probe_at(evs[i]->name, &drv) != DRVRING_AT_NONE) ||
 		     !strcmp(evs[i]->system, DRVRING_TP_SYSTEM)))
 			r->max_id = evs[i]->id;
-	r->kind = calloc((size_t)r->max_id + 1, 1);
-	r->probe_drv = calloc((size_t)r->max_id + 1, 1);
-	if (!r->kind || !r->probe_drv)
-		return -ENOMEM;
+	r->kind = xcalloc((size_t)r->max_id + 1, 1);
+	r->probe_drv = xcalloc((size_t)r->max_id + 1, 1);
 	for (int e = 1; e < EV_N; e++)
 		if (r->f[e].ev)
 			r->kind[r->f[e].ev->id] = (uint8_t)e;

@@ -144,16 +144,14 @@ static long ihash_find(const struct reader *r, const struct ihash *h, uint64_t h
 }
 
 /* Room for one more entry; the hashes of entries 0..n-1 come from @hash_of. */
-static int ihash_reserve(struct reader *r, struct ihash *h, ihash_of hash_of)
+static void ihash_reserve(struct reader *r, struct ihash *h, ihash_of hash_of)
 {
 	size_t cap = h->cap ? h->cap * 2 : 64;
 	uint32_t *s;
 
 	if ((h->n + 1) * 2 <= h->cap)
-		return 0;
-	s = calloc(cap, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
+		return;
+	s = xcalloc(cap, sizeof(*s));
 	for (uint32_t i = 0; i < h->n; i++) {
 		size_t j = hash_of(r, i) & (cap - 1);
 
@@ -164,7 +162,6 @@ static int ihash_reserve(struct reader *r, struct ihash *h, ihash_of hash_of)
 	free(h->slot);
 	h->slot = s;
 	h->cap = cap;
-	return 0;
 }
 
 /* Processes, by pid. */
@@ -178,19 +175,17 @@ static bool proc_eq(const struct reader *r, uint32_t i, const void *key)
 	return r->p->procs[i].task.pid == *(const int *)key;
 }
 
-long pktpath_proc_get(struct reader *r, int pid)
+size_t pktpath_proc_get(struct reader *r, int pid)
 {
 	struct pktpath *p = r->p;
 	size_t slot;
 	long i;
 
-	if (ihash_reserve(r, &r->proc_h, proc_hash))
-		return -ENOMEM;
+	ihash_reserve(r, &r->proc_h, proc_hash);
 	i = ihash_find(r, &r->proc_h, mix((uint64_t)pid), proc_eq, &pid, &slot);
 	if (i >= 0)
-		return i;
-	if (grow_array(&p->procs, &r->procs_cap, p->n_procs + 1, sizeof(*p->procs)))
-		return -ENOMEM;
+		return (size_t)i;
+	xgrow_array(&p->procs, &r->procs_cap, p->n_procs + 1, sizeof(*p->procs));
 	r->ts = xrealloc_array(r->ts, r->procs_cap, sizeof(*r->ts));
 	memset(&p->procs[p->n_procs], 0, sizeof(*p->procs));
 	memset(&r->ts[p->n_procs], 0, sizeof(*r->ts));
@@ -224,20 +219,18 @@ static bool flow_eq(const struct reader *r, uint32_t i, const void *key)
 	return pktpath_tuple_eq(&r->p->flows[i].t, key);
 }
 
-/* The flow index + 1 of @t (created when new), 0 on ENOMEM. */
+/* The flow index + 1 of @t (created when new): never 0. */
 uint32_t pktpath_flow_get(struct reader *r, const struct pktpath_tuple *t)
 {
 	struct pktpath *p = r->p;
 	size_t slot;
 	long i;
 
-	if (ihash_reserve(r, &r->flow_h, flow_hash))
-		return 0;
+	ihash_reserve(r, &r->flow_h, flow_hash);
 	i = ihash_find(r, &r->flow_h, tuple_hash(t), flow_eq, t, &slot);
 	if (i >= 0)
 		return (uint32_t)i + 1;
-	if (grow_array(&p->flows, &r->flows_cap, p->n_flows + 1, sizeof(*p->flows)))
-		return 0;
+	xgrow_array(&p->flows, &r->flows_cap, p->n_flows + 1, sizeof(*p->flows));
 	memset(&p->flows[p->n_flows], 0, sizeof(*p->flows));
 	p->flows[p->n_flows].t = *t;
 	r->flow_h.slot[slot] = (uint32_t)++p->n_flows;
@@ -264,18 +257,16 @@ static bool pair_eq(const struct reader *r, uint32_t i, const void *key)
 	       r->pairs[i].proto == k->proto;
 }
 
-int pktpath_pair_set(struct reader *r, const struct pkt *k, uint32_t flow)
+void pktpath_pair_set(struct reader *r, const struct pkt *k, uint32_t flow)
 {
 	size_t slot;
 	long i;
 
-	if (ihash_reserve(r, &r->pair_h, pair_hash))
-		return -ENOMEM;
+	ihash_reserve(r, &r->pair_h, pair_hash);
 	i = ihash_find(r, &r->pair_h, pair_key_hash(k->saddr, k->daddr, k->proto), pair_eq, k,
 		       &slot);
 	if (i < 0) {
-		if (grow_array(&r->pairs, &r->pairs_cap, r->n_pairs + 1, sizeof(*r->pairs)))
-			return -ENOMEM;
+		xgrow_array(&r->pairs, &r->pairs_cap, r->n_pairs + 1, sizeof(*r->pairs));
 		i = (long)r->n_pairs++;
 		r->pairs[i].saddr = k->saddr;
 		r->pairs[i].daddr = k->daddr;
@@ -284,7 +275,6 @@ int pktpath_pair_set(struct reader *r, const struct pkt *k, uint32_t flow)
 		r->pair_h.n++;
 	}
 	r->pairs[i].flow = flow;
-	return 0;
 }
 
 uint32_t pktpath_pair_flow(const struct reader *r, const struct pkt *k)
@@ -362,16 +352,12 @@ struct pkt *pktpath_pkt_find(struct reader *r, uint64_t skb)
 	}
 }
 
-static int pkt_rehash(struct reader *r, size_t cap)
+static void pkt_rehash(struct reader *r, size_t cap)
 {
 	struct pkt *old = r->tab;
 	size_t old_cap = r->tab_cap;
 
-	r->tab = calloc(cap, sizeof(*r->tab));
-	if (!r->tab) {
-		r->tab = old;
-		return -ENOMEM;
-	}
+	r->tab = xcalloc(cap, sizeof(*r->tab));
 	r->tab_cap = cap;
 	for (size_t i = 0; i < old_cap; i++) {
 		size_t j;
@@ -383,18 +369,15 @@ static int pkt_rehash(struct reader *r, size_t cap)
 		r->tab[j] = old[i];
 	}
 	free(old);
-	return 0;
 }
 
-/* A new packet for @skb (not in the table); NULL on ENOMEM. */
+/* A new packet for @skb (not in the table). */
 struct pkt *pktpath_pkt_new(struct reader *r, uint64_t skb, int dir, int stage, uint64_t ts)
 {
 	size_t j;
 
-	if ((r->tab_n + 1) * 2 > r->tab_cap && pkt_rehash(r, r->tab_cap * 2)) {
-		r->rc = -ENOMEM;
-		return NULL;
-	}
+	if ((r->tab_n + 1) * 2 > r->tab_cap)
+		pkt_rehash(r, r->tab_cap * 2);
 	for (j = pkt_slot(r, skb); r->tab[j].skb; j = (j + 1) & (r->tab_cap - 1))
 		;
 	memset(&r->tab[j], 0, sizeof(r->tab[j]));
@@ -583,9 +566,7 @@ int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool 
 		goto out; /* not IPv4, or not known to be: not counted */
 	packet_of(r, k, how, list_free, &pk);
 	if (k->pid >= 0) {
-		proc = pktpath_proc_get(r, k->pid);
-		if (proc < 0)
-			goto nomem;
+		proc = (long)pktpath_proc_get(r, k->pid);
 		pk.task = &p->procs[proc].task;
 	}
 	if (k->dir == PKTPATH_RX && (k->ts[S_DRV] || k->ts[S_GRO]) && k->stage > S_GRO) {
@@ -645,6 +626,6 @@ int pktpath_advance(struct reader *r, uint64_t skb, int dir, int stage, uint64_t
 	if (!r->open_at[dir][stage])
 		return 0;
 	*out = pktpath_pkt_new(r, skb, dir, stage, ts);
-	return *out ? 0 : -1;
+	return 0;
 }
 

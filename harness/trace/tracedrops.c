@@ -76,7 +76,7 @@ static struct tep_print_arg *strip_casts(struct tep_print_arg *a)
 }
 
 /* Copy the value -> name pairs of __print_symbolic(REC->reason, ...). */
-static int load_reasons(struct reader *r, struct tep_event *ev)
+static void load_reasons(struct reader *r, struct tep_event *ev)
 {
 	struct tep_print_flag_sym *sym;
 	struct tep_print_arg *a, *f;
@@ -95,14 +95,12 @@ static int load_reasons(struct reader *r, struct tep_event *ev)
 			/* A name the kernel did not resolve (no TRACE_DEFINE_ENUM): skip. */
 			if (end == sym->value || *end)
 				continue;
-			if (grow_array(&r->syms, &cap, r->n_syms + 1, sizeof(*r->syms)))
-				return -ENOMEM;
+			xgrow_array(&r->syms, &cap, r->n_syms + 1, sizeof(*r->syms));
 			r->syms[r->n_syms].value = v;
 			r->syms[r->n_syms++].name = xstrdup(sym->str);
 		}
 		break;
 	}
-	return 0;
 }
 
 static char *reason_name(const struct reader *r, long long v)
@@ -149,7 +147,9 @@ static int find_event(struct reader *r, const char *path, char **err)
 		return -EINVAL;
 	}
 	r->td->has_reason = r->f_reason != NULL;
-	return r->f_reason ? load_reasons(r, ev) : 0;
+	if (r->f_reason)
+		load_reasons(r, ev);
+	return 0;
 }
 
 /* ---- aggregation ---------------------------------------------------------- */
@@ -161,12 +161,9 @@ static size_t site_hash(uint64_t addr, long long reason)
 	return (size_t)(h >> 20);
 }
 
-static int rehash(struct reader *r, size_t cap)
+static void rehash(struct reader *r, size_t cap)
 {
-	size_t *h = calloc(cap, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
+	size_t *h = xcalloc(cap, sizeof(*h));
 	for (size_t i = 0; i < r->td->n_sites; i++) {
 		const struct tracedrops_site *s = &r->td->sites[i];
 		size_t j = site_hash(s->addr, s->reason_value) & (cap - 1);
@@ -178,26 +175,24 @@ static int rehash(struct reader *r, size_t cap)
 	free(r->hash);
 	r->hash = h;
 	r->hash_cap = cap;
-	return 0;
 }
 
-/* The index of the site (addr, reason), created when new; negative errno. */
-static long site_get(struct reader *r, uint64_t addr, long long reason)
+/* The index of the site (addr, reason), created when new. */
+static size_t site_get(struct reader *r, uint64_t addr, long long reason)
 {
 	struct tracedrops *td = r->td;
 	struct tracedrops_site *s;
 	size_t j;
 
-	if ((td->n_sites + 1) * 2 > r->hash_cap && rehash(r, r->hash_cap ? r->hash_cap * 2 : 64))
-		return -ENOMEM;
+	if ((td->n_sites + 1) * 2 > r->hash_cap)
+		rehash(r, r->hash_cap ? r->hash_cap * 2 : 64);
 	for (j = site_hash(addr, reason) & (r->hash_cap - 1); r->hash[j];
 	     j = (j + 1) & (r->hash_cap - 1)) {
 		s = &td->sites[r->hash[j] - 1];
 		if (s->addr == addr && s->reason_value == reason)
-			return (long)(r->hash[j] - 1);
+			return r->hash[j] - 1;
 	}
-	if (grow_array(&td->sites, &r->sites_cap, td->n_sites + 1, sizeof(*td->sites)))
-		return -ENOMEM;
+	xgrow_array(&td->sites, &r->sites_cap, td->n_sites + 1, sizeof(*td->sites));
 	s = &td->sites[td->n_sites];
 	s->addr = addr;
 	s->reason_value = reason;
@@ -205,10 +200,10 @@ static long site_get(struct reader *r, uint64_t addr, long long reason)
 	s->reason = reason_name(r, reason);
 	s->count = 0;
 	r->hash[j] = ++td->n_sites;
-	return (long)(td->n_sites - 1);
+	return td->n_sites - 1;
 }
 
-/* The interval holding `rel` ns after t0, created when new; NULL on ENOMEM. */
+/* The interval holding `rel` ns after t0, created when new. */
 static struct tracedrops_interval *interval_get(struct reader *r, uint64_t rel)
 {
 	struct tracedrops *td = r->td;
@@ -228,8 +223,7 @@ static struct tracedrops_interval *interval_get(struct reader *r, uint64_t rel)
 		else
 			hi = mid;
 	}
-	if (grow_array(&td->intervals, &r->intervals_cap, td->n_intervals + 1, sizeof(*td->intervals)))
-		return NULL;
+	xgrow_array(&td->intervals, &r->intervals_cap, td->n_intervals + 1, sizeof(*td->intervals));
 	memmove(&td->intervals[lo + 1], &td->intervals[lo],
 		(td->n_intervals - lo) * sizeof(*td->intervals));
 	td->n_intervals++;
@@ -238,16 +232,15 @@ static struct tracedrops_interval *interval_get(struct reader *r, uint64_t rel)
 	return &td->intervals[lo];
 }
 
-static int slot_add(struct tracedrops_interval *iv, size_t site)
+static void slot_add(struct tracedrops_interval *iv, size_t site)
 {
 	for (size_t i = 0; i < iv->n_slots; i++)
 		if (iv->slots[i].site == site) {
 			iv->slots[i].count++;
-			return 0;
+			return;
 		}
 	iv->slots = xrealloc_array(iv->slots, iv->n_slots + 1, sizeof(*iv->slots));
 	iv->slots[iv->n_slots++] = (struct tracedrops_slot){ .site = site, .count = 1 };
-	return 0;
 }
 
 static int field_read(struct reader *r, struct tep_record *rec, struct tep_format_field *f,
@@ -274,17 +267,14 @@ static int count_drop(struct reader *r, struct tep_record *rec, uint64_t rel)
 	unsigned long long skb, loc, proto, reason;
 	struct tracedrops_interval *iv;
 	struct tracedrops_drop d;
-	long site;
+	size_t site;
 
 	if (field_read(r, rec, r->f_skb, &skb) || field_read(r, rec, r->f_loc, &loc) ||
 	    field_read(r, rec, r->f_proto, &proto) || field_read(r, rec, r->f_reason, &reason))
 		return -1;
 	site = site_get(r, loc, r->f_reason ? (long long)reason : -1);
-	iv = site < 0 ? NULL : interval_get(r, rel);
-	if (!iv || slot_add(iv, (size_t)site)) {
-		r->rc = -ENOMEM;
-		return -1;
-	}
+	iv = interval_get(r, rel);
+	slot_add(iv, site);
 	td->sites[site].count++;
 	iv->total++;
 	td->total++;
@@ -320,10 +310,6 @@ static int on_record(struct tep_record *rec, int cpu, void *data)
 	if (rec->missed_events) {
 		struct tracedrops_interval *iv = interval_get(r, rel);
 
-		if (!iv) {
-			r->rc = -ENOMEM;
-			return -1;
-		}
 		td->lost_gaps++;
 		if (rec->missed_events > 0) {
 			td->lost += rec->missed_events;
@@ -388,17 +374,14 @@ static int cmp_site_idx(const void *a, const void *b, void *sites)
 }
 
 /* Sort sites by count (remapping the interval slots), and sum by location and by reason. */
-static int finish(struct tracedrops *td)
+static void finish(struct tracedrops *td)
 {
-	size_t n = td->n_sites, *order = calloc(n + 1, sizeof(*order));
-	size_t *map = calloc(n + 1, sizeof(*map));
-	struct tracedrops_site *sorted = calloc(n + 1, sizeof(*sorted));
-	int ret = -ENOMEM;
+	size_t n = td->n_sites;
+	size_t *order = xcalloc(n + 1, sizeof(*order)), *map = xcalloc(n + 1, sizeof(*map));
+	struct tracedrops_site *sorted = xcalloc(n + 1, sizeof(*sorted));
 
-	td->by_location = calloc(n + 1, sizeof(*td->by_location));
-	td->by_reason = calloc(n + 1, sizeof(*td->by_reason));
-	if (!order || !map || !sorted || !td->by_location || !td->by_reason)
-		goto out;
+	td->by_location = xcalloc(n + 1, sizeof(*td->by_location));
+	td->by_reason = xcalloc(n + 1, sizeof(*td->by_reason));
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_site_idx, td->sites);
@@ -426,12 +409,9 @@ static int finish(struct tracedrops *td)
 		qsort(td->by_location, td->n_by_location, sizeof(*td->by_location), cmp_total);
 	if (td->n_by_reason > 1)	/* qsort(NULL, 0) is undefined */
 		qsort(td->by_reason, td->n_by_reason, sizeof(*td->by_reason), cmp_total);
-	ret = 0;
-out:
 	free(order);
 	free(map);
 	free(sorted);
-	return ret;
 }
 
 /* ---- reading ---------------------------------------------------------------- */
@@ -509,7 +489,7 @@ int tracedrops_collect(struct tracedrops_pass *s, struct tracedrops **out, char 
 			err_set(err, "cannot read trace '%s': %s\nhint: check it with trace-cmd report; if that fails too, record it again",
 				s->path, r->err);
 	} else {
-		ret = finish(r->td);
+		finish(r->td);
 	}
 	if (ret) {
 		if (ret == -ENOMEM)

@@ -121,13 +121,11 @@ static struct skb *skb_find(struct state *st, uint64_t addr)
 	}
 }
 
-static int skb_grow(struct state *st)
+static void skb_grow(struct state *st)
 {
 	size_t old = st->cap, cap = old ? old * 2 : 256;
-	struct skb *tab = calloc(cap, sizeof(*tab)), *prev = st->tab;
+	struct skb *tab = xcalloc(cap, sizeof(*tab)), *prev = st->tab;
 
-	if (!tab)
-		return -ENOMEM;
 	st->tab = tab;
 	st->cap = cap;
 	for (size_t i = 0; i < old; i++) {
@@ -140,7 +138,6 @@ static int skb_grow(struct state *st)
 		tab[j] = prev[i];
 	}
 	free(prev);
-	return 0;
 }
 
 /* A new entry for @addr (none open: the caller checked). */
@@ -148,8 +145,8 @@ static struct skb *skb_add(struct state *st, uint64_t addr)
 {
 	size_t i;
 
-	if ((st->used + 1) * 2 > st->cap && skb_grow(st))
-		return NULL;
+	if ((st->used + 1) * 2 > st->cap)
+		skb_grow(st);
 	for (i = slot_of(st, addr); st->tab[i].addr; i = (i + 1) & (st->cap - 1))
 		;
 	st->used++;
@@ -293,7 +290,7 @@ static bool is_ip(uint8_t family)
 	return family == TXPATH_V4 || family == TXPATH_V6;
 }
 
-static int on_start(struct txpath *t, struct state *st, struct tep_record *rec)
+static void on_start(struct txpath *t, struct state *st, struct tep_record *rec)
 {
 	uint64_t addr = U(st, rec, st->skb[EV_START]), proto = U(st, rec, st->proto);
 	uint64_t segs = U(st, rec, st->segs);
@@ -305,20 +302,17 @@ static int on_start(struct txpath *t, struct state *st, struct tep_record *rec)
 	dev = dev_of(t, name);
 	if (!dev) {
 		t->other_devs++;
-		return 0;
+		return;
 	}
 	if (k)	/* requeued (NETDEV_TX_BUSY), or its free was not recorded: start again */
 		skb_del(st, k);
 	k = skb_add(st, addr);
-	if (!k)
-		return -ENOMEM;
 	k->dev = dev;
 	k->len = (uint32_t)U(st, rec, st->len);
 	k->segs = (uint16_t)(U(st, rec, st->gso_size) && segs > 1 ? (segs > 65535 ? 65535 : segs) : 1);
 	k->family = proto == ETH_P_IP_ ? TXPATH_V4 : proto == ETH_P_IPV6_ ? TXPATH_V6 : TXPATH_OTHER;
 	k->traits = (U(st, rec, st->ip_summed) == CHECKSUM_PARTIAL_ ? T_PARTIAL : 0) |
 		    (k->segs > 1 ? T_GSO : 0) | (U(st, rec, st->data_len) ? T_NONLINEAR : 0);
-	return 0;
 }
 
 static void traits_add(struct txpath_traits *t, const struct skb *k)
@@ -329,15 +323,12 @@ static void traits_add(struct txpath_traits *t, const struct skb *k)
 }
 
 /* An IP skb taken: its length, and its position for the period of the drops. */
-static int taken_ip(struct state *st, struct txpath_dev *d, const struct skb *k, bool dropped)
+static void taken_ip(struct state *st, struct txpath_dev *d, const struct skb *k, bool dropped)
 {
 	struct devacc *a = &st->acc[k->dev - 1];
 
-	if (!a->by_len) {
-		a->by_len = calloc(LEN_SLOTS, sizeof(*a->by_len));
-		if (!a->by_len)
-			return -ENOMEM;
-	}
+	if (!a->by_len)
+		a->by_len = xcalloc(LEN_SLOTS, sizeof(*a->by_len));
 	a->by_len[k->len < LEN_SLOTS ? k->len : LEN_SLOTS - 1] += k->segs;
 	traits_add(&d->handed_has, k);
 	if (dropped) {
@@ -347,28 +338,26 @@ static int taken_ip(struct state *st, struct txpath_dev *d, const struct skb *k,
 			a->residue[p][a->ip_skbs % p]++;
 	}
 	a->ip_skbs++;
-	return 0;
 }
 
 /* The driver gave it back (busy), refused it, or took it. */
-static int on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
+static void on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 {
 	struct skb *k = skb_find(st, U(st, rec, st->skb[EV_XMIT]));
 	uint64_t rc = U(st, rec, st->rc);
 	struct txpath_dev *d;
-	int ret = 0;
 
 	if (!k || k->taken)
-		return 0;
+		return;
 	d = &t->devs[k->dev - 1];
 	if (rc == NETDEV_TX_BUSY_) {
 		d->busy++;
-		return 0;
+		return;
 	}
 	if (rc != NETDEV_TX_OK_) {
 		d->refused++;
 		skb_del(st, k);
-		return 0;
+		return;
 	}
 	k->taken = true;
 	d->skbs++;
@@ -376,7 +365,7 @@ static int on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 	d->handed[k->family] += k->segs;
 	if (!is_ip(k->family))
 		goto done;
-	ret = taken_ip(st, d, k, !k->desc);
+	taken_ip(st, d, k, !k->desc);
 	if (!d->handed_len.count || k->len < d->handed_len.min)
 		d->handed_len.min = k->len;
 	if (k->len > d->handed_len.max)
@@ -401,7 +390,6 @@ static int on_xmit(struct txpath *t, struct state *st, struct tep_record *rec)
 done:
 	if (k->freed)
 		skb_del(st, k);
-	return ret;
 }
 
 static void on_free(struct txpath *t, struct state *st, struct tep_record *rec, bool consume)
@@ -475,10 +463,10 @@ static int on_record(struct tep_record *rec, int cpu, void *ctx)
 	if (type < 0)
 		return 0;
 	if (type == st->id[EV_START])
-		return on_start(t, st, rec);
-	if (type == st->id[EV_XMIT])
-		return on_xmit(t, st, rec);
-	if (type == st->id[EV_CONSUME])
+		on_start(t, st, rec);
+	else if (type == st->id[EV_XMIT])
+		on_xmit(t, st, rec);
+	else if (type == st->id[EV_CONSUME])
 		on_free(t, st, rec, true);
 	else if (type == st->id[EV_KFREE])
 		on_free(t, st, rec, false);

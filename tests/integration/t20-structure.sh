@@ -14,7 +14,7 @@ cd "$TOP"
 # traffic/ are the host/guest contract and the generators' code the harness
 # builds in (netlab-proto.h, hist.h, generators.h); lib/ is below them and
 # needs nothing. A new folder gets a place here.
-LAYERS="lib | guest traffic | boot gdb trace | vm | run | scenario | selftests | bisect | report | cmd"
+LAYERS="lib | guest traffic | boot trace | vm | run | gdb | scenario | selftests | bisect | report | cmd"
 
 # "FILE A F X" for each quoted include "X" of a file of harness/A/: F is
 # X's first folder, or where "X" is found (the file's folder, guest/,
@@ -97,6 +97,35 @@ test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 li
 	wc -l harness/*/*.c guest/*.c traffic/*.c | awk "\$2 != \"total\" && \$1 > 1000" >"$T_TMP/big"
 	cat "$T_TMP/big"
 	! test -s "$T_TMP/big"
+'
+
+# One allocation policy (issue 33): outside harness/lib/, memory comes from
+# the x-helpers of lib/util.h (xzalloc, xcalloc, xstrdup, xstrndup,
+# xrealloc_array, xgrow_array), which never return on failure. Comments
+# are stripped first (gcc -fpreprocessed), so prose may name malloc().
+test_expect_success 'no raw malloc family call in harness/ outside harness/lib/' '
+	bad=
+	for f in $(ls harness/*/*.[ch] | grep -v "^harness/lib/"); do
+		hits=$(gcc -fpreprocessed -dD -E -P -x c "$f" 2>/dev/null |
+		       grep -nE "(^|[^[:alnum:]_])(malloc|calloc|realloc|reallocarray|strdup|strndup)[[:space:]]*\(" || true)
+		[ -z "$hits" ] || bad="$bad
+$f: $hits"
+	done
+	echo "raw allocations:$bad"
+	test -z "$bad"
+'
+
+# cmd/ parses options (issue 33): netlab gdb's sessions and replay
+# supervisor live in gdb/replay.c, its scenario run in scenario/scngdb.c;
+# cmd-gdb.o starts no QEMU, reads no trace, parses no scenario itself.
+test_expect_success 'cmd/cmd-gdb.c parses options: the replay supervisor is in gdb/' '
+	nm -u build/harness/cmd/cmd-gdb.o | awk "{print \$2}" >"$T_TMP/gdb-undef"
+	grep -E "^(vm_|tracedrops_|scn_|scnrun_|run_execute|run_config|gdb_qmp_|gdb_proc_start|gdb_replay_argv|outlock_)" \
+		"$T_TMP/gdb-undef" >"$T_TMP/gdb-lib" || true
+	cat "$T_TMP/gdb-lib"
+	! test -s "$T_TMP/gdb-lib"
+	grep -qx gdb_replay_run "$T_TMP/gdb-undef"
+	nm build/harness/gdb/replay.o | grep -q " T gdb_replay_run\$"
 '
 
 # Files that share a host resource must share a lane (tests/run-integration.sh):

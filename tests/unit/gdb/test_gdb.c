@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "gdb/gdb.h"
+#include "gdb/replay.h"
 
 static void test_oops__call_trace_frame(void **state)
 {
@@ -171,6 +172,72 @@ static void test_gdb__kernel_without_debug_info_is_rejected(void **state)
 	free(vml);
 }
 
+/*
+ * oops_decode() grows three arrays (the ELF's text symbols, the frames of
+ * the oops, addr2line's lines) past their first 8 slots: this test's own
+ * binary has hundreds of symbols, and 20 frames give 40+ lines. Each frame
+ * must come back decoded, in order (no slot lost or overwritten on growth).
+ */
+static void test_oops__decode_grows_past_eight_frames(void **state)
+{
+	struct sbuf oops, out;
+	char *err = NULL, *self = realpath("/proc/self/exe", NULL);
+	const char *p;
+	int n = 0;
+
+	assert_non_null(self);
+	sbuf_init(&oops);
+	sbuf_init(&out);
+	for (int i = 0; i < 20; i++)
+		sbuf_addf(&oops, "[    1.%06d]  %s+0x0/0x0\n", i, i % 2 ? "main" : "oops_decode");
+	assert_int_equal(oops_decode(self, oops.s, &out, &err), 20);
+	assert_null(err);
+	for (p = out.s; (p = strstr(p, "+0x0/0x0:\n")); p++)
+		n++;
+	assert_int_equal(n, 20);
+	assert_non_null(strstr(out.s, "main+0x0/0x0:\n"));
+	assert_non_null(strstr(out.s, "oops_decode+0x0/0x0:\n"));
+	sbuf_release(&oops);
+	sbuf_release(&out);
+	free(self);
+}
+
+/*
+ * The session's directory (gdb/replay.c, once in cmd-gdb.c): made, made
+ * absolute, the QMP socket in it; one too deep for a unix socket path
+ * (108 bytes) is refused with a hint before QEMU starts.
+ */
+static void test_gdb__session_dir_absolute_or_refused_when_too_deep(void **state)
+{
+	char dir[] = "/tmp/netlab-test-gdb-XXXXXX", *out, *deep, *err = NULL;
+	struct gdb_opts o = { .vm = -1 };
+	struct gdb_sess s = { .o = &o };
+
+	assert_non_null(mkdtemp(dir));
+	out = xasprintf("%s/run/./x", dir);
+	assert_int_equal(gdb_sess_dir(&s, out, &err), 0);
+	assert_null(err);
+	assert_int_equal(s.dir[0], '/');
+	assert_null(strstr(s.dir, "/./"));
+	assert_non_null(s.qmp);
+	assert_int_equal(strncmp(s.qmp, s.dir, strlen(s.dir)), 0);
+	assert_string_equal(s.qmp + strlen(s.dir), "/qmp.sock");
+	gdb_sess_release(&s);
+
+	memset(&s, 0, sizeof(s));
+	s.o = &o;
+	deep = xasprintf("%s/%0100d", dir, 0);
+	assert_int_equal(gdb_sess_dir(&s, deep, &err), -EINVAL);
+	assert_non_null(strstr(err, "too deep for a unix socket path"));
+	assert_non_null(strstr(err, "hint: pass a shorter --out DIR"));
+	free(err);
+	gdb_sess_release(&s);
+	rmdir(deep);
+	free(deep);
+	rm_rf(dir);
+	free(out);
+}
+
 static void test_gdb__replay_argv_substitutes_and_adds_gdbstub(void **state)
 {
 	char dir[] = "/tmp/netlab-test-rr-XXXXXX", *p, *err = NULL;
@@ -207,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_oops__unreliable_frame_and_module),
 		cmocka_unit_test(test_oops__rip_line_and_dotted_names),
 		cmocka_unit_test(test_oops__lines_without_frames),
+		cmocka_unit_test(test_oops__decode_grows_past_eight_frames),
+		cmocka_unit_test(test_gdb__session_dir_absolute_or_refused_when_too_deep),
 		cmocka_unit_test(test_gdb__batch_argv_loads_init_then_user_script_on_vmlinux),
 		cmocka_unit_test(test_gdb__interactive_argv_has_no_batch),
 		cmocka_unit_test(test_gdb__init_script_loads_kernel_scripts_connects_and_hbreaks),

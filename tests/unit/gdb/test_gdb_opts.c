@@ -40,8 +40,8 @@ static void test_gdb_cmd__modules_share_add(void **state)
 	assert_int_equal(parse(&gc, &err, "--modules", tmp, "--share", spec, "--add", file,
 			       "--kernel", "/k/bzImage", "--initrd", "/i", "s.scn", NULL), 0);
 	assert_null(err);
-	assert_string_equal(gc.modules, tmp);
-	assert_string_equal(gc.target, "s.scn");
+	assert_string_equal(gc.o.modules, tmp);
+	assert_string_equal(gc.o.target, "s.scn");
 	assert_int_equal(gc.shares.n_shares, 1);
 	assert_string_equal(gc.shares.shares[0].guest, "/opt/t");
 	assert_true(gc.shares.shares[0].rw);
@@ -52,7 +52,7 @@ static void test_gdb_cmd__modules_share_add(void **state)
 	/* without --modules: none */
 	assert_int_equal(parse(&gc, &err, "--kernel", "/k/bzImage", "--initrd", "/i", "s.scn",
 			       NULL), 0);
-	assert_null(gc.modules);
+	assert_null(gc.o.modules);
 	gdb_cmd_release(&gc);
 	free(spec);
 	free(file);

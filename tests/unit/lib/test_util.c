@@ -7,10 +7,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,87 @@ static void test_util__disk_space_and_shortage(void **state)
 	free(future);
 }
 
+/* xgrow_array(): the one way an array grows; from 8 slots, doubling, contents kept. */
+static void test_util__xgrow_array_doubles_from_eight_and_keeps_contents(void **state)
+{
+	size_t cap = 0, n = 0;
+	int *v = NULL, *before;
+
+	xgrow_array(&v, &cap, 1, sizeof(*v));
+	assert_non_null(v);
+	assert_int_equal(cap, 8);
+	for (n = 0; n < 1000; n++) {
+		xgrow_array(&v, &cap, n + 1, sizeof(*v));
+		assert_true(cap >= n + 1);
+		v[n] = (int)n * 7;
+	}
+	assert_int_equal(cap, 1024);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(v[i], (int)i * 7);
+	/* Room enough: nothing moves. */
+	before = v;
+	xgrow_array(&v, &cap, 1024, sizeof(*v));
+	assert_ptr_equal(v, before);
+	assert_int_equal(cap, 1024);
+	/* A jump past the next doubling. */
+	xgrow_array(&v, &cap, 5000, sizeof(*v));
+	assert_int_equal(cap, 8192);
+	assert_int_equal(v[999], 999 * 7);
+	v[4999] = 1;
+	free(v);
+}
+
+/*
+ * The growth that cannot be given never returns: the process dies with
+ * "netlab: out of memory" (abort; an ASan build reports and exits), so no
+ * caller writes past the old array, as gdb.c's four unchecked grow_array()
+ * calls did on -ENOMEM. One child asks for a size that overflows size_t,
+ * one for 2^61 bytes that no allocator gives.
+ */
+static void test_util__xgrow_array_out_of_memory_never_returns(void **state)
+{
+	static const size_t needs[] = { SIZE_MAX / 16 + 1, SIZE_MAX / 16 / 8 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(needs); i++) {
+		int status, fd;
+		pid_t pid = fork();
+
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			char (*v)[16] = NULL;
+			size_t cap = 0;
+
+			fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 2);
+			xgrow_array(&v, &cap, 4, sizeof(*v));
+			xgrow_array(&v, &cap, needs[i], sizeof(*v));
+			v[needs[i] - 1][0] = 1;	/* what a caller does next */
+			_exit(0);
+		}
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (WIFSIGNALED(status))
+			assert_int_equal(WTERMSIG(status), SIGABRT);
+		else
+			assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	}
+}
+
+static void test_util__xcalloc_zeroes_and_xstrndup_cuts(void **state)
+{
+	long *z = xcalloc(100, sizeof(*z));
+	char *s = xstrndup("netlab", 3), *t = xstrndup("ab", 10), *e = xstrndup("", 0);
+
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(z[i], 0);
+	assert_string_equal(s, "net");
+	assert_string_equal(t, "ab");
+	assert_string_equal(e, "");
+	free(z);
+	free(s);
+	free(t);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +226,9 @@ int main(void)
 		cmocka_unit_test(test_util__file_last_line),
 		cmocka_unit_test(test_util__sigpipe_ignored_is_a_write_error),
 		cmocka_unit_test(test_util__disk_space_and_shortage),
+		cmocka_unit_test(test_util__xgrow_array_doubles_from_eight_and_keeps_contents),
+		cmocka_unit_test(test_util__xgrow_array_out_of_memory_never_returns),
+		cmocka_unit_test(test_util__xcalloc_zeroes_and_xstrndup_cuts),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
