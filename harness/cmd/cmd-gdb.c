@@ -31,7 +31,7 @@ static const char gdb_usage[] =
 	"                        skb freed as a drop), next-drop, or a kernel FUNC ['if EXPR'];\n"
 	"                        with --batch the replay ends when the batch file does\n"
 	"      --record          record the debugged VM too (replay.bin, replay.argv)\n"
-	"      --vm a|b          pair topology: the VM to debug or replay (default: e1000e's, else a)\n"
+	"      --vm a|b          pair topology: the VM to debug or replay (default: a NIC's with gdb helpers, else a)\n"
 	"  -o, --out DIR         run directory (default runs/gdb-DATE-PID)\n"
 	"      --timeout S       stop the run after S seconds (default: the scenario's; 1 day\n"
 	"                        for an interactive session; 600 for a replay)\n"

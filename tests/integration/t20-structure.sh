@@ -93,6 +93,14 @@ test_expect_success 'no generator name in a string of harness/ outside scenario/
 	test $st = 0
 '
 
+test_expect_success 'no NIC model or driver name in a string of harness/: code asks guest/nicmodel.c' '
+	st=0
+	perl tests/integration/nic-names.pl guest/nicmodel.c harness/*/*.[ch] >"$T_TMP/nics" || st=$?
+	cat "$T_TMP/nics"
+	grep -q "^models: e1000 e1000e virtio-net" "$T_TMP/nics"
+	test $st = 0
+'
+
 test_expect_success 'no source file of harness/, guest/ or traffic/ over 1000 lines' '
 	wc -l harness/*/*.c guest/*.c traffic/*.c | awk "\$2 != \"total\" && \$1 > 1000" >"$T_TMP/big"
 	cat "$T_TMP/big"
