@@ -18,44 +18,54 @@
 
 /* ---- the rows: each analysis's own functions behind one signature ---- */
 
-static int path_attach(struct tracepass *tp, const void *o, void **pass, char **err)
-{
-	return pktpath_attach(tp, o, (struct pktpath_pass **)pass, err);
-}
+/* NAME_attach(tp, opts, &pass, err) as the table's attach (TAG_attach). */
+#define TA_ATTACH(TAG, NAME)                                                             \
+	static int TAG##_attach(struct tracepass *tp, const void *o, void **pass, char **err) \
+	{                                                                                \
+		return NAME##_attach(tp, o, (struct NAME##_pass **)pass, err);            \
+	}
 
-static int path_collect(void *pass, void **out, char **err)
-{
-	return pktpath_collect(pass, (struct pktpath **)out, err);
-}
+/* NAME_collect, NAME_to_json and NAME_free as TAG_collect, TAG_json, TAG_free. */
+#define TA_RESULT(TAG, NAME)                                                    \
+	static int TAG##_collect(void *pass, void **out, char **err)            \
+	{                                                                       \
+		return NAME##_collect(pass, (struct NAME **)out, err);           \
+	}                                                                       \
+	static struct json_object *TAG##_json(const void *r)                    \
+	{                                                                       \
+		return NAME##_to_json(r);                                        \
+	}                                                                       \
+	static void TAG##_free(void *r)                                         \
+	{                                                                       \
+		NAME##_free(r);                                                  \
+	}
 
-static struct json_object *path_json(const void *r)
-{
-	return pktpath_to_json(r);
-}
+/* NAME_metrics(result, m) as TAG_metrics. */
+#define TA_METRICS(TAG, NAME)                                        \
+	static void TAG##_metrics(const void *r, struct metrics *m) \
+	{                                                            \
+		NAME##_metrics(r, m);                                \
+	}
 
-static void path_metrics(const void *r, struct metrics *m)
-{
-	pktpath_metrics(r, m);
-}
+TA_ATTACH(path, pktpath)
+TA_RESULT(path, pktpath)
+TA_METRICS(path, pktpath)
+TA_ATTACH(drops, tracedrops)
+TA_RESULT(drops, tracedrops)
+TA_ATTACH(timeline, netrx)
+TA_RESULT(timeline, netrx)
+TA_METRICS(timeline, netrx)
+TA_ATTACH(ring, drvring)
+TA_RESULT(ring, drvring)
+TA_METRICS(ring, drvring)
+TA_RESULT(tx, txpath)
+TA_METRICS(tx, txpath)
 
-static void path_free(void *r)
+/* txpath has no options. */
+static int tx_attach(struct tracepass *tp, const void *o, void **pass, char **err)
 {
-	pktpath_free(r);
-}
-
-static int drops_attach(struct tracepass *tp, const void *o, void **pass, char **err)
-{
-	return tracedrops_attach(tp, o, (struct tracedrops_pass **)pass, err);
-}
-
-static int drops_collect(void *pass, void **out, char **err)
-{
-	return tracedrops_collect(pass, (struct tracedrops **)out, err);
-}
-
-static struct json_object *drops_json(const void *r)
-{
-	return tracedrops_to_json(r);
+	(void)o;
+	return txpath_attach(tp, (struct txpath_pass **)pass, err);
 }
 
 static void add_to(struct metrics *m, const char *name, double v)
@@ -81,88 +91,6 @@ static void drops_metrics(const void *r, struct metrics *m)
 	add_to(m, "drops.lost_events", (double)td->lost);
 }
 
-static void drops_free(void *r)
-{
-	tracedrops_free(r);
-}
-
-static int timeline_attach(struct tracepass *tp, const void *o, void **pass, char **err)
-{
-	return netrx_attach(tp, o, (struct netrx_pass **)pass, err);
-}
-
-static int timeline_collect(void *pass, void **out, char **err)
-{
-	return netrx_collect(pass, (struct netrx **)out, err);
-}
-
-static struct json_object *timeline_json(const void *r)
-{
-	return netrx_to_json(r);
-}
-
-static void timeline_metrics(const void *r, struct metrics *m)
-{
-	netrx_metrics(r, m);
-}
-
-static void timeline_free(void *r)
-{
-	netrx_free(r);
-}
-
-static int ring_attach(struct tracepass *tp, const void *o, void **pass, char **err)
-{
-	return drvring_attach(tp, o, (struct drvring_pass **)pass, err);
-}
-
-static int ring_collect(void *pass, void **out, char **err)
-{
-	return drvring_collect(pass, (struct drvring **)out, err);
-}
-
-static struct json_object *ring_json(const void *r)
-{
-	return drvring_to_json(r);
-}
-
-static void ring_metrics(const void *r, struct metrics *m)
-{
-	drvring_metrics(r, m);
-}
-
-static void ring_free(void *r)
-{
-	drvring_free(r);
-}
-
-/* txpath has no options. */
-static int tx_attach(struct tracepass *tp, const void *o, void **pass, char **err)
-{
-	(void)o;
-	return txpath_attach(tp, (struct txpath_pass **)pass, err);
-}
-
-static int tx_collect(void *pass, void **out, char **err)
-{
-	return txpath_collect(pass, (struct txpath **)out, err);
-}
-
-static struct json_object *tx_json(const void *r)
-{
-	return txpath_to_json(r);
-}
-
-static void tx_metrics(const void *r, struct metrics *m)
-{
-	txpath_metrics(r, m);
-}
-
-static void tx_free(void *r)
-{
-	txpath_free(r);
-}
-
 const struct trace_analysis_ops trace_analysis_table[TA_N] = {
 	[TA_PATH] = { "path", path_attach, path_collect, path_json, path_metrics, path_free },
 	[TA_DROPS] = { "drops", drops_attach, drops_collect, drops_json, drops_metrics, drops_free },
@@ -172,7 +100,53 @@ const struct trace_analysis_ops trace_analysis_table[TA_N] = {
 	[TA_TX] = { "tx", tx_attach, tx_collect, tx_json, tx_metrics, tx_free },
 };
 
-/* ---- the pass ---------------------------------------------------------- */
+/* ---- one analysis alone, and the pass of several ------------------------ */
+
+int trace_analysis_read(enum trace_analysis_id id, const char *path, const void *opts, void **out,
+			char **err)
+{
+	const struct trace_analysis_ops *op = &trace_analysis_table[id];
+	struct tracepass tp;
+	void *pass = NULL;
+	int ret;
+
+	*out = NULL;
+	tracepass_init(&tp, path);
+	ret = op->attach(&tp, opts, &pass, err);
+	if (!ret) {
+		tracepass_run(&tp);
+		ret = op->collect(pass, out, err);
+	}
+	tracepass_close(&tp);
+	return ret;
+}
+
+/* The analyses' own entry points (their headers), each one alone. */
+int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err)
+{
+	return trace_analysis_read(TA_PATH, path, o, (void **)out, err);
+}
+
+int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tracedrops **out,
+		    char **err)
+{
+	return trace_analysis_read(TA_DROPS, path, o, (void **)out, err);
+}
+
+int netrx_read(const char *path, const struct netrx_opts *o, struct netrx **out, char **err)
+{
+	return trace_analysis_read(TA_TIMELINE, path, o, (void **)out, err);
+}
+
+int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
+{
+	return trace_analysis_read(TA_RING, path, o, (void **)out, err);
+}
+
+int txpath_read(const char *path, struct txpath **out, char **err)
+{
+	return trace_analysis_read(TA_TX, path, NULL, (void **)out, err);
+}
 
 void trace_analyses_run(struct trace_analyses *ta)
 {

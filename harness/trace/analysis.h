@@ -77,6 +77,15 @@ struct trace_analyses {
 	void *ctx;
 };
 
+/*
+ * trace_analysis_read() - analysis @id alone over the trace.dat @path, in one
+ * pass: 0 and *@out its result (the caller frees it with the row's free, or
+ * the analysis's own NAME_free), or -errno with *@err; each analysis's
+ * NAME_read() (its header) is this.
+ */
+int trace_analysis_read(enum trace_analysis_id id, const char *path, const void *opts, void **out,
+			char **err);
+
 /**
  * trace_analyses_run() - the wanted analyses over @ta->path in one pass
  * @ta: path, want and opts set; each analysis's outcome is left in @ta->a

@@ -509,23 +509,6 @@ int drvring_collect(struct drvring_pass *s, struct drvring **out, char **err)
 	return 0;
 }
 
-int drvring_read(const char *path, const struct drvring_opts *o, struct drvring **out, char **err)
-{
-	struct drvring_pass *s;
-	struct tracepass tp;
-	int ret;
-
-	*out = NULL;
-	tracepass_init(&tp, path);
-	ret = drvring_attach(&tp, o, &s, err);
-	if (!ret) {
-		tracepass_run(&tp);
-		ret = drvring_collect(s, out, err);
-	}
-	tracepass_close(&tp);
-	return ret;
-}
-
 void drvring_free(struct drvring *d)
 {
 	if (!d)

@@ -703,23 +703,6 @@ int netrx_collect(struct netrx_pass *s, struct netrx **out, char **err)
 	return 0;
 }
 
-int netrx_read(const char *path, const struct netrx_opts *o, struct netrx **out, char **err)
-{
-	struct netrx_pass *s;
-	struct tracepass tp;
-	int ret;
-
-	*out = NULL;
-	tracepass_init(&tp, path);
-	ret = netrx_attach(&tp, o, &s, err);
-	if (!ret) {
-		tracepass_run(&tp);
-		ret = netrx_collect(s, out, err);
-	}
-	tracepass_close(&tp);
-	return ret;
-}
-
 void netrx_free(struct netrx *nr)
 {
 	if (!nr)

@@ -776,23 +776,6 @@ int pktpath_collect(struct pktpath_pass *s, struct pktpath **out, char **err)
 	return 0;
 }
 
-int pktpath_read(const char *path, const struct pktpath_opts *o, struct pktpath **out, char **err)
-{
-	struct pktpath_pass *s;
-	struct tracepass tp;
-	int ret;
-
-	*out = NULL;
-	tracepass_init(&tp, path);
-	ret = pktpath_attach(&tp, o, &s, err);
-	if (!ret) {
-		tracepass_run(&tp);
-		ret = pktpath_collect(s, out, err);
-	}
-	tracepass_close(&tp);
-	return ret;
-}
-
 void pktpath_free(struct pktpath *p)
 {
 	if (!p)

@@ -503,24 +503,6 @@ int tracedrops_collect(struct tracedrops_pass *s, struct tracedrops **out, char 
 	return 0;
 }
 
-int tracedrops_read(const char *path, const struct tracedrops_opts *o, struct tracedrops **out,
-		    char **err)
-{
-	struct tracedrops_pass *s;
-	struct tracepass tp;
-	int ret;
-
-	*out = NULL;
-	tracepass_init(&tp, path);
-	ret = tracedrops_attach(&tp, o, &s, err);
-	if (!ret) {
-		tracepass_run(&tp);
-		ret = tracedrops_collect(s, out, err);
-	}
-	tracepass_close(&tp);
-	return ret;
-}
-
 void tracedrops_free(struct tracedrops *td)
 {
 	if (!td)

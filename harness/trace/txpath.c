@@ -660,23 +660,6 @@ int txpath_collect(struct txpath_pass *s, struct txpath **out, char **err)
 	return ret;
 }
 
-int txpath_read(const char *path, struct txpath **out, char **err)
-{
-	struct txpath_pass *s;
-	struct tracepass tp;
-	int ret;
-
-	*out = NULL;
-	tracepass_init(&tp, path);
-	ret = txpath_attach(&tp, &s, err);
-	if (!ret) {
-		tracepass_run(&tp);
-		ret = txpath_collect(s, out, err);
-	}
-	tracepass_close(&tp);
-	return ret;
-}
-
 void txpath_free(struct txpath *t)
 {
 	if (!t)
