@@ -14,6 +14,7 @@
 #include "lib/metrics.h"
 #include "trace/pktpath.h"
 #include "lib/util.h"
+#include "trace/hist-json.h"
 
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
@@ -345,14 +346,6 @@ static struct json_object *json_us(double us)
 	return json_object_new_double_s(us, buf);
 }
 
-static struct json_object *json_seconds(uint64_t ns)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu.%09llu", (unsigned long long)(ns / 1000000000ull),
-		 (unsigned long long)(ns % 1000000000ull));
-	return json_object_new_double_s((double)ns / 1e9, buf);
-}
 
 /* name -> count, p50_us, p90_us, p99_us, max_us of the stages with samples. */
 static struct json_object *json_stages(const struct pktpath_stats *s, enum pktpath_dir dir)
@@ -475,20 +468,13 @@ static struct json_object *json_strings(char *const *v, size_t n)
 
 static struct json_object *json_trace(const struct pktpath *p)
 {
-	struct json_object *o = json_object_new_object();
+	const struct json_trace_head h = {
+		.path = p->path, .cpus = p->cpus, .buffers = p->buffers, .events = p->events,
+		.t0 = p->t0, .last_ts = p->last_ts, .lost = p->lost, .lost_gaps = p->lost_gaps,
+		.lost_unknown = p->lost_unknown,
+	};
 
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "file", json_object_new_string(p->path));
-	json_object_object_add(o, "cpus", json_object_new_int(p->cpus));
-	json_object_object_add(o, "buffers", json_object_new_int(p->buffers));
-	json_object_object_add(o, "events", json_object_new_uint64(p->events));
-	json_object_object_add(o, "first_ts", json_seconds(p->t0));
-	json_object_object_add(o, "last_ts", json_seconds(p->last_ts));
-	json_object_object_add(o, "lost_events", json_object_new_uint64(p->lost));
-	json_object_object_add(o, "lost_gaps", json_object_new_uint64(p->lost_gaps));
-	json_object_object_add(o, "lost_unknown", json_object_new_uint64(p->lost_unknown));
-	return o;
+	return json_trace_head(&h);
 }
 
 struct json_object *pktpath_to_json(const struct pktpath *p)

@@ -40,6 +40,7 @@
 #include "trace/tracefile.h"
 #include "trace/tracepass.h"
 #include "lib/util.h"
+#include "trace/hist-json.h"
 
 #define NS_PER_S 1000000000ull
 
@@ -546,14 +547,6 @@ const char *tracedrops_proto_name(unsigned int protocol)
 
 /* ---- JSON ------------------------------------------------------------------- */
 
-static struct json_object *json_seconds(uint64_t ns)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%llu.%09llu", (unsigned long long)(ns / NS_PER_S),
-		 (unsigned long long)(ns % NS_PER_S));
-	return json_object_new_double_s((double)ns / NS_PER_S, buf);
-}
 
 static struct json_object *json_u64(uint64_t v)
 {
@@ -608,20 +601,13 @@ static struct json_object *json_interval(const struct tracedrops *td,
 
 static struct json_object *json_trace(const struct tracedrops *td)
 {
-	struct json_object *o = json_object_new_object();
+	const struct json_trace_head h = {
+		.path = td->path, .cpus = td->cpus, .buffers = td->buffers, .events = td->events,
+		.t0 = td->t0, .last_ts = td->last_ts, .lost = td->lost, .lost_gaps = td->lost_gaps,
+		.lost_unknown = td->lost_unknown,
+	};
 
-	if (!o)
-		return NULL;
-	json_object_object_add(o, "file", json_object_new_string(td->path));
-	json_object_object_add(o, "cpus", json_object_new_int(td->cpus));
-	json_object_object_add(o, "buffers", json_object_new_int(td->buffers));
-	json_object_object_add(o, "events", json_u64(td->events));
-	json_object_object_add(o, "first_ts", json_seconds(td->t0));
-	json_object_object_add(o, "last_ts", json_seconds(td->last_ts));
-	json_object_object_add(o, "lost_events", json_u64(td->lost));
-	json_object_object_add(o, "lost_gaps", json_u64(td->lost_gaps));
-	json_object_object_add(o, "lost_unknown", json_u64(td->lost_unknown));
-	return o;
+	return json_trace_head(&h);
 }
 
 struct json_object *tracedrops_to_json(const struct tracedrops *td)
