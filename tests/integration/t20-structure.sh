@@ -87,7 +87,7 @@ test_expect_success 'no call circle between the guest agent files (from the obje
 # descriptor, scenario/scngen.c): nothing else in harness/ names one to branch on.
 test_expect_success 'no generator name in a string of harness/ outside scenario/scngen.c' '
 	st=0
-	perl tests/integration/gen-names.pl traffic/generators.c harness/*/*.[ch] >"$T_TMP/names" || st=$?
+	perl tests/integration/table-names.pl gen traffic/generators.c harness/*/*.[ch] >"$T_TMP/names" || st=$?
 	cat "$T_TMP/names"
 	grep -q "^generators: udp-stream" "$T_TMP/names"
 	test $st = 0
@@ -95,7 +95,7 @@ test_expect_success 'no generator name in a string of harness/ outside scenario/
 
 test_expect_success 'no NIC model or driver name in a string of harness/: code asks guest/nicmodel.c' '
 	st=0
-	perl tests/integration/nic-names.pl guest/nicmodel.c harness/*/*.[ch] >"$T_TMP/nics" || st=$?
+	perl tests/integration/table-names.pl nic guest/nicmodel.c harness/*/*.[ch] >"$T_TMP/nics" || st=$?
 	cat "$T_TMP/nics"
 	grep -q "^models: e1000 e1000e virtio-net" "$T_TMP/nics"
 	test $st = 0
