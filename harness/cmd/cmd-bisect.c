@@ -74,8 +74,9 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
-static int parse_one(struct bisect_cmd *bc, int c, const char *opt, const char *arg, char **err)
+static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **err)
 {
+	struct bisect_cmd *bc = ctx;
 	unsigned long v;
 	bool b;
 
@@ -130,25 +131,13 @@ bad:
 int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 {
 	char *why = NULL;
-	int c, li = -1;
 
 	memset(bc, 0, sizeof(*bc));
 	bc->runs = 1;
 	bc->jobs = 1;
 	bc->deterministic = -1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:o:h", longopts, &li)) != -1) {
-		char name[64];
-
-		if (c == '?' || c == ':') {
-			err_set(err, "bad option '%s' (see 'netlab bisect --help')", argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (parse_one(bc, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
-			return -EINVAL;
-		li = -1;
-	}
+	if (cmd_getopt(argc, argv, "j:o:h", longopts, "bisect", parse_one, bc, err))
+		return -EINVAL;
 	if (bc->help)
 		return 0;
 	if (optind < argc) {

@@ -132,6 +132,29 @@ const char *cmd_opt_name(const struct option *longopts, int li, int c, char *buf
 	return buf;
 }
 
+int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       const char *cmd, int (*one)(void *ctx, int c, const char *opt, const char *arg,
+					   char **err),
+	       void *ctx, char **err)
+{
+	int c, li = -1;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, &li)) != -1) {
+		char name[64];
+
+		if (c == '?' || c == ':') {
+			err_set(err, "bad option '%s' (see 'netlab %s --help')", argv[optind - 1], cmd);
+			return -EINVAL;
+		}
+		if (one(ctx, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
+			return -EINVAL;
+		li = -1;
+	}
+	return 0;
+}
+
 int cmd_parse_share(const char *spec, bool add, struct cmd_shares *cs, char **err)
 {
 	struct vm_share sh;

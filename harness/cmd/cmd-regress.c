@@ -210,8 +210,9 @@ static int resolve_all(struct regress_cmd *rc, char **err)
 	return 0;
 }
 
-static int parse_one(struct regress_cmd *rc, int c, const char *opt, const char *arg, char **err)
+static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **err)
 {
+	struct regress_cmd *rc = ctx;
 	unsigned long v;
 	bool b;
 
@@ -293,25 +294,13 @@ static void fill_defaults(struct regress_cmd *rc)
 static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 {
 	const char *iopt;
-	int c, li = -1;
 
 	memset(rc, 0, sizeof(*rc));
 	run_opts_init(&rc->o.base);
 	rc->o.jobs = 2;
 	rc->o.deterministic = -1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:o:h", longopts, &li)) != -1) {
-		char name[64];
-
-		if (c == '?' || c == ':') {
-			err_set(err, "bad option '%s' (see 'netlab regress --help')", argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (parse_one(rc, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
-			return -EINVAL;
-		li = -1;
-	}
+	if (cmd_getopt(argc, argv, "j:o:h", longopts, "regress", parse_one, rc, err))
+		return -EINVAL;
 	/* --connect implies a backend that takes connections (libvirt). */
 	if (rc->o.n_connect && vm_backend_need(&rc->o.base.backend, &rc->backend_given,
 					       VM_BACKEND_CAN_CONNECT, "--connect", err))

@@ -69,8 +69,9 @@ static const char *own(struct selftests_cmd *sc, char *s)
 	return s;
 }
 
-static int parse_one(struct selftests_cmd *sc, int c, const char *opt, const char *arg, char **err)
+static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **err)
 {
+	struct selftests_cmd *sc = ctx;
 	unsigned long v;
 
 	switch (c) {
@@ -138,25 +139,13 @@ static int parse(int argc, char **argv, struct selftests_cmd *sc, char **err)
 {
 	static const char *const dflt[] = { "net" };
 	const char *iopt;
-	int c, li = -1;
 
 	memset(sc, 0, sizeof(*sc));
 	run_opts_init(&sc->o.base);
 	sc->o.jobs = 2;
 	sc->o.deterministic = -1;
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "j:o:h", longopts, &li)) != -1) {
-		char name[64];
-
-		if (c == '?' || c == ':') {
-			err_set(err, "bad option '%s' (see 'netlab selftests --help')", argv[optind - 1]);
-			return -EINVAL;
-		}
-		if (parse_one(sc, c, cmd_opt_name(longopts, li, c, name, sizeof(name)), optarg, err))
-			return -EINVAL;
-		li = -1;
-	}
+	if (cmd_getopt(argc, argv, "j:o:h", longopts, "selftests", parse_one, sc, err))
+		return -EINVAL;
 	if (sc->help)
 		return 0;
 	if (!sc->o.base.kernel)

@@ -66,6 +66,17 @@ struct option;
  */
 const char *cmd_opt_name(const struct option *longopts, int li, int c, char *buf, size_t n);
 
+/*
+ * cmd_getopt() - getopt_long() over @argv, each option handed to @one with
+ * the name the user wrote (cmd_opt_name()) and its argument; an unknown
+ * option or a missing argument is "bad option 'X' (see 'netlab CMD --help')".
+ * Return: 0, with optind at the first operand; -EINVAL with *@err set.
+ */
+int cmd_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	       const char *cmd, int (*one)(void *ctx, int c, const char *opt, const char *arg,
+					   char **err),
+	       void *ctx, char **err);
+
 /* Parse `netlab run` options (argv[0] is "run"). 0 or -EINVAL with *err. */
 int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err);
 void run_cmd_release(struct run_cmd *rc);
