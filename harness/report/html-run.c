@@ -46,6 +46,17 @@ static void missing(struct sbuf *b, const char *why)
 
 /* ---- header ----------------------------------------------------------------------- */
 
+/* One <td> per column: the number at PATH.@i.COLUMN of the run's report. */
+static void num_cells(struct sbuf *b, const struct html_run *r, const char *path, size_t i,
+		      const char *const *cols, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		sbuf_adds(b, "<td>");
+		html_numf(b, r->rep, NULL, "%s.%zu.%s", path, i, cols[c]);
+		sbuf_adds(b, "</td>");
+	}
+}
+
 static void header(struct sbuf *b, const struct html_run *r)
 {
 	sbuf_adds(b, "<h1>netlab run <code>");
@@ -751,11 +762,7 @@ static void flows_table(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, ":");
 		html_str(b, f, "dport", "?");
 		sbuf_adds(b, "</td>");
-		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
-			sbuf_adds(b, "<td>");
-			html_numf(b, r->rep, NULL, "path.flows.%zu.%s", i, cols[c]);
-			sbuf_adds(b, "</td>");
-		}
+		num_cells(b, r, "path.flows", i, cols, ARRAY_SIZE(cols));
 		sbuf_adds(b, "<td class=\"l\">");
 		tasks(b, html_json_at(f, "senders"));
 		sbuf_adds(b, "</td><td class=\"l\">");
@@ -781,11 +788,7 @@ static void procs_table(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, "</td><td class=\"l\">");
 		html_str(b, pr, "comm", "?");
 		sbuf_adds(b, "</td>");
-		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
-			sbuf_adds(b, "<td>");
-			html_numf(b, r->rep, NULL, "path.processes.%zu.%s", i, cols[c]);
-			sbuf_adds(b, "</td>");
-		}
+		num_cells(b, r, "path.processes", i, cols, ARRAY_SIZE(cols));
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
@@ -829,11 +832,7 @@ static void sec_wire(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, " (");
 		html_str(b, l, "model", "");
 		sbuf_adds(b, ")</td>");
-		for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
-			sbuf_adds(b, "<td>");
-			html_numf(b, r->rep, NULL, "wire.links.%zu.%s", i, cols[c]);
-			sbuf_adds(b, "</td>");
-		}
+		num_cells(b, r, "wire.links", i, cols, ARRAY_SIZE(cols));
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
