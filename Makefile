@@ -171,6 +171,10 @@ $(B)/tests/guest/test_agent_pci: tests/unit/guest/test_agent_pci.c guest/agent-p
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -Itests/unit -o $@ tests/unit/guest/test_agent_pci.c guest/agent-pci.c guest/nicmodel.c -lcmocka
 
+$(B)/tests/guest/test_nicmodel: tests/unit/guest/test_nicmodel.c guest/nicmodel.c guest/nicmodel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(NETLAB_CFLAGS) -Iguest -o $@ tests/unit/guest/test_nicmodel.c guest/nicmodel.c -lcmocka
+
 # A sanitizer's first report ends the test binary, which then fails.
 unit: $(UNIT_TESTS)
 	@$(SAN_ENV) tests/run-unit.sh $(UNIT_TESTS)
