@@ -103,6 +103,10 @@ static void test_agent_pci__names_the_unbound_function_and_its_config(void **sta
 	/* no virtio-net function at all */
 	assert_int_equal(agent_nic_unbound(root, "virtio-net", why, sizeof(why)), 0);
 	assert_int_equal(agent_nic_unbound(root, "rtl8139", why, sizeof(why)), -1);
+	/* igb (82576): its ids and config come from its row of guest/nicmodel.c */
+	pci_dev("0000:00:07.0", "0x8086\n", "0x10c9\n", NULL);
+	assert_int_equal(agent_nic_unbound(root, "igb", why, sizeof(why)), 1);
+	assert_string_equal(why, "no driver bound to the igb device at 0000:00:07.0: the kernel lacks CONFIG_IGB=y (or has it as a module nothing loaded)");
 }
 
 static void test_agent_pci__virtio_net_without_its_virtio_driver(void **state)
