@@ -19,13 +19,13 @@ set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- tests/integration/t*.sh
 
-# CI seconds of each file (a clean-clone .ci/run, issue 19; t06, t15 and
-# t27 from the .ci/run of issue 32, t15 and t27 since trimmed to the
-# default run's part; t21 skips without NETLAB_SLOW_TESTS=1)
-declare -A FILE_S=([t06]=1107 [t16]=504 [t21]=2 [t13]=253 [t18]=248 [t14]=211
-	[t15]=340 [t22]=110 [t17]=101 [t26]=86 [t25]=77 [t10]=54 [t24]=53 [t11]=42
+# CI seconds of each file (a clean-clone .ci/run, issue 19; t06, t13-t18,
+# t25 and t27 from the .ci/run of issue 33, on a loaded host; t21 skips
+# without NETLAB_SLOW_TESTS=1)
+declare -A FILE_S=([t06]=1083 [t16]=446 [t21]=2 [t13]=303 [t18]=461 [t14]=235
+	[t15]=484 [t22]=110 [t17]=203 [t26]=86 [t25]=99 [t10]=54 [t24]=53 [t11]=42
 	[t23]=42 [t09]=37 [t08]=34 [t03]=24 [t02]=23 [t01]=18 [t07]=18 [t04]=13
-	[t19]=7 [t20]=7 [t05]=16 [t12]=3 [t27]=650 [t28]=15 [t29]=25 [t30]=60)
+	[t19]=7 [t20]=7 [t05]=16 [t12]=3 [t27]=631 [t28]=15 [t29]=25 [t30]=60)
 declare -A GROUP=([t14]=libvirt [t17]=libvirt [t25]=libvirt [t12]=history [t15]=history
 	[t21]=history [t27]=history)
 
