@@ -176,12 +176,21 @@ test_expect_success 'usage errors: exit 2' '
 # Three recordings in one boot: a UDP receiver that reads slower than the
 # sender sends (SOCKET_RCVBUFF), datagrams to a port nobody listens on
 # (NO_SOCKET), and a trace without skb:kfree_skb.
+# trace-cmd left the first recording without a single event once, in a
+# .ci/run on a loaded host (issue 33: "1 CPU, 0 events"): a recording with
+# no kfree_skb is made again, at most three times, and the tries are kept
+# (trace.tries) -- what is tested is netlab's reading of a trace, not
+# trace-cmd's recorder under a starved vCPU.
 GUEST_JOB='set -e
+for try in 1 2 3; do
 trace-cmd record -e skb:kfree_skb -o /netlab/out/trace.dat sh -c "
 	/sbin/ip netns exec b udp-stream --recv --bind 198.18.0.2 --rcvbuf 4096 --read-delay 2000 >/netlab/out/r.json &
 	sleep 0.5
 	udp-stream --send --dst 198.18.0.2 --rate 1000 --size 1000 --duration 1 >/netlab/out/s.json
 	wait" >/dev/null
+echo $try >/netlab/out/trace.tries
+trace-cmd report -i /netlab/out/trace.dat 2>/dev/null | grep -q kfree_skb && break
+done
 cat >/tmp/noport.sh <<"NOPORT"
 # The sender ends when its last datagram leaves ethA; on a loaded host the
 # last ones may reach ethB (in b) later. Record until b has counted NoPorts
