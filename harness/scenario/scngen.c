@@ -32,6 +32,19 @@ int scn_gen_read_end(struct collect *c, bool rx, const char *name, struct json_o
 	return *out ? 0 : -EINVAL;
 }
 
+/* Both ends' result files: 0, or -EINVAL with *c->err and nothing held. */
+static int read_ends(struct collect *c, const struct tgen *g, struct json_object **tx,
+		     struct json_object **rx)
+{
+	if (scn_gen_read_end(c, false, g->tx_out, tx))
+		return -EINVAL;
+	if (scn_gen_read_end(c, true, g->rx_out, rx)) {
+		json_object_put(*tx);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 double scn_gen_jnum(struct json_object *o, const char *dotted)
 {
 	char *copy = xstrdup(dotted), *save = NULL;
@@ -107,7 +120,7 @@ static int collect_udp(struct collect *c, const struct tgen *g)
 	struct json_object *tx, *rx;
 	char name[64];
 
-	if (scn_gen_read_end(c, false, g->tx_out, &tx) || scn_gen_read_end(c, true, g->rx_out, &rx))
+	if (read_ends(c, g, &tx, &rx))
 		return -EINVAL;
 	set_if(c->m, "udp.sent", scn_gen_jnum(tx, "sent"));
 	set_if(c->m, "udp.send_errors", scn_gen_jnum(tx, "send_errors_total"));
@@ -135,7 +148,7 @@ static int collect_tcp(struct collect *c, const struct tgen *g)
 {
 	struct json_object *tx, *rx;
 
-	if (scn_gen_read_end(c, false, g->tx_out, &tx) || scn_gen_read_end(c, true, g->rx_out, &rx))
+	if (read_ends(c, g, &tx, &rx))
 		return -EINVAL;
 	collect_stall(c, "tcp", tx, rx);
 	/* A receiver the path never reached got nothing: that is measured, as 0. */
