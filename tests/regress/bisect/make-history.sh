@@ -41,10 +41,27 @@
 #           "::" to loopback only for v4-mapped sockets, so an IPv6 socket's
 #           connect() to "::" fails with ENETUNREACH; the kernel's selftest
 #           net:sk_connect_zero_addr catches it. Not in the --module history)
+#   demux:  p1 DEMUX p4                      (DEMUX, in net/ipv4/udp.c:
+#           compute_score() skips the remote-port match of a connected
+#           SO_REUSEPORT socket, so with several connected sockets on one
+#           port the first of them takes the datagrams of the others; early
+#           demux only tries the first socket of a port's chain, so only the
+#           others' flows go astray. One socket, one flow: nothing changes)
+#   backlog: p1 p2 BACKLOG p4                (BACKLOG, in net/core/dev.c:
+#           enqueue_to_backlog() refuses a frame for another CPU's backlog
+#           once 8 are queued there: RPS steering to a second CPU drops
+#           bursts at that CPU's backlog (softnet dropped, reason
+#           CPU_BACKLOG); on one CPU, or without RPS, nothing changes)
+#   mqrx:   p1 MQRX p4                       (MQRX, in igb_main.c:
+#           igb_clean_rx_irq() consumes, without handing it up, every frame
+#           of 1024 bytes or more that arrives on a receive queue other than
+#           0: a silent driver loss of the second RSS queue only)
+#   (demux, backlog and mqrx: not in the --module history)
 #
 # Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
 # slowtx-culprit, txsilent-culprit, txcsum-culprit, tcpstall-culprit,
-# slowtx2-culprit, ksft-culprit. Every edit replaces
+# slowtx2-culprit, ksft-culprit, demux-culprit, backlog-culprit,
+# mqrx-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -68,7 +85,7 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=ksft-culprit
+last=mqrx-culprit
 [ $module = 1 ] && last=slowtx2-culprit
 newest=slowtx2-culprit
 slowtx_us=${NETLAB_SLOWTX_US:-150}
@@ -82,7 +99,10 @@ fi
 KSRC= "$top/harness/kbuild.sh" --print-dir >/dev/null
 src=$(ls -d "$cache"/src/debian-linux-source-6.1-* | head -1)
 [ -f "$src/Makefile" ] || { echo "make-history.sh: no extracted source in $cache/src" >&2; exit 2; }
-pristine() { sha256sum "$src/$f" "$src/net/ipv6/tcp_ipv6.c" | cut -c1-64; }
+pristine() {
+	sha256sum "$src/$f" "$src/net/ipv6/tcp_ipv6.c" "$src/net/ipv4/udp.c" "$src/net/core/dev.c" \
+		"$src/drivers/net/ethernet/intel/igb/igb_main.c" | cut -c1-64
+}
 sum_before=$(pristine)
 
 rm -rf "$dir"
@@ -225,6 +245,35 @@ edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
 edit "$ksft" "tcp: map a connect() to the unspecified address only for v4-mapped sockets (planted regression)" \
 	net/ipv6/tcp_ipv6.c
 "${g[@]}" tag ksft-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+
+# Regressions that need several sockets, a second CPU, a second queue.
+demux='/^\tif (inet->inet_dport) {$/{n;s/^\t\tif (inet->inet_dport != sport)$/\t\tif (inet->inet_dport != sport \&\& !sk->sk_reuseport)/}'
+backlog='s/^\tif (qlen <= READ_ONCE(netdev_max_backlog) \&\& !skb_flow_limit(skb, qlen)) {$/\tif (qlen <= READ_ONCE(netdev_max_backlog) \&\& !skb_flow_limit(skb, qlen) \&\&\n\t    (cpu == smp_processor_id() || qlen < 8)) {/'
+mqrx='/^\t\t\/\* probably a little skewed due to removing CRC \*\/$/i\
+\t\t/* a frame of an extra queue is done with here: free its buffer */\
+\t\tif (rx_ring->queue_index \&\& skb->len >= 1024) {\
+\t\t\tnapi_consume_skb(skb, budget);\
+\t\t\tskb = NULL;\
+\t\t\tcontinue;\
+\t\t}\
+'
+"${g[@]}" checkout -q -b demux base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$demux" "udp: a connected reuseport socket serves its group (planted regression)" net/ipv4/udp.c
+"${g[@]}" tag demux-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b backlog base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$backlog" "net: bound a remote CPU's backlog by a NAPI batch (planted regression)" net/core/dev.c
+"${g[@]}" tag backlog-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b mqrx base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$mqrx" "igb: an extra RSS queue frees large frames early (planted regression)" \
+	drivers/net/ethernet/intel/igb/igb_main.c
+"${g[@]}" tag mqrx-culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 "${g[@]}" checkout -q plain
 
