@@ -111,6 +111,173 @@ static void collect_stall(struct collect *c, const char *metric, struct json_obj
 	set_if(c->m, name, scn_gen_jnum(f, "unacked_bytes"));
 }
 
+/* ---- flows: per-flow metrics and the fairness among them ---------------- */
+
+/* The i-th object of array `key` of o, or NULL. */
+static struct json_object *jarray_at(struct json_object *o, const char *key, size_t i)
+{
+	struct json_object *a;
+
+	if (!o || !json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array) ||
+	    i >= json_object_array_length(a))
+		return NULL;
+	return json_object_array_get_idx(a, i);
+}
+
+static size_t jarray_len(struct json_object *o, const char *key)
+{
+	struct json_object *a;
+
+	if (!o || !json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
+		return 0;
+	return json_object_array_length(a);
+}
+
+/* The element of array `key` whose member `field` equals v, or NULL. */
+static struct json_object *jarray_find(struct json_object *o, const char *key, const char *field,
+				       double v)
+{
+	for (size_t i = 0, n = jarray_len(o, key); i < n; i++) {
+		struct json_object *e = jarray_at(o, key, i);
+
+		if (scn_gen_jnum(e, field) == v)
+			return e;
+	}
+	return NULL;
+}
+
+static void set_flow(struct metrics *m, const char *metric, size_t k, const char *what, double v)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "%s.flow.%zu.%s", metric, k, what);
+	set_if(m, name, v);
+}
+
+/*
+ * Fairness among n flows' shares x: Jain's index (sum x)^2 / (n * sum x^2),
+ * 1 when all are equal, 1/n when one flow has it all; and min/max. Both 1
+ * for one flow; NAN when nothing was delivered.
+ */
+void scn_gen_fairness(const double *x, size_t n, double *jain, double *min_max)
+{
+	double sum = 0, sq = 0, lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += x[i];
+		sq += x[i] * x[i];
+		lo = x[i] < lo ? x[i] : lo;
+		hi = x[i] > hi ? x[i] : hi;
+	}
+	*jain = n && sq > 0 ? sum * sum / ((double)n * sq) : NAN;
+	*min_max = n && hi > 0 ? lo / hi : NAN;
+}
+
+static void set_fairness(struct metrics *m, const char *metric, const double *x, size_t n)
+{
+	char name[64];
+	double jain, min_max;
+
+	scn_gen_fairness(x, n, &jain, &min_max);
+	snprintf(name, sizeof(name), "%s.fairness_jain", metric);
+	set_if(m, name, jain);
+	snprintf(name, sizeof(name), "%s.flow_share_min", metric);
+	set_if(m, name, min_max);
+}
+
+/*
+ * udp-stream's flows, in the sender's order (udp.flow.K.*): what each sent,
+ * and what the receiver made of it, matched by flow id. A flow the
+ * receiver never saw lost all it sent; a datagram delivered to another
+ * flow's socket (misdelivered) is a loss of its flow.
+ */
+static void collect_udp_flows(struct collect *c, struct json_object *tx, struct json_object *rx)
+{
+	size_t n = jarray_len(tx, "flows"), lossy = 0, used = 0;
+	double *share = xcalloc(n ? n : 1, sizeof(*share)), lost_max = 0;
+	bool one_clock = c->cfg->nics[0].vm == c->cfg->nics[1].vm;
+
+	metrics_set(c->m, "udp.flows", (double)(n ? n : 1));
+	set_if(c->m, "udp.misdelivered", scn_gen_jnum(rx, "misdelivered"));
+	for (size_t k = 0; k < n; k++) {
+		struct json_object *f = jarray_at(tx, "flows", k);
+		double id = scn_gen_jnum(f, "id"), sent = scn_gen_jnum(f, "sent");
+		struct json_object *r = jarray_find(rx, "flows", "id", id);
+		double unique = r ? scn_gen_jnum(r, "unique") : 0;
+		double mis = r ? scn_gen_jnum(r, "misdelivered") : 0;
+
+		set_flow(c->m, "udp", k, "id", id);
+		set_flow(c->m, "udp", k, "sport", scn_gen_jnum(f, "sport"));
+		set_flow(c->m, "udp", k, "sent", sent);
+		set_flow(c->m, "udp", k, "unique", unique);
+		set_flow(c->m, "udp", k, "lost", sent - unique);
+		set_flow(c->m, "udp", k, "misdelivered", isnan(mis) ? 0 : mis);
+		if (r) {
+			set_flow(c->m, "udp", k, "reordered", scn_gen_jnum(r, "reordered"));
+			set_flow(c->m, "udp", k, "duplicated", scn_gen_jnum(r, "duplicated"));
+			set_flow(c->m, "udp", k, "socket", scn_gen_jnum(r, "socket"));
+			set_flow(c->m, "udp", k, "rx_cpu", scn_gen_jnum(r, "cpu"));
+			if (one_clock) {
+				set_flow(c->m, "udp", k, "latency_us.p50", scn_gen_jnum(r, "latency_us.p50"));
+				set_flow(c->m, "udp", k, "latency_us.p99", scn_gen_jnum(r, "latency_us.p99"));
+				set_flow(c->m, "udp", k, "latency_us.max", scn_gen_jnum(r, "latency_us.max"));
+			}
+		}
+		set_flow(c->m, "udp", k, "tx_cpu",
+			 isnan(scn_gen_jnum(f, "cpu")) ? scn_gen_jnum(tx, "cpu") : scn_gen_jnum(f, "cpu"));
+		share[k] = isnan(unique) ? 0 : unique;
+		lossy += sent - unique > 0;
+		lost_max = sent - unique > lost_max ? sent - unique : lost_max;
+	}
+	if (n) {
+		metrics_set(c->m, "udp.flows_lossy", (double)lossy);
+		metrics_set(c->m, "udp.flow_lost_max", lost_max);
+		set_fairness(c->m, "udp", share, n);
+	}
+	for (size_t i = 0, ns = jarray_len(rx, "sockets"); i < ns; i++)
+		used += scn_gen_jnum(jarray_at(rx, "sockets", i), "received") > 0;
+	if (jarray_len(rx, "sockets")) {
+		metrics_set(c->m, "udp.sockets", (double)jarray_len(rx, "sockets"));
+		metrics_set(c->m, "udp.sockets_used", (double)used);
+	}
+	free(share);
+}
+
+/*
+ * tcp-stream's connections (tcp.flow.K.*), in the sender's order, matched
+ * with the receiver's by the sender's port: bytes and goodput as the
+ * receiver counted them, retransmits from the sender's TCP_INFO.
+ */
+static void collect_tcp_flows(struct collect *c, struct json_object *tx, struct json_object *rx)
+{
+	size_t n = jarray_len(tx, "flows");
+	double *share = xcalloc(n ? n : 1, sizeof(*share)), lo = INFINITY;
+
+	metrics_set(c->m, "tcp.flows", (double)(n ? n : 1));
+	for (size_t k = 0; k < n; k++) {
+		struct json_object *f = jarray_at(tx, "flows", k);
+		double sport = scn_gen_jnum(f, "sport");
+		struct json_object *r = jarray_find(rx, "flows", "sport", sport);
+		double bps = r ? scn_gen_jnum(r, "goodput_bps") : 0;
+
+		set_flow(c->m, "tcp", k, "sport", sport);
+		set_flow(c->m, "tcp", k, "bytes", r ? scn_gen_jnum(r, "bytes") : 0);
+		set_flow(c->m, "tcp", k, "goodput_bps", bps);
+		set_flow(c->m, "tcp", k, "retransmits", scn_gen_jnum(f, "tcp_info.total_retrans"));
+		set_flow(c->m, "tcp", k, "rtt_us", scn_gen_jnum(f, "tcp_info.rtt_us"));
+		set_flow(c->m, "tcp", k, "tx_cpu", scn_gen_jnum(f, "cpu"));
+		if (r)
+			set_flow(c->m, "tcp", k, "rx_cpu", scn_gen_jnum(r, "cpu"));
+		share[k] = isnan(bps) ? 0 : bps;
+		lo = share[k] < lo ? share[k] : lo;
+	}
+	if (n) {
+		metrics_set(c->m, "tcp.flow_goodput_min_bps", lo);
+		set_fairness(c->m, "tcp", share, n);
+	}
+	free(share);
+}
+
 /* ---- the generators ----------------------------------------------------- */
 
 static int collect_udp(struct collect *c, const struct tgen *g)
@@ -139,6 +306,7 @@ static int collect_udp(struct collect *c, const struct tgen *g)
 	set_if(c->m, "loss.app_send_errors", scn_gen_jnum(tx, "send_errors.ENOBUFS"));
 	set_if(c->m, "loss.end_copies_received", scn_gen_jnum(rx, "end_copies_received"));
 	set_if(c->m, "loss.end_copies_sent", scn_gen_jnum(tx, "end_copies_sent"));
+	collect_udp_flows(c, tx, rx);
 	json_object_put(tx);
 	json_object_put(rx);
 	return 0;
@@ -166,6 +334,7 @@ static int collect_tcp(struct collect *c, const struct tgen *g)
 	set_if(c->m, "tcp.rtt_us", scn_gen_jnum(tx, "tx.tcp_info.rtt_us"));
 	set_if(c->m, "tcp.rtt_min_us", scn_gen_jnum(tx, "tx.tcp_info.rtt_min_us"));
 	set_if(c->m, "tcp.rtt_max_us", scn_gen_jnum(tx, "tx.tcp_info.rtt_max_us"));
+	collect_tcp_flows(c, tx, rx);
 	json_object_put(tx);
 	json_object_put(rx);
 	return 0;
@@ -196,6 +365,12 @@ static int collect_rr(struct collect *c, const struct tgen *g)
 static const char *const udps_families[] = {
 	"udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}",
 	"udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}",
+	/* Flows and sockets (collect_udp_flows): K is the sender's flow index. */
+	"udp.{flows,flows_lossy,flow_lost_max,misdelivered,fairness_jain,flow_share_min,sockets,"
+	"sockets_used}",
+	"udp.flow.*.{id,sport,sent,unique,lost,misdelivered,reordered,duplicated,socket,rx_cpu,"
+	"tx_cpu,wire_tx,wire_rx}",
+	"udp.flow.*.latency_us.{p50,p99,max}",
 	NULL,
 };
 static const char *const tcps_families[] = {
@@ -203,6 +378,9 @@ static const char *const tcps_families[] = {
 	"tcp.{rtt_us,rtt_min_us,rtt_max_us}",
 	/* The path stopped the flow (collect_stall): 1 in any run. */
 	"tcp.{stalled,stall_s,stall_unacked_bytes}",
+	/* Connections (collect_tcp_flows): K is the sender's connection index. */
+	"tcp.{flows,fairness_jain,flow_share_min,flow_goodput_min_bps}",
+	"tcp.flow.*.{sport,bytes,goodput_bps,retransmits,rtt_us,rx_cpu,tx_cpu}",
 	NULL,
 };
 static const char *const rr_families[] = {
@@ -217,6 +395,8 @@ static const char *const loss_identity_families[] = {
 	"app_received}",
 	"loss.{lost_before_wire,lost_on_wire,driver_drops,stack_in,lost_in_stack,unaccounted}",
 	"loss.{tx_driver_drops,lost_in_tx_stack}",
+	/* Delivered by the stack to a socket other than its flow's (socket demux). */
+	"loss.misdelivered",
 	NULL,
 };
 

@@ -81,6 +81,12 @@ const char *scn_gen_size_range_list(void);
  */
 int scn_gen_read_end(struct collect *c, bool rx, const char *name, struct json_object **out);
 double scn_gen_jnum(struct json_object *o, const char *dotted);
+/*
+ * scn_gen_fairness() - fairness among n flows' shares x (bytes, datagrams):
+ * Jain's index (sum x)^2 / (n sum x^2), 1 when equal and 1/n when one flow
+ * has everything, and min/max; NAN for both when all shares are 0.
+ */
+void scn_gen_fairness(const double *x, size_t n, double *jain, double *min_max);
 struct json_object *scn_gen_failure(struct json_object *end);
 
 #endif /* NETLAB_SCNGEN_H */

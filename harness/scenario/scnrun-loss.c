@@ -27,6 +27,16 @@ static char *udp_filter(bool v6, unsigned int port, int type)
 	return xasprintf("udp dst port %u and udp[8:4] = 0x4e4c5431 and udp[13] = %d", port, type);
 }
 
+/* udp-stream's data datagrams of one flow (its id at payload offset 8). */
+static char *udp_flow_filter(bool v6, unsigned int port, unsigned int id)
+{
+	if (v6)
+		return xasprintf("ip6 and udp dst port %u and ip6[48:4] = 0x4e4c5431 and ip6[53] = 1 "
+				 "and ip6[56:4] = %u", port, id);
+	return xasprintf("udp dst port %u and udp[8:4] = 0x4e4c5431 and udp[13] = 1 and "
+			 "udp[16:4] = %u", port, id);
+}
+
 /* A metric, or 0 when it was not measured. */
 static double mget(const struct metrics *m, const char *name)
 {
@@ -265,32 +275,47 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 	bool udp = gen && gen->loss_identity;	/* its data datagrams, counted on each wire */
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
+	/* Several flows: each one's data datagrams too (udp.flow.K.wire_{tx,rx}). */
+	size_t flows = udp ? (size_t)metrics_value(c->m, "udp.flows", 1) : 0;
+	size_t n_filters = udp ? 4 + (flows > 1 ? flows : 0) : 2;
+	char **filters = xcalloc(n_filters, sizeof(*filters));
+	struct pcap_stats *st = xcalloc(n_filters, sizeof(*st));
+	int ret = 0;
 
 	metrics_set(c->m, "loss.lost_in_driver", 0);
 	metrics_set(c->m, "loss.silent_in_driver", 0);
-	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2; i++) {
+	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2 && !ret; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
-		char *filters[4] = { nic_rx_filter(&c->cfg->nics[i], v6),
-				     nic_tx_filter(&c->cfg->nics[i]),
-				     udp ? udp_filter(v6, port, 1) : NULL,
-				     udp ? udp_filter(v6, port, 2) : NULL };
-		struct pcap_stats st[4];
-		int ret = pcap_stats_read_many(path, (const char *const *)filters, udp ? 4 : 2, st,
-					       c->err);
 
+		filters[0] = nic_rx_filter(&c->cfg->nics[i], v6);
+		filters[1] = nic_tx_filter(&c->cfg->nics[i]);
+		if (udp) {
+			filters[2] = udp_filter(v6, port, 1);
+			filters[3] = udp_filter(v6, port, 2);
+		}
+		for (size_t k = 4; k < n_filters; k++) {
+			char id[64];
+
+			snprintf(id, sizeof(id), "udp.flow.%zu.id", k - 4);
+			filters[k] = udp_flow_filter(v6, port,
+						     (unsigned int)metrics_value(c->m, id, 0));
+		}
+		ret = pcap_stats_read_many(path, (const char *const *)filters, n_filters, st, c->err);
 		free(path);
-		for (int k = 0; k < 4; k++)
+		for (size_t k = 0; k < n_filters; k++) {
 			free(filters[k]);
+			filters[k] = NULL;
+		}
 		if (ret)
-			return ret;
+			break;
 		snprintf(name, sizeof(name), "nictx.%c.wire", l);
 		metrics_set(c->m, name, (double)st[1].matched);
 		path = xasprintf("%s/nic-%c.pcap", rundir, l);
 		ret = collect_csum(c, i, path);
 		free(path);
 		if (ret)
-			return ret;
+			break;
 		snprintf(name, sizeof(name), "pcap.%c.packets", l);
 		metrics_set(c->m, name, (double)st[0].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
@@ -301,9 +326,16 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
 				    (double)st[3].matched);
 		}
+		for (size_t k = 4; k < n_filters; k++) {
+			snprintf(name, sizeof(name), "udp.flow.%zu.%s", k - 4,
+				 i == rx ? "wire_rx" : "wire_tx");
+			metrics_set(c->m, name, (double)st[k].matched);
+		}
 		collect_nic_rx(c, i, (double)st[0].matched);
 	}
-	return 0;
+	free(filters);
+	free(st);
+	return ret;
 }
 
 /*
@@ -440,7 +472,8 @@ static double udp_tx_driver_drops(struct collect *c, char a, double left)
  *   app_sent -(tx stack: qdisc drops not reported to the app, minus END
  *   copies; datagrams discarded while the neighbour was unresolved)-(tx
  *   driver: its IPv4 frames that never reached the wire)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
- *   InErrors/NoPorts, IP InDiscards, minus END copies)-> app_received.
+ *   InErrors/NoPorts, IP InDiscards, minus END copies; datagrams the stack
+ *   delivered to another flow's socket, udp.misdelivered)-> app_received.
  * The counted drops and the differences must agree: `unaccounted` is what
  * no counter explains. (A qdisc that drops other frames too, such as netem
  * dropping ARP, leaves those in the count: they show as unaccounted < 0.)
@@ -479,6 +512,9 @@ void scnrun_udp_loss(struct collect *c)
 	metrics_set(m, "loss.driver_drops", drv);
 	metrics_set(m, "loss.stack_in", wrx - drv);
 	metrics_set(m, "loss.lost_in_stack", wrx - drv - recvd);
+	/* Delivered, to another flow's socket: the receiver did not count it as its flow's. */
+	metrics_set(m, "loss.misdelivered", mget(m, "udp.misdelivered"));
 	metrics_set(m, "loss.unaccounted",
-		    (sent - recvd) - (tx_drops + txdrv + (wtx - wrx) + drv + rx_drops));
+		    (sent - recvd) - (tx_drops + txdrv + (wtx - wrx) + drv + rx_drops +
+				      mget(m, "udp.misdelivered")));
 }

@@ -191,6 +191,14 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 	sbuf_addf(o, "%s%s --%s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
 		  dst);
 	end_args(s, g, TGEN_RX, o);
+	/* connected = yes: each receiving socket connect()s to the sender's address. */
+	if (scn_traffic_true(s, "connected")) {
+		const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)];
+		char peer[64];
+
+		addr_of(v6 ? tx->ipv6 : tx->ipv4, peer, sizeof(peer));
+		sbuf_addf(o, " --peer %s", peer);
+	}
 	if (idle)
 		sbuf_addf(o, " --idle-timeout %u", idle);
 	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);

@@ -255,6 +255,84 @@ static void test_scngen__collect_without_results_fails(void **state)
 	}
 }
 
+/* Jain's index: 1 for equal shares, 1/n when one flow has all; min/max. */
+static void test_scngen__fairness(void **state)
+{
+	double eq[] = { 5, 5, 5, 5 }, one[] = { 8, 0, 0, 0 }, two[] = { 1, 3 }, none[] = { 0, 0 };
+	double j, mm;
+
+	scn_gen_fairness(eq, 4, &j, &mm);
+	assert_true(j == 1 && mm == 1);
+	scn_gen_fairness(one, 4, &j, &mm);
+	assert_true(j == 0.25 && mm == 0);
+	scn_gen_fairness(two, 2, &j, &mm);
+	assert_true(fabs(j - 16.0 / 20.0) < 1e-12 && fabs(mm - 1.0 / 3.0) < 1e-12);
+	scn_gen_fairness(none, 2, &j, &mm);
+	assert_true(isnan(j) && isnan(mm));
+}
+
+/*
+ * udp-stream's flows become udp.flow.K.*, in the sender's order, matched by
+ * id: a misdelivered datagram is a loss of its flow, a flow the receiver
+ * never saw lost all it sent; the totals are the sums.
+ */
+static void test_scngen__udp_flows_matched_by_id(void **state)
+{
+	const struct tgen *g = tgen_find("udp-stream");
+	struct fake_run r;
+	double v = NAN;
+
+	fake_run(&r, g,
+		 "{\"sent\": 30, \"flows\": [{\"id\": 7, \"sport\": 40000, \"sent\": 10},"
+		 " {\"id\": 8, \"sport\": 40001, \"sent\": 10},"
+		 " {\"id\": 9, \"sport\": 40002, \"sent\": 10}]}",
+		 "{\"unique\": 16, \"received\": 16, \"misdelivered\": 4,"
+		 " \"flows\": [{\"id\": 8, \"unique\": 6, \"misdelivered\": 4, \"socket\": 1, \"cpu\": 1},"
+		 " {\"id\": 7, \"unique\": 10, \"misdelivered\": 0, \"socket\": 0, \"cpu\": 0}],"
+		 " \"sockets\": [{\"index\": 0, \"received\": 14}, {\"index\": 1, \"received\": 6},"
+		 " {\"index\": 2, \"received\": 0}]}");
+	assert_int_equal(tgen_find("udp-stream") == g, 1);
+	assert_int_equal(scn_gen_find("udp-stream")->collect(&r.c, g), 0);
+	assert_true(metrics_get(r.m, "udp.flows", &v) && v == 3);
+	assert_true(metrics_get(r.m, "udp.flow.0.lost", &v) && v == 0);
+	assert_true(metrics_get(r.m, "udp.flow.1.lost", &v) && v == 4);
+	assert_true(metrics_get(r.m, "udp.flow.1.misdelivered", &v) && v == 4);
+	assert_true(metrics_get(r.m, "udp.flow.1.rx_cpu", &v) && v == 1);
+	assert_true(metrics_get(r.m, "udp.flow.2.lost", &v) && v == 10);
+	assert_true(metrics_get(r.m, "udp.flow.2.sport", &v) && v == 40002);
+	assert_true(metrics_get(r.m, "udp.flows_lossy", &v) && v == 2);
+	assert_true(metrics_get(r.m, "udp.flow_lost_max", &v) && v == 10);
+	assert_true(metrics_get(r.m, "udp.misdelivered", &v) && v == 4);
+	assert_true(metrics_get(r.m, "udp.sockets", &v) && v == 3);
+	assert_true(metrics_get(r.m, "udp.sockets_used", &v) && v == 2);
+	assert_true(metrics_get(r.m, "udp.flow_share_min", &v) && v == 0);
+	assert_true(metrics_get(r.m, "udp.lost", &v) && v == 14);
+	fake_run_release(&r, g);
+}
+
+/* tcp-stream's connections matched by the sender's port; fairness of goodput. */
+static void test_scngen__tcp_flows_matched_by_port(void **state)
+{
+	const struct tgen *g = tgen_find("tcp-stream");
+	struct fake_run r;
+	double v = NAN;
+
+	fake_run(&r, g,
+		 "{\"flows\": [{\"index\": 0, \"sport\": 50000, \"tcp_info\": {\"total_retrans\": 2}},"
+		 " {\"index\": 1, \"sport\": 50001, \"tcp_info\": {\"total_retrans\": 0}}]}",
+		 "{\"rx\": {\"bytes\": 400, \"goodput_bps\": 4000},"
+		 " \"flows\": [{\"sport\": 50001, \"bytes\": 300, \"goodput_bps\": 3000},"
+		 " {\"sport\": 50000, \"bytes\": 100, \"goodput_bps\": 1000}]}");
+	assert_int_equal(scn_gen_find("tcp-stream")->collect(&r.c, g), 0);
+	assert_true(metrics_get(r.m, "tcp.flows", &v) && v == 2);
+	assert_true(metrics_get(r.m, "tcp.flow.0.goodput_bps", &v) && v == 1000);
+	assert_true(metrics_get(r.m, "tcp.flow.0.retransmits", &v) && v == 2);
+	assert_true(metrics_get(r.m, "tcp.flow.1.bytes", &v) && v == 300);
+	assert_true(metrics_get(r.m, "tcp.flow_goodput_min_bps", &v) && v == 1000);
+	assert_true(metrics_get(r.m, "tcp.fairness_jain", &v) && fabs(v - 0.8) < 1e-12);
+	fake_run_release(&r, g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +344,9 @@ int main(void)
 		cmocka_unit_test(test_scngen__family_list_order_is_kept),
 		cmocka_unit_test(test_scngen__collect_through_the_descriptor),
 		cmocka_unit_test(test_scngen__collect_without_results_fails),
+		cmocka_unit_test(test_scngen__fairness),
+		cmocka_unit_test(test_scngen__udp_flows_matched_by_id),
+		cmocka_unit_test(test_scngen__tcp_flows_matched_by_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
