@@ -334,6 +334,74 @@ static void csum_evidence(const struct metrics *m, struct sbuf *b)
 			  " and no link carried a bad one that could be verified (raise [scenario] snaplen to verify longer frames)");
 }
 
+/* udp.flow.K.WHAT */
+static double mget_flow(const struct metrics *m, size_t k, const char *what)
+{
+	char name[96];
+
+	snprintf(name, sizeof(name), "udp.flow.%zu.%s", k, what);
+	return mget(m, name);
+}
+
+static int cmp_lost(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	if (x[1] != y[1])
+		return x[1] > y[1] ? -1 : 1;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/*
+ * Several flows: the ones that lost datagrams, the most first (at most
+ * eight), each followed through the layers its datagrams were counted at
+ * (sent, each wire, delivered to its socket, to another's) and the CPUs.
+ */
+static void flow_evidence(const struct metrics *m, struct sbuf *b)
+{
+	size_t n = (size_t)metrics_value(m, "udp.flows", 0), lossy = 0;
+	double (*e)[2];
+
+	if (n < 2)
+		return;
+	e = xcalloc(n, sizeof(*e));
+	for (size_t k = 0; k < n; k++) {
+		e[k][0] = (double)k;
+		e[k][1] = mget_flow(m, k, "lost");
+		lossy += e[k][1] > 0;
+	}
+	if (!lossy) {
+		free(e);
+		return;
+	}
+	qsort(e, n, sizeof(*e), cmp_lost);
+	sbuf_addf(b, "\n      flows: %zu of %zu lost datagrams (the most first):", lossy, n);
+	for (size_t i = 0; i < lossy && i < 8; i++) {
+		size_t k = (size_t)e[i][0];
+		double mis = mget_flow(m, k, "misdelivered"), cpu = mget_flow(m, k, "rx_cpu");
+		double wtx = mget_flow(m, k, "wire_tx"), wrx = mget_flow(m, k, "wire_rx");
+
+		sbuf_addf(b, "\n        flow %zu (source port %.0f): sent %.0f", k,
+			  mget_flow(m, k, "sport"), mget_flow(m, k, "sent"));
+		if (!isnan(wtx))
+			sbuf_addf(b, " -> sender's wire %.0f -> receiver's wire %.0f", wtx, wrx);
+		sbuf_addf(b, " -> its socket %.0f, lost %.0f", mget_flow(m, k, "unique"), e[i][1]);
+		if (mis > 0)
+			sbuf_addf(b, ", of them %.0f delivered to another flow's socket (socket demux)",
+				  mis);
+		else if (!isnan(wtx) && wtx < mget_flow(m, k, "sent"))
+			sbuf_addf(b, ", %.0f before the sender's wire", mget_flow(m, k, "sent") - wtx);
+		else if (!isnan(wrx) && wrx < wtx)
+			sbuf_addf(b, ", %.0f between the NICs", wtx - wrx);
+		else if (!isnan(wrx))
+			sbuf_addf(b, ", %.0f after the receiver's wire (its NIC/driver or stack)",
+				  wrx - mget_flow(m, k, "unique"));
+		if (!isnan(cpu))
+			sbuf_addf(b, "; read on CPU %.0f", cpu);
+	}
+	free(e);
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
@@ -419,6 +487,7 @@ char *regress_loss_story(const struct metrics *m)
 	driver_evidence(m, &b);
 	tx_driver_evidence(m, &b);
 	csum_evidence(m, &b);
+	flow_evidence(m, &b);
 	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
@@ -471,6 +540,9 @@ char *regress_loss_story(const struct metrics *m)
 				  stack, csum_errors_in(m));
 		else if (stack > 0)
 			sbuf_addf(&b, " %.0f in the receiver's stack (after the driver);", stack);
+		if (mget(m, "loss.misdelivered") > 0)
+			sbuf_addf(&b, " %.0f of them delivered by the stack to another flow's socket (socket demux: the lookup among the sockets on the port);",
+				  mget(m, "loss.misdelivered"));
 	}
 	return sbuf_detach(&b);
 }
