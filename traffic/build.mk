@@ -2,7 +2,7 @@
 # Included by the top-level Makefile.
 
 TRAFFIC_LIB_SRC := $(addprefix traffic/,hist.c seqacct.c pacer.c wire.c topt.c terr.c tsock.c \
-		     netstat.c tjson.c ttool.c tsize.c generators.c)
+		     netstat.c tjson.c ttool.c tsize.c generators.c udpflow.c udps_procs.c)
 # CFLAGS: the top-level Makefile's (-O2 -g unless given), then what the
 # generators need.
 TRAFFIC_CFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-conversion \
