@@ -11,9 +11,16 @@
  *
  * The sender ends with UDPS_END_COPIES END datagrams, UDPS_END_SPACING_NS
  * apart, each carrying the number of datagrams sent. The receiver ends on the
- * last END copy (or UDPS_END_GRACE_NS after the first one it got), when
+ * last END copy (or UDPFLOW_END_GRACE_NS after the first one it got), when
  * nothing arrived for --idle-timeout, after its own --duration, or on SIGINT/
  * SIGTERM; it then reports loss as sent - unique (seqacct.h).
+ *
+ * Several flows (--flows N): the sender sends round-robin from N sockets
+ * (source ports --sport + i), each flow with its own ids, sequence numbers and
+ * END copies; the receiver accounts each flow (udpflow.h) on --sockets M
+ * sockets sharing the port (SO_REUSEPORT), or connected one per flow
+ * (--connected), and ends when every flow ended. --procs splits either end
+ * among processes (udps_procs.h).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
