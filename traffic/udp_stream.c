@@ -665,7 +665,13 @@ static void rx_report_counts(const struct udps_rx *rx, const struct udpflow_tota
 			     struct json_object *out)
 {
 	const struct udpflow_set *s = &rx->flows;
-	uint32_t id = s->n ? s->flows[0]->id : s->base_id;
+	uint32_t id = s->base_id;
+	unsigned int i;
+
+	/* The lowest id, as the sender's flow_id is the first of its ids. */
+	for (i = 0; !s->base_id && i < s->n; i++)
+		if (!id || s->flows[i]->id < id)
+			id = s->flows[i]->id;
 
 	add_or_null(out, "flow_id", id, id);
 	tjson_str(out, "end_reason", rx->end_reason);

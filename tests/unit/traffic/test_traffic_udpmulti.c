@@ -301,6 +301,7 @@ static void check_flows(struct json_object *tx, struct json_object *rx, uint16_t
 	}
 	/* Each socket read its flows' datagrams and END copies, nothing else. */
 	assert_int_equal(sum, 400 + FLOWS * 5);
+	assert_int_equal(u64(rx, "flow_id"), id0);
 	assert_int_equal(u64(rx, "sent"), 400);
 	assert_int_equal(u64(rx, "unique"), 400);
 	assert_int_equal(u64(rx, "lost"), 0);
