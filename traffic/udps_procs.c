@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -99,7 +100,11 @@ static void child(const struct udps_opts *o, uint32_t first_id, udps_part_fn par
 	struct json_object *msg = json_object_new_object(), *res = json_object_new_object();
 	char *err = NULL;
 	const char *s;
-	int ret = part(o, first_id, k, res, &err);
+	int ret;
+
+	/* A parent killed outright does not leave its children running. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	ret = part(o, first_id, k, res, &err);
 
 	json_object_object_add(msg, "errno", json_object_new_int(-ret));
 	if (err)
