@@ -629,7 +629,7 @@ static int rx_wait_many(struct udps_rx *rx)
 	if (n <= 0)
 		return n < 0 ? -errno : -EAGAIN;
 	for (i = 0; i < rx->nfds; i++) {
-		if (!(p[i].revents & POLLIN))
+		if (!(p[i].revents & (POLLIN | POLLERR)))
 			continue;
 		n = rx_batch(rx, i, MSG_DONTWAIT);
 		if (n < 0 && n != -EAGAIN && n != -EINTR)
