@@ -2,7 +2,7 @@
 # Included by the top-level Makefile.
 
 TRAFFIC_LIB_SRC := $(addprefix traffic/,hist.c seqacct.c pacer.c wire.c topt.c terr.c tsock.c \
-		     netstat.c tjson.c ttool.c tsize.c generators.c)
+		     netstat.c tjson.c ttool.c tsize.c generators.c udpflow.c udps_procs.c)
 # CFLAGS: the top-level Makefile's (-O2 -g unless given), then what the
 # generators need.
 TRAFFIC_CFLAGS  := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wshadow -Wno-sign-conversion \
@@ -33,7 +33,7 @@ TRAFFIC_TEST_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Itraffic $(SAN_CFLAGS
 		       $(shell pkg-config --cflags json-c cmocka 2>/dev/null)
 TRAFFIC_TEST_LIBS   := $(shell pkg-config --libs cmocka json-c 2>/dev/null) -lm -pthread
 TRAFFIC_TESTS := $(addprefix $(B)/tests/traffic/test_traffic_,hist seqacct pacer wire netstat tjson opts \
-		   cli sizes generators stall)
+		   cli sizes generators stall udpflow udpmulti)
 
 test_traffic_hist_SRC    := traffic/hist.c
 test_traffic_hist_FLAGS  := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
@@ -46,6 +46,8 @@ test_traffic_opts_SRC    := traffic/topt.c traffic/terr.c traffic/tjson.c traffi
 test_traffic_cli_SRC     := traffic/udp_stream.c traffic/tcp_stream.c traffic/rr.c $(TRAFFIC_LIB_SRC)
 test_traffic_sizes_SRC   := traffic/udp_stream.c $(TRAFFIC_LIB_SRC)
 test_traffic_generators_SRC := traffic/generators.c
+test_traffic_udpflow_SRC := traffic/udpflow.c traffic/seqacct.c traffic/hist.c traffic/wire.c traffic/tjson.c
+test_traffic_udpmulti_SRC := traffic/udp_stream.c $(TRAFFIC_LIB_SRC)
 test_traffic_stall_SRC   := traffic/tcp_stream.c traffic/rr.c $(TRAFFIC_LIB_SRC)
 
 .SECONDEXPANSION:

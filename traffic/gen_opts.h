@@ -20,6 +20,9 @@
 #define RR_DEFAULT_PORT 5202
 
 #define UDPS_MAX_SIZE 65507
+#define UDPS_MAX_FLOWS 256
+#define UDPS_MAX_SOCKETS 64
+#define UDPS_MAX_PROCS 16
 #define TCPS_MAX_DURATION (86400 * TCLOCK_S)
 #define RR_UDP_MAX 65507
 #define RR_TCP_MAX (64u << 20)
@@ -48,7 +51,15 @@ struct udps_opts {
 	uint64_t rcvbuf;
 	uint64_t read_delay_ns;
 	uint64_t idle_timeout_ns;
+	uint64_t flows; /* send: sockets, one flow each; recv: flows accounted */
+	uint64_t sockets; /* recv: sockets on --port */
+	uint64_t sport; /* flow i's source port is sport + i; 0: ephemeral */
+	uint64_t procs; /* processes the flows (send) or sockets (recv) are split among */
+	bool reuseport; /* recv: SO_REUSEPORT (implied by --sockets > 1) */
+	bool connected; /* recv: socket i connect()ed to --peer, port sport + i */
+	const char *peer; /* recv: the sender's address, for --connected */
 	struct tsock_addr dst_addr; /* --dst and --port, set by check */
+	struct tsock_addr peer_addr; /* --peer, set by check */
 };
 
 struct tcps_opts {

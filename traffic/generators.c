@@ -67,6 +67,25 @@ const struct topt udps_table[] = {
 	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
 	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS, .only = "recv",
 	  .help = "recv: end when nothing arrived for SEC (default 5)" },
+	{ .name = "flows", .kind = TOPT_UINT, .off = OFF(flows), .arg = "N", .key = "flows",
+	  .min = 1, .max = UDPS_MAX_FLOWS,
+	  .help = "send: N sockets, flow ids ID..ID+N-1, round-robin; recv: account N flows (default 1)" },
+	{ .name = "sockets", .kind = TOPT_UINT, .off = OFF(sockets), .arg = "M", .key = "sockets",
+	  .min = 1, .max = UDPS_MAX_SOCKETS, .only = "recv",
+	  .help = "recv: M sockets on --port, with SO_REUSEPORT when M > 1 (default 1)" },
+	{ .name = "sport", .kind = TOPT_UINT, .off = OFF(sport), .arg = "PORT", .key = "sport",
+	  .zero_unset = true, .min = 1, .max = 65535,
+	  .help = "send: flow i's source port is PORT+i (default: ephemeral); recv: with --connected" },
+	{ .name = "reuseport", .kind = TOPT_FLAG, .off = OFF(reuseport), .key = "reuseport",
+	  .only = "recv", .help = "recv: set SO_REUSEPORT even on one socket" },
+	{ .name = "connected", .kind = TOPT_FLAG, .off = OFF(connected), .key = "connected",
+	  .only = "recv",
+	  .help = "recv: with --peer and --sport, socket i is connect()ed to the port --sport+i" },
+	{ .name = "peer", .kind = TOPT_STR, .off = OFF(peer), .arg = "ADDR", .key = "peer",
+	  .only = "recv", .help = "recv: the sender's address, for --connected" },
+	{ .name = "procs", .kind = TOPT_UINT, .off = OFF(procs), .arg = "P", .key = "procs",
+	  .min = 1, .max = UDPS_MAX_PROCS,
+	  .help = "send: flow i in process i % P; recv: socket i in process i % P (default 1)" },
 	TTOOL_COMMON_OPTS(struct udps_opts),
 	{ .name = NULL },
 };
@@ -152,7 +171,7 @@ const struct topt rr_table[] = {
 
 static const char *const udps_keys[] = {
 	"rate", "bitrate", "size", "size-max", "seed", "burst", "burst-gap", "count", "rcvbuf",
-	"read-delay", "port", NULL,
+	"flows", "sockets", "sport", "reuseport", "connected", "procs", "read-delay", "port", NULL,
 };
 static const char *const tcps_keys[] = { "size", "port", "cc", "bidir", NULL };
 static const char *const rr_keys[] = { "proto", "req-size", "resp-size", "count", "port", NULL };

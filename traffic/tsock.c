@@ -176,17 +176,9 @@ static int open_any(int type, uint16_t port, struct tsock_addr *a, int *fd, char
 	return new_socket(AF_INET, type, fd, err);
 }
 
-/**
- * tsock_open_bound() - a socket bound to a local address (receivers, servers)
- * @type: SOCK_DGRAM, or SOCK_STREAM (then also listening, backlog 1)
- * @host: numeric local address, or NULL for any (IPv6 and IPv4)
- * @port: local port
- * @fd: the socket, for the caller to close
- * @err: error message
- *
- * Return: 0 or -errno.
- */
-int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **err)
+/* A socket bound to @host (NULL: any) and @port; SO_REUSEPORT first if @reuseport. */
+static int open_bound(int type, const char *host, uint16_t port, bool reuseport, int *fd,
+		      char **err)
 {
 	char s[TSOCK_ADDRSTRLEN];
 	struct tsock_addr a;
@@ -200,6 +192,12 @@ int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **
 		return ret;
 	if (type == SOCK_STREAM)
 		setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if (reuseport && setsockopt(*fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on))) {
+		ret = errno;
+		close(*fd);
+		return terr_sys(err, ret, "this kernel lacks SO_REUSEPORT: use one socket",
+				"cannot set SO_REUSEPORT");
+	}
 	if (bind(*fd, (struct sockaddr *)&a.ss, a.len) || (type == SOCK_STREAM && listen(*fd, 1))) {
 		ret = errno;
 		close(*fd);
@@ -207,6 +205,36 @@ int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **
 				tsock_addr_str(&a, s, sizeof(s)));
 	}
 	return 0;
+}
+
+/**
+ * tsock_open_bound() - a socket bound to a local address (receivers, servers)
+ * @type: SOCK_DGRAM, or SOCK_STREAM (then also listening, backlog 1)
+ * @host: numeric local address, or NULL for any (IPv6 and IPv4)
+ * @port: local port
+ * @fd: the socket, for the caller to close
+ * @err: error message
+ *
+ * Return: 0 or -errno.
+ */
+int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **err)
+{
+	return open_bound(type, host, port, false, fd, err);
+}
+
+/**
+ * tsock_open_reuseport() - tsock_open_bound() with SO_REUSEPORT set before bind
+ * @type: SOCK_DGRAM, or SOCK_STREAM
+ * @host: numeric local address, or NULL for any (IPv6 and IPv4)
+ * @port: local port, shared with the other sockets of the same user that set it
+ * @fd: the socket, for the caller to close
+ * @err: error message
+ *
+ * Return: 0 or -errno.
+ */
+int tsock_open_reuseport(int type, const char *host, uint16_t port, int *fd, char **err)
+{
+	return open_bound(type, host, port, true, fd, err);
 }
 
 static int wait_fd(int fd, short events, uint64_t timeout_ns)
@@ -238,13 +266,17 @@ static int connect_timeout(int fd, const struct tsock_addr *dst, uint64_t timeou
 	return ret;
 }
 
-static int bind_src(int fd, const struct tsock_addr *dst, const char *src, char **err)
+/* Bind @src (NULL: the wildcard of @dst's family) and @port (0: ephemeral). */
+static int bind_src(int fd, const struct tsock_addr *dst, const char *src, uint16_t port,
+		    char **err)
 {
 	char s[TSOCK_ADDRSTRLEN];
 	struct tsock_addr a;
 	int e;
 
-	e = tsock_addr_opt("bind", src, 0, &a, err);
+	if (!src)
+		src = dst->ss.ss_family == AF_INET6 ? "::" : "0.0.0.0";
+	e = tsock_addr_opt("bind", src, port, &a, err);
 	if (e)
 		return e;
 	if (a.ss.ss_family != dst->ss.ss_family)
@@ -280,13 +312,47 @@ int tsock_open_connected(int type, const struct tsock_addr *dst, const char *src
 	if (cc)
 		ret = tsock_set_cc(*fd, cc, err);
 	if (!ret && src)
-		ret = bind_src(*fd, dst, src, err);
+		ret = bind_src(*fd, dst, src, 0, err);
 	if (ret)
 		goto fail;
 	ret = connect_timeout(*fd, dst, timeout_ns);
 	if (!ret)
 		return 0;
 	ret = terr_sys(err, -ret, connect_hint(-ret), "cannot connect to '%s'",
+		       tsock_addr_str(dst, s, sizeof(s)));
+fail:
+	close(*fd);
+	return ret;
+}
+
+/**
+ * tsock_open_dgram_from() - a UDP socket bound to a source port, connected to @dst
+ * @dst: the peer
+ * @src: numeric local address, or NULL (the wildcard of @dst's family)
+ * @sport: local port, or 0 (ephemeral; then nothing is bound unless @src)
+ * @fd: the socket, for the caller to close
+ * @err: error message
+ *
+ * Return: 0 or -errno.
+ */
+int tsock_open_dgram_from(const struct tsock_addr *dst, const char *src, uint16_t sport, int *fd,
+			  char **err)
+{
+	char s[TSOCK_ADDRSTRLEN];
+	int ret;
+
+	if (!sport)
+		return tsock_open_connected(SOCK_DGRAM, dst, src, 0, NULL, fd, err);
+	ret = new_socket(dst->ss.ss_family, SOCK_DGRAM, fd, err);
+	if (ret)
+		return ret;
+	ret = bind_src(*fd, dst, src, sport, err);
+	if (ret)
+		goto fail;
+	if (!connect(*fd, (const struct sockaddr *)&dst->ss, dst->len))
+		return 0;
+	ret = errno;
+	ret = terr_sys(err, ret, connect_hint(ret), "cannot connect to '%s'",
 		       tsock_addr_str(dst, s, sizeof(s)));
 fail:
 	close(*fd);

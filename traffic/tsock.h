@@ -30,8 +30,11 @@ int tsock_peer_opts(const char *dst, const char *bind, uint16_t port, struct tso
 const char *tsock_addr_str(const struct tsock_addr *a, char *buf, size_t n);
 
 int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **err);
+int tsock_open_reuseport(int type, const char *host, uint16_t port, int *fd, char **err);
 int tsock_open_connected(int type, const struct tsock_addr *dst, const char *src,
 			 uint64_t timeout_ns, const char *cc, int *fd, char **err);
+int tsock_open_dgram_from(const struct tsock_addr *dst, const char *src, uint16_t sport, int *fd,
+			  char **err);
 int tsock_accept_one(const char *host, uint16_t port, uint64_t timeout_ns, int *fd, char *peer,
 		     char **err);
 int tsock_set_timeout(int fd, int optname, uint64_t ns);

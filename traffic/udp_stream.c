@@ -11,14 +11,25 @@
  *
  * The sender ends with UDPS_END_COPIES END datagrams, UDPS_END_SPACING_NS
  * apart, each carrying the number of datagrams sent. The receiver ends on the
- * last END copy (or UDPS_END_GRACE_NS after the first one it got), when
+ * last END copy (or UDPFLOW_END_GRACE_NS after the first one it got), when
  * nothing arrived for --idle-timeout, after its own --duration, or on SIGINT/
  * SIGTERM; it then reports loss as sent - unique (seqacct.h).
+ *
+ * Several flows (--flows N): the sender sends round-robin from N sockets
+ * (source ports --sport + i), each flow with its own ids, sequence numbers and
+ * END copies; the receiver accounts each flow (udpflow.h) on --sockets M
+ * sockets sharing the port (SO_REUSEPORT), or connected one per flow
+ * (--connected), and ends when every flow ended. --procs splits either end
+ * among processes (udps_procs.h).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -35,11 +46,12 @@
 #include "tsock.h"
 #include "ttool.h"
 #include "gen_opts.h"
+#include "udpflow.h"
+#include "udps_procs.h"
 #include "wire.h"
 
 #define UDPS_END_COPIES 5
 #define UDPS_END_SPACING_NS (10 * TCLOCK_MS)
-#define UDPS_END_GRACE_NS (200 * TCLOCK_MS)
 #define UDPS_TICK_NS (100 * TCLOCK_MS)
 #define UDPS_STALL_NS (5 * TCLOCK_S)
 #define UDPS_BATCH 64
@@ -53,6 +65,9 @@ static void udps_init(void *p)
 	o->seed = 1;
 	o->burst = 1;
 	o->idle_timeout_ns = 5 * TCLOCK_S;
+	o->flows = 1;
+	o->sockets = 1;
+	o->procs = 1;
 }
 
 static int check_send(struct udps_opts *o, char **err)
@@ -76,22 +91,80 @@ static int check_send(struct udps_opts *o, char **err)
 			"option '--size-max': %llu is less than '--size' %llu\nhint: sizes are drawn from --size to --size-max: give --size-max %llu or more, or a smaller --size",
 			(unsigned long long)o->size_max, (unsigned long long)o->size,
 			(unsigned long long)o->size);
+	if (o->flow_id && o->flow_id + o->flows - 1 > UINT32_MAX)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--flow-id': ids %llu..%llu of --flows %llu go past %u\nhint: give a smaller --flow-id",
+			(unsigned long long)o->flow_id,
+			(unsigned long long)(o->flow_id + o->flows - 1),
+			(unsigned long long)o->flows, UINT32_MAX);
+	if (o->procs > o->flows)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--procs': %llu processes for %llu flows\nhint: each process sends at least one flow: give --flows %llu or more, or fewer --procs",
+			(unsigned long long)o->procs, (unsigned long long)o->flows,
+			(unsigned long long)o->procs);
 	if (!o->duration_ns && !o->count)
 		o->duration_ns = 10 * TCLOCK_S;
+	return 0;
+}
+
+static int check_connected(struct udps_opts *o, char **err)
+{
+	if (!o->peer || !o->sport)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--connected' needs '--peer' and '--sport'\nhint: socket i is connected to --peer ADDR, port --sport PORT+i: the sender's address and its --sport");
+	if (o->sockets != o->flows)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--connected': --sockets %llu is not --flows %llu\nhint: one connected socket per flow: give --sockets %llu",
+			(unsigned long long)o->sockets, (unsigned long long)o->flows,
+			(unsigned long long)o->flows);
+	return tsock_addr_opt("peer", o->peer, 0, &o->peer_addr, err);
+}
+
+static int check_recv(struct udps_opts *o, char **err)
+{
+	struct tsock_addr a;
+	int ret = tsock_addr_opt("bind", o->bind, 0, &a, err);
+
+	if (ret)
+		return ret;
+	if (o->connected) {
+		ret = check_connected(o, err);
+		if (ret)
+			return ret;
+	} else if (o->peer) {
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--peer' applies with --connected only\nhint: add --connected (and --sport), or drop --peer");
+	}
+	if (o->procs > o->sockets)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--procs': %llu processes for %llu sockets\nhint: each process reads at least one socket: give --sockets %llu or more (with SO_REUSEPORT), or fewer --procs",
+			(unsigned long long)o->procs, (unsigned long long)o->sockets,
+			(unsigned long long)o->procs);
 	return 0;
 }
 
 static int udps_check(void *p, char **err)
 {
 	struct udps_opts *o = p;
-	struct tsock_addr a;
 
 	if (o->send == o->recv)
 		return terr_fmt(
 			err, -EINVAL,
 			"give exactly one of --send and --recv\nhint: run '--recv' where the datagrams arrive, '--send --dst ADDR' where they leave");
+	if (o->sport && o->sport + o->flows - 1 > 65535)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--sport': ports %llu..%llu of --flows %llu go past 65535\nhint: give a --sport of %llu or less",
+			(unsigned long long)o->sport, (unsigned long long)(o->sport + o->flows - 1),
+			(unsigned long long)o->flows, (unsigned long long)(65536 - o->flows));
 	if (o->recv)
-		return tsock_addr_opt("bind", o->bind, 0, &a, err);
+		return check_recv(o, err);
 	return check_send(o, err);
 }
 
@@ -122,11 +195,26 @@ static size_t datagram_size(const struct udps_opts *o, uint64_t seq)
 	return tsize_draw(o->seed, seq, (uint32_t)o->size, (uint32_t)max_size(o));
 }
 
+/* One flow of the sender: its socket and its own sequence numbers. */
+struct udps_txflow {
+	int fd;
+	uint32_t id;
+	uint16_t sport;
+	uint64_t sent;
+	uint64_t bytes;
+	uint64_t end_copies_sent;
+};
+
+/* The flows of one sending process: flows first, first + stride, ... of --flows. */
 struct udps_tx {
 	const struct udps_opts *o;
-	int fd;
+	struct udps_txflow *flows;
+	unsigned int n;
+	unsigned int next; /* round-robin: the flow of the next datagram */
+	struct pacer_rate rate; /* this process's share of --rate */
+	uint64_t count; /* and of --count (0: none) */
+	uint64_t burst;
 	uint8_t *buf;
-	uint32_t flow;
 	uint64_t sent;
 	uint64_t bytes;
 	uint64_t size_min_sent; /* 0 until one was sent */
@@ -149,36 +237,42 @@ static void drain_errqueue(int fd)
 		m.msg_controllen = sizeof(ctl);
 }
 
-/* Send one datagram of @len bytes; false if it failed (errno counted in @errs). */
-static bool send_one(struct udps_tx *tx, const struct wire_hdr *h, size_t len, uint64_t *errs)
+/* Send one datagram of @len bytes on @f; false if it failed (errno counted in @errs). */
+static bool send_one(struct udps_tx *tx, struct udps_txflow *f, const struct wire_hdr *h,
+		     size_t len, uint64_t *errs)
 {
 	struct wire_hdr w = *h;
 
-	w.flow = tx->flow;
+	w.flow = f->id;
 	w.ts_ns = tclock_now();
 	wire_hdr_encode(&w, tx->buf);
-	if (send(tx->fd, tx->buf, len, 0) >= 0) {
+	if (send(f->fd, tx->buf, len, 0) >= 0) {
 		tx->last_ok_ns = w.ts_ns;
 		return true;
 	}
 	if (errs && errno != EINTR)
 		tjson_count_errno(errs, errno);
-	drain_errqueue(tx->fd);
+	drain_errqueue(f->fd);
 	return false;
 }
 
 static void send_burst(struct udps_tx *tx)
 {
 	struct wire_hdr h = { .type = WIRE_DATA };
+	struct udps_txflow *f;
 	uint64_t i;
 	size_t len;
 
-	for (i = 0; i < tx->o->burst && !(tx->o->count && tx->sent >= tx->o->count); i++) {
-		/* A datagram sent again after a failure keeps its number and size. */
-		h.seq = tx->sent;
+	for (i = 0; i < tx->burst && !(tx->count && tx->sent >= tx->count); i++) {
+		/* A datagram sent again after a failure keeps its flow, number and size. */
+		f = &tx->flows[tx->next];
+		h.seq = f->sent;
 		len = datagram_size(tx->o, h.seq);
-		if (!send_one(tx, &h, len, tx->errs))
+		if (!send_one(tx, f, &h, len, tx->errs))
 			continue;
+		f->sent++;
+		f->bytes += len;
+		tx->next = (tx->next + 1) % tx->n;
 		tx->sent++;
 		tx->bytes += len;
 		if (!tx->size_min_sent || len < tx->size_min_sent)
@@ -188,12 +282,14 @@ static void send_burst(struct udps_tx *tx)
 	}
 }
 
-static double tx_period_ns(const struct udps_opts *o)
+static double tx_period_ns(const struct udps_tx *tx)
 {
+	const struct udps_opts *o = tx->o;
+
 	if (o->burst_gap_ns)
 		return (double)o->burst_gap_ns;
 	/* --bitrate with --size-max: the mean size, the sizes being uniform. */
-	return pacer_period_ns(&o->rate, (double)(o->size + max_size(o)) / 2, o->burst);
+	return pacer_period_ns(&tx->rate, (double)(o->size + max_size(o)) / 2, tx->burst);
 }
 
 /*
@@ -204,13 +300,13 @@ static void tx_loop(struct udps_tx *tx)
 {
 	const struct udps_opts *o = tx->o;
 	uint64_t end = o->duration_ns ? tx->start_ns + o->duration_ns : UINT64_MAX, t;
-	double period = tx_period_ns(o);
+	double period = tx_period_ns(tx);
 	struct pacer p;
 
 	pacer_init(&p, tx->start_ns, period);
 	for (;;) {
 		t = period ? pacer_deadline(&p) : tclock_now();
-		if (o->count && tx->sent >= o->count)
+		if (tx->count && tx->sent >= tx->count)
 			tx->end_reason = "count";
 		else if (t >= end || tclock_now() >= end)
 			/* The clock, not only the schedule: a sender that falls
@@ -233,24 +329,51 @@ static void tx_loop(struct udps_tx *tx)
 		tx->end_ns = t;
 }
 
+/* Each flow's END copies, the flows' copies UDPS_END_SPACING_NS apart. */
 static void send_end(struct udps_tx *tx)
 {
-	struct wire_hdr h = { .type = WIRE_END, .copies = UDPS_END_COPIES, .seq = tx->sent };
+	struct wire_hdr h = { .type = WIRE_END, .copies = UDPS_END_COPIES };
+	unsigned int i;
 
 	for (h.copy = 0; h.copy < UDPS_END_COPIES; h.copy++) {
 		if (h.copy)
 			tclock_sleep_until(tclock_now() + UDPS_END_SPACING_NS);
-		if (send_one(tx, &h, WIRE_HDR_LEN, NULL))
-			tx->end_copies_sent++;
+		for (i = 0; i < tx->n; i++) {
+			h.seq = tx->flows[i].sent;
+			if (send_one(tx, &tx->flows[i], &h, WIRE_HDR_LEN, NULL)) {
+				tx->flows[i].end_copies_sent++;
+				tx->end_copies_sent++;
+			}
+		}
 	}
+}
+
+static struct json_object *tx_flows_json(const struct udps_tx *tx, int cpu)
+{
+	struct json_object *arr = json_object_new_array(), *f;
+	unsigned int i;
+
+	for (i = 0; i < tx->n; i++) {
+		f = json_object_new_object();
+		tjson_u64(f, "id", tx->flows[i].id);
+		tjson_u64(f, "sport", tx->flows[i].sport);
+		tjson_u64(f, "sent", tx->flows[i].sent);
+		tjson_u64(f, "bytes", tx->flows[i].bytes);
+		tjson_u64(f, "end_copies_sent", tx->flows[i].end_copies_sent);
+		tjson_u64(f, "pid", (uint64_t)getpid());
+		add_or_null(f, "cpu", cpu >= 0, (uint64_t)cpu);
+		json_object_array_add(arr, f);
+	}
+	return arr;
 }
 
 static void tx_report(const struct udps_tx *tx, struct json_object *out)
 {
 	double secs = tclock_seconds(tx->end_ns - tx->start_ns);
-	double period = tx_period_ns(tx->o);
+	double period = tx_period_ns(tx);
+	int cpu = sched_getcpu();
 
-	tjson_u64(out, "flow_id", tx->flow);
+	tjson_u64(out, "flow_id", tx->flows[0].id);
 	tjson_str(out, "end_reason", tx->end_reason);
 	tjson_u64(out, "sent", tx->sent);
 	tjson_u64(out, "bytes", tx->bytes);
@@ -261,11 +384,14 @@ static void tx_report(const struct udps_tx *tx, struct json_object *out)
 	tjson_u64(out, "end_copies_sent", tx->end_copies_sent);
 	tjson_double(out, "duration_s", secs, 6);
 	if (period)
-		tjson_double(out, "target_pps", 1e9 * (double)tx->o->burst / period, 3);
+		tjson_double(out, "target_pps", 1e9 * (double)tx->burst / period, 3);
 	else
 		tjson_null(out, "target_pps");
 	tjson_double(out, "achieved_pps", secs > 0 ? (double)tx->sent / secs : 0, 3);
 	tjson_double(out, "achieved_bps", secs > 0 ? 8.0 * (double)tx->bytes / secs : 0, 0);
+	json_object_object_add(out, "flows", tx_flows_json(tx, cpu));
+	tjson_u64(out, "pid", (uint64_t)getpid());
+	add_or_null(out, "cpu", cpu >= 0, (uint64_t)cpu);
 }
 
 static int set_recverr(int fd, int family)
@@ -277,123 +403,149 @@ static int set_recverr(int fd, int family)
 	return setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on));
 }
 
-static uint32_t random_flow(void)
+/* A random first flow id, such that the --flows ids after it fit in 32 bits. */
+static uint32_t random_flow(uint64_t flows)
 {
 	uint32_t v = 0;
 
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
 		v = (uint32_t)getpid() ^ (uint32_t)tclock_now();
+	if (v > UINT32_MAX - (flows - 1))
+		v -= (uint32_t)(flows - 1);
 	return v ? v : 1;
 }
 
-static int run_send(const struct udps_opts *o, struct json_object *out, char **err)
+static uint16_t local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+/* Datagrams of --count that flow @i sends, round-robin from flow 0. */
+static uint64_t flow_count(const struct udps_opts *o, uint64_t i)
+{
+	return o->count / o->flows + (i < o->count % o->flows);
+}
+
+/*
+ * The flows of process @part of --procs: flow i is in process i % procs,
+ * with its share of --rate and --count (and of --burst, at least 1).
+ */
+static void tx_share(struct udps_tx *tx, uint32_t first_id, unsigned int part)
+{
+	const struct udps_opts *o = tx->o;
+	unsigned int i;
+
+	for (i = 0; i < tx->n; i++) {
+		uint64_t g = part + (uint64_t)i * o->procs;
+
+		tx->flows[i].id = first_id + (uint32_t)g;
+		tx->count += flow_count(o, g);
+	}
+	if (!o->count)
+		tx->count = 0;
+	tx->rate = o->rate;
+	tx->rate.value = o->rate.value * tx->n / (double)o->flows;
+	tx->burst = o->procs == 1 ? o->burst : o->burst * tx->n / o->flows;
+	if (!tx->burst)
+		tx->burst = 1;
+}
+
+static int tx_open(struct udps_tx *tx, unsigned int part, char **err)
+{
+	const struct udps_opts *o = tx->o;
+	unsigned int i;
+	uint64_t g;
+	int ret;
+
+	for (i = 0; i < tx->n; i++) {
+		g = part + (uint64_t)i * o->procs;
+		ret = tsock_open_dgram_from(&o->dst_addr, o->bind,
+					    o->sport ? (uint16_t)(o->sport + g) : 0,
+					    &tx->flows[i].fd, err);
+		if (ret)
+			return ret;
+		/* Without IP_RECVERR the kernel hides local drops (ENOBUFS) from UDP senders. */
+		set_recverr(tx->flows[i].fd, o->dst_addr.ss.ss_family);
+		tx->flows[i].sport = local_port(tx->flows[i].fd);
+	}
+	return 0;
+}
+
+/* Process @part of --procs: its flows, sent, reported into @out. */
+static int send_part(const struct udps_opts *o, uint32_t first_id, unsigned int part,
+		     struct json_object *out, char **err)
 {
 	struct udps_tx *tx = calloc(1, sizeof(*tx));
+	unsigned int i;
 	int ret = -ENOMEM;
 
 	if (!tx)
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the sender");
 	tx->o = o;
-	tx->flow = o->flow_id ? (uint32_t)o->flow_id : random_flow();
+	tx->n = (unsigned int)((o->flows - part + o->procs - 1) / o->procs);
+	tx->flows = calloc(tx->n, sizeof(*tx->flows));
+	for (i = 0; tx->flows && i < tx->n; i++)
+		tx->flows[i].fd = -1;
 	tx->buf = calloc(1, max_size(o));
-	if (!tx->buf) {
+	if (!tx->buf || !tx->flows) {
 		ret = terr_sys(err, ENOMEM, NULL, "cannot allocate a %llu-byte datagram",
 			       (unsigned long long)max_size(o));
 		goto out;
 	}
-	ret = tsock_open_connected(SOCK_DGRAM, &o->dst_addr, o->bind, 0, NULL, &tx->fd, err);
+	tx_share(tx, first_id, part);
+	ret = tx_open(tx, part, err);
 	if (ret)
 		goto out;
-	/* Without IP_RECVERR the kernel hides local drops (ENOBUFS) from UDP senders. */
-	set_recverr(tx->fd, o->dst_addr.ss.ss_family);
 	tx->start_ns = tclock_now();
 	tx->last_ok_ns = tx->start_ns;
 	tx_loop(tx);
 	send_end(tx);
 	tx_report(tx, out);
-	close(tx->fd);
 out:
+	for (i = 0; tx->flows && i < tx->n; i++)
+		if (tx->flows[i].fd >= 0)
+			close(tx->flows[i].fd);
+	free(tx->flows);
 	free(tx->buf);
 	free(tx);
 	return ret;
+}
+
+static int run_send(const struct udps_opts *o, struct json_object *out, char **err)
+{
+	uint32_t first_id = o->flow_id ? (uint32_t)o->flow_id : random_flow(o->flows);
+
+	if (o->procs > 1)
+		return udps_procs_run(o, first_id, send_part, out, err);
+	return send_part(o, first_id, 0, out, err);
 }
 
 /* Receiver */
 
 struct udps_rx {
 	const struct udps_opts *o;
-	int fd;
-	uint32_t flow;
-	bool locked;
-	bool end_seen;
-	bool last_copy;
-	uint64_t sent;
-	uint64_t end_copies;
-	uint64_t end_copies_received;
-	uint64_t bytes;
-	uint64_t invalid;
-	uint64_t foreign;
-	uint64_t latency_skipped;
+	int *fds; /* this process's sockets: socket first + i * procs of --sockets */
+	uint64_t *sock_received;
+	unsigned int nfds;
+	unsigned int first;
 	uint64_t start_ns;
-	uint64_t first_ns;
-	uint64_t last_ns;
 	uint64_t activity_ns;
-	uint64_t end_deadline_ns;
 	const char *end_reason;
-	struct seqacct acct;
-	struct hist lat;
+	struct udpflow_set flows;
 };
-
-static void rx_end(struct udps_rx *rx, const struct wire_hdr *h, uint64_t t)
-{
-	if (!rx->end_seen) {
-		rx->end_seen = true;
-		rx->sent = h->seq;
-		rx->end_copies = h->copies;
-		rx->end_deadline_ns = t + UDPS_END_GRACE_NS;
-	}
-	rx->end_copies_received++;
-	if (h->copy + 1 >= h->copies)
-		rx->last_copy = true;
-}
-
-/* Account one datagram of @len bytes received at @t. */
-static void rx_datagram(struct udps_rx *rx, const void *buf, size_t len, uint64_t t)
-{
-	struct wire_hdr h;
-
-	if (wire_hdr_decode(buf, len, &h) || (h.type != WIRE_DATA && h.type != WIRE_END)) {
-		rx->invalid++;
-		return;
-	}
-	if (!rx->locked) {
-		rx->flow = h.flow;
-		rx->locked = true;
-	}
-	if (h.flow != rx->flow) {
-		rx->foreign++;
-		return;
-	}
-	if (h.type == WIRE_END) {
-		rx_end(rx, &h, t);
-		return;
-	}
-	seqacct_add(&rx->acct, h.seq);
-	rx->bytes += len;
-	if (!rx->first_ns)
-		rx->first_ns = t;
-	rx->last_ns = t;
-	if (t >= h.ts_ns)
-		hist_record(&rx->lat, t - h.ts_ns);
-	else
-		rx->latency_skipped++;
-}
 
 static const char *rx_should_end(const struct udps_rx *rx, uint64_t now)
 {
 	const struct udps_opts *o = rx->o;
 
-	if (rx->last_copy || (rx->end_seen && now >= rx->end_deadline_ns))
+	if (udpflow_all_ended(&rx->flows, now) || udps_procs_all_ended(o))
 		return "end";
 	if (ttool_stopping())
 		return "signal";
@@ -404,123 +556,279 @@ static const char *rx_should_end(const struct udps_rx *rx, uint64_t now)
 	return NULL;
 }
 
+static uint16_t sockaddr_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+	return 0;
+}
+
+/* Global index of this process's socket @i. */
+static unsigned int rx_sock_index(const struct udps_rx *rx, unsigned int i)
+{
+	return rx->first + i * (unsigned int)rx->o->procs;
+}
+
 /*
- * Batches of up to UDPS_BATCH datagrams (one with --read-delay); only the
- * header is copied, MSG_TRUNC gives the real length. All datagrams of a batch
- * get the time the batch was read as their receive time.
+ * One batch of up to UDPS_BATCH datagrams (one with --read-delay) from socket
+ * @i; only the header is copied, MSG_TRUNC gives the real length. All get the
+ * time the batch was read as their receive time. Return: datagrams read, or
+ * -errno.
  */
-static int rx_loop(struct udps_rx *rx, char **err)
+static int rx_batch(struct udps_rx *rx, unsigned int i, int flags)
 {
 	uint8_t bufs[UDPS_BATCH][WIRE_HDR_LEN];
+	struct sockaddr_storage from[UDPS_BATCH];
 	struct mmsghdr msgs[UDPS_BATCH] = { 0 };
 	struct iovec iov[UDPS_BATCH];
-	unsigned int i, vlen = rx->o->read_delay_ns ? 1 : UDPS_BATCH;
+	unsigned int k, vlen = rx->o->read_delay_ns ? 1 : UDPS_BATCH;
+	struct udpflow_dgram d = { .sock = rx_sock_index(rx, i) };
+	int n;
+
+	for (k = 0; k < vlen; k++) {
+		iov[k] = (struct iovec){ .iov_base = bufs[k], .iov_len = WIRE_HDR_LEN };
+		msgs[k].msg_hdr = (struct msghdr){ .msg_iov = &iov[k],
+						   .msg_iovlen = 1,
+						   .msg_name = &from[k],
+						   .msg_namelen = sizeof(from[k]) };
+	}
+	n = recvmmsg(rx->fds[i], msgs, vlen, flags | MSG_TRUNC, NULL);
+	if (n < 0)
+		return -errno;
+	d.t_ns = tclock_now();
+	d.cpu = sched_getcpu();
+	for (k = 0; k < (unsigned int)n; k++) {
+		d.buf = bufs[k];
+		d.len = msgs[k].msg_len;
+		d.src_port = sockaddr_port(&from[k]);
+		if (udpflow_add(&rx->flows, &d) == UDPFLOW_NOMEM)
+			return -ENOMEM;
+	}
+	rx->sock_received[i] += (uint64_t)n;
+	return n;
+}
+
+/* One socket: block in recvmmsg (up to UDPS_TICK_NS, SO_RCVTIMEO), as always. */
+static int rx_wait_one(struct udps_rx *rx)
+{
+	return rx_batch(rx, 0, MSG_WAITFORONE);
+}
+
+/* Several: poll them up to UDPS_TICK_NS, then a batch from each that is readable. */
+static int rx_wait_many(struct udps_rx *rx)
+{
+	struct pollfd p[UDPS_MAX_SOCKETS];
+	unsigned int i;
+	int n, got = 0;
+
+	for (i = 0; i < rx->nfds; i++)
+		p[i] = (struct pollfd){ .fd = rx->fds[i], .events = POLLIN };
+	n = poll(p, rx->nfds, (int)(UDPS_TICK_NS / TCLOCK_MS));
+	if (n <= 0)
+		return n < 0 ? -errno : -EAGAIN;
+	for (i = 0; i < rx->nfds; i++) {
+		if (!(p[i].revents & (POLLIN | POLLERR)))
+			continue;
+		n = rx_batch(rx, i, MSG_DONTWAIT);
+		if (n < 0 && n != -EAGAIN && n != -EINTR)
+			return n;
+		got += n > 0 ? n : 0;
+	}
+	return got ? got : -EAGAIN;
+}
+
+static int rx_loop(struct udps_rx *rx, char **err)
+{
 	uint64_t t = tclock_now();
 	int n;
 
-	for (i = 0; i < UDPS_BATCH; i++) {
-		iov[i] = (struct iovec){ .iov_base = bufs[i], .iov_len = WIRE_HDR_LEN };
-		msgs[i].msg_hdr = (struct msghdr){ .msg_iov = &iov[i], .msg_iovlen = 1 };
-	}
 	while (!(rx->end_reason = rx_should_end(rx, t))) {
-		n = recvmmsg(rx->fd, msgs, vlen, MSG_WAITFORONE | MSG_TRUNC, NULL);
+		n = rx->nfds == 1 ? rx_wait_one(rx) : rx_wait_many(rx);
 		t = tclock_now();
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return terr_sys(err, errno, NULL, "cannot receive on port %llu",
+		if (n == -ENOMEM)
+			return terr_sys(err, ENOMEM, NULL, "cannot allocate a flow");
+		if (n < 0 && n != -EAGAIN && n != -EINTR)
+			return terr_sys(err, -n, NULL, "cannot receive on port %llu",
 					(unsigned long long)rx->o->port);
-		for (i = 0; n > 0 && i < (unsigned int)n; i++)
-			rx_datagram(rx, bufs[i], msgs[i].msg_len, t);
 		if (n > 0)
 			rx->activity_ns = t;
 		if (n > 0 && rx->o->read_delay_ns)
 			tclock_sleep_until(t + rx->o->read_delay_ns);
+		udps_procs_note_ended(rx->o, &rx->flows, t);
 	}
 	return 0;
 }
 
-static void rx_report_counts(const struct udps_rx *rx, struct json_object *out)
+static void rx_report_counts(const struct udps_rx *rx, const struct udpflow_totals *t,
+			     struct json_object *out)
 {
-	const struct seqacct *a = &rx->acct;
+	const struct udpflow_set *s = &rx->flows;
+	uint32_t id = s->base_id;
+	unsigned int i;
 
-	add_or_null(out, "flow_id", rx->locked, rx->flow);
+	/* The lowest id, as the sender's flow_id is the first of its ids. */
+	for (i = 0; !s->base_id && i < s->n; i++)
+		if (!id || s->flows[i]->id < id)
+			id = s->flows[i]->id;
+
+	add_or_null(out, "flow_id", id, id);
 	tjson_str(out, "end_reason", rx->end_reason);
-	add_or_null(out, "sent", rx->end_seen, rx->sent);
-	tjson_u64(out, "received", a->received);
-	tjson_u64(out, "unique", a->unique);
-	add_or_null(out, "lost", rx->end_seen, seqacct_lost(a, rx->sent));
-	tjson_u64(out, "reordered", a->reordered);
-	tjson_u64(out, "duplicated", a->duplicated);
-	tjson_u64(out, "late", a->late);
-	add_or_null(out, "seq_highest", a->any, a->highest);
-	tjson_u64(out, "bytes", rx->bytes);
-	tjson_u64(out, "invalid", rx->invalid);
-	tjson_u64(out, "foreign", rx->foreign);
-	add_or_null(out, "end_copies", rx->end_seen, rx->end_copies);
-	tjson_u64(out, "end_copies_received", rx->end_copies_received);
+	add_or_null(out, "sent", t->sent_known, t->sent);
+	tjson_u64(out, "received", t->received);
+	tjson_u64(out, "unique", t->unique);
+	add_or_null(out, "lost", t->sent_known, t->lost);
+	tjson_u64(out, "reordered", t->reordered);
+	tjson_u64(out, "duplicated", t->duplicated);
+	tjson_u64(out, "late", t->late);
+	add_or_null(out, "seq_highest", t->any, t->highest);
+	tjson_u64(out, "bytes", t->bytes);
+	tjson_u64(out, "invalid", s->invalid);
+	tjson_u64(out, "foreign", s->foreign);
+	add_or_null(out, "end_copies", t->sent_known, t->end_copies);
+	tjson_u64(out, "end_copies_received", t->end_copies_received);
+}
+
+static struct json_object *rx_sockets_json(const struct udps_rx *rx)
+{
+	struct json_object *arr = json_object_new_array(), *o;
+	unsigned int i;
+
+	for (i = 0; i < rx->nfds; i++) {
+		o = json_object_new_object();
+		tjson_u64(o, "index", rx_sock_index(rx, i));
+		tjson_u64(o, "port", local_port(rx->fds[i]));
+		if (rx->o->connected)
+			tjson_u64(o, "peer_port", rx->o->sport + rx_sock_index(rx, i));
+		tjson_u64(o, "received", rx->sock_received[i]);
+		tjson_u64(o, "pid", (uint64_t)getpid());
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }
 
 static void rx_report(const struct udps_rx *rx, const struct netstat_udp *before,
 		      struct json_object *out)
 {
-	double secs = tclock_seconds(rx->last_ns - rx->first_ns), pps;
+	struct udpflow_totals t;
 	struct json_object *ns = NULL;
 	struct netstat_udp after;
+	double secs, pps;
 	int size = 0;
 	socklen_t len = sizeof(size);
 
-	rx_report_counts(rx, out);
-	getsockopt(rx->fd, SOL_SOCKET, SO_RCVBUF, &size, &len);
+	udpflow_totals(&rx->flows, &t);
+	secs = tclock_seconds(t.last_ns - t.first_ns);
+	rx_report_counts(rx, &t, out);
+	getsockopt(rx->fds[0], SOL_SOCKET, SO_RCVBUF, &size, &len);
 	tjson_u64(out, "rcvbuf_bytes", (uint64_t)size);
 	tjson_double(out, "duration_s", secs, 6);
 	/* N arrivals span N - 1 intervals. */
-	pps = secs > 0 ? (double)(rx->acct.received - 1) / secs : 0;
+	pps = secs > 0 ? (double)(t.received - 1) / secs : 0;
 	tjson_double(out, "rx_pps", pps, 3);
-	tjson_double(out, "rx_bps",
-		     pps ? pps * 8.0 * (double)rx->bytes / (double)rx->acct.received : 0, 0);
-	json_object_object_add(out, "latency_us", tjson_latency_us(&rx->lat));
-	tjson_u64(out, "latency_skipped", rx->latency_skipped);
+	tjson_double(out, "rx_bps", pps ? pps * 8.0 * (double)t.bytes / (double)t.received : 0, 0);
+	json_object_object_add(out, "latency_us", tjson_latency_us(&rx->flows.lat));
+	tjson_u64(out, "latency_skipped", t.latency_skipped);
 	if (before && !netstat_udp_read(&after)) {
 		ns = json_object_new_object();
 		tjson_u64(ns, "udp_rcvbuf_errors", after.rcvbuf_errors - before->rcvbuf_errors);
 		tjson_u64(ns, "udp_in_errors", after.in_errors - before->in_errors);
 	}
 	json_object_object_add(out, "netstat_delta", ns);
+	json_object_object_add(out, "flows", udpflow_array(&rx->flows, getpid()));
+	json_object_object_add(out, "sockets", rx_sockets_json(rx));
+	tjson_u64(out, "misdelivered", rx->flows.misdelivered);
+	tjson_u64(out, "pid", (uint64_t)getpid());
 }
 
-static int rx_open(struct udps_rx *rx, char **err)
+/* --peer as an address of @fd's family (IPv4 as ::ffff:a.b.c.d on a dual-stack socket). */
+static struct tsock_addr peer_for(const struct udps_opts *o, int fd, uint16_t port)
+{
+	struct tsock_addr a = o->peer_addr, local = { .len = sizeof(local.ss) };
+	char mapped[INET6_ADDRSTRLEN + 8];
+
+	getsockname(fd, (struct sockaddr *)&local.ss, &local.len);
+	if (local.ss.ss_family == AF_INET6 && a.ss.ss_family == AF_INET) {
+		snprintf(mapped, sizeof(mapped), "::ffff:%s", o->peer);
+		tsock_addr_parse(mapped, port, &a);
+	} else if (a.ss.ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)&a.ss)->sin6_port = htons(port);
+	} else {
+		((struct sockaddr_in *)&a.ss)->sin_port = htons(port);
+	}
+	return a;
+}
+
+/* Socket @i of this process: bound to --port, shared, maybe connected. */
+static int rx_open_one(struct udps_rx *rx, unsigned int i, char **err)
 {
 	const struct udps_opts *o = rx->o;
-	int ret, size = (int)o->rcvbuf;
+	char s[TSOCK_ADDRSTRLEN];
+	int ret, size = (int)o->rcvbuf, *fd = &rx->fds[i];
+	bool share = o->reuseport || o->sockets > 1;
+	struct tsock_addr peer;
 
-	ret = tsock_open_bound(SOCK_DGRAM, o->bind, (uint16_t)o->port, &rx->fd, err);
-	if (ret)
-		return ret;
-	/* SO_RCVBUFFORCE (CAP_NET_ADMIN) is not capped by net.core.rmem_max. */
-	if (o->rcvbuf && setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) &&
-	    setsockopt(rx->fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size))) {
-		ret = terr_sys(err, errno, NULL, "cannot set SO_RCVBUF to '%d'", size);
-		close(rx->fd);
+	ret = share ? tsock_open_reuseport(SOCK_DGRAM, o->bind, (uint16_t)o->port, fd, err)
+		    : tsock_open_bound(SOCK_DGRAM, o->bind, (uint16_t)o->port, fd, err);
+	if (ret) {
+		*fd = -1;
 		return ret;
 	}
-	tsock_set_timeout(rx->fd, SO_RCVTIMEO, UDPS_TICK_NS);
+	/* SO_RCVBUFFORCE (CAP_NET_ADMIN) is not capped by net.core.rmem_max. */
+	if (o->rcvbuf && setsockopt(*fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) &&
+	    setsockopt(*fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)))
+		return terr_sys(err, errno, NULL, "cannot set SO_RCVBUF to '%d'", size);
+	if (o->connected) {
+		peer = peer_for(o, *fd, (uint16_t)(o->sport + rx_sock_index(rx, i)));
+		if (connect(*fd, (struct sockaddr *)&peer.ss, peer.len))
+			return terr_sys(err, errno, "check --peer: an address of the sender",
+					"cannot connect socket %u to '%s'", rx_sock_index(rx, i),
+					tsock_addr_str(&peer, s, sizeof(s)));
+	}
+	tsock_set_timeout(*fd, SO_RCVTIMEO, UDPS_TICK_NS);
 	return 0;
 }
 
-static int run_recv(const struct udps_opts *o, struct json_object *out, char **err)
+static void rx_close(struct udps_rx *rx)
+{
+	unsigned int i;
+
+	for (i = 0; rx->fds && i < rx->nfds; i++)
+		if (rx->fds[i] >= 0)
+			close(rx->fds[i]);
+	free(rx->fds);
+	free(rx->sock_received);
+}
+
+/* Process @part of --procs: sockets part, part + procs, ... of --sockets. */
+static int recv_part(const struct udps_opts *o, uint32_t first_id, unsigned int part,
+		     struct json_object *out, char **err)
 {
 	struct udps_rx *rx = calloc(1, sizeof(*rx));
 	struct netstat_udp before;
 	bool have_netstat;
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
+	(void)first_id;
 	if (!rx)
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the receiver");
 	rx->o = o;
-	seqacct_init(&rx->acct);
-	hist_init(&rx->lat);
-	rx->flow = (uint32_t)o->flow_id;
-	rx->locked = o->flow_id != 0;
-	ret = rx_open(rx, err);
+	rx->first = part;
+	rx->nfds = (unsigned int)((o->sockets - part + o->procs - 1) / o->procs);
+	rx->fds = calloc(rx->nfds, sizeof(*rx->fds));
+	rx->sock_received = calloc(rx->nfds, sizeof(*rx->sock_received));
+	udpflow_set_init(&rx->flows, (unsigned int)o->flows, (uint32_t)o->flow_id, o->connected,
+			 (uint16_t)o->sport);
+	if (!rx->fds || !rx->sock_received) {
+		ret = terr_sys(err, ENOMEM, NULL, "cannot allocate the receiver's sockets");
+		goto out;
+	}
+	for (i = 0; i < rx->nfds; i++)
+		rx->fds[i] = -1;
+	for (i = 0; !ret && i < rx->nfds; i++)
+		ret = rx_open_one(rx, i, err);
 	if (ret)
 		goto out;
 	have_netstat = !netstat_udp_read(&before);
@@ -529,10 +837,18 @@ static int run_recv(const struct udps_opts *o, struct json_object *out, char **e
 	ret = rx_loop(rx, err);
 	if (!ret)
 		rx_report(rx, have_netstat ? &before : NULL, out);
-	close(rx->fd);
 out:
+	rx_close(rx);
+	udpflow_set_release(&rx->flows);
 	free(rx);
 	return ret;
+}
+
+static int run_recv(const struct udps_opts *o, struct json_object *out, char **err)
+{
+	if (o->procs > 1)
+		return udps_procs_run(o, 0, recv_part, out, err);
+	return recv_part(o, 0, 0, out, err);
 }
 
 static int udps_run(const void *p, struct json_object *out, char **err)
