@@ -21,6 +21,8 @@
 
 #define UDPS_MAX_SIZE 65507
 #define TCPS_MAX_DURATION (86400 * TCLOCK_S)
+#define TCPS_MAX_FLOWS 64
+#define TCPS_MAX_LISTENERS 16
 #define RR_UDP_MAX 65507
 #define RR_TCP_MAX (64u << 20)
 
@@ -63,6 +65,8 @@ struct tcps_opts {
 	uint64_t duration_ns;
 	uint64_t size;
 	uint64_t idle_timeout_ns;
+	uint64_t flows; /* connections at once (both ends) */
+	uint64_t listeners; /* recv: sockets listening on --port (SO_REUSEPORT) */
 	struct tsock_addr dst_addr; /* --dst and --port, set by check */
 };
 

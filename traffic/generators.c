@@ -101,6 +101,12 @@ const struct topt tcps_table[] = {
 	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
 	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
 	  .help = "give up when connecting, accepting or the transfer stalls for SEC (default 10)" },
+	{ .name = "flows", .kind = TOPT_UINT, .off = OFF(flows), .arg = "N", .key = "flows",
+	  .min = 1, .max = TCPS_MAX_FLOWS,
+	  .help = "connections at once, from one process (default 1); give both ends the same N" },
+	{ .name = "listeners", .kind = TOPT_UINT, .off = OFF(listeners), .arg = "M",
+	  .key = "listeners", .min = 1, .max = TCPS_MAX_LISTENERS, .only = "recv",
+	  .help = "recv: sockets listening on --port (SO_REUSEPORT), accepting from all (default 1)" },
 	TTOOL_COMMON_OPTS(struct tcps_opts),
 	{ .name = NULL },
 };
@@ -154,7 +160,8 @@ static const char *const udps_keys[] = {
 	"rate", "bitrate", "size", "size-max", "seed", "burst", "burst-gap", "count", "rcvbuf",
 	"read-delay", "port", NULL,
 };
-static const char *const tcps_keys[] = { "size", "port", "cc", "bidir", NULL };
+static const char *const tcps_keys[] = { "size", "port", "cc", "bidir", "flows", "listeners",
+					 NULL };
 static const char *const rr_keys[] = { "proto", "req-size", "resp-size", "count", "port", NULL };
 
 const struct tgen tgen_all[] = {

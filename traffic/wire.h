@@ -17,7 +17,8 @@
  * Hello (first bytes a TCP client sends), WIRE_HELLO_LEN = 24 bytes:
  *   0  u32 magic, 4 u8 version, 5 u8 type (HELLO_STREAM or HELLO_RR),
  *   6  u16 flags (WIRE_F_BIDIR), 8 u32 duration_ms, 12 u32 req_size,
- *  16  u32 resp_size, 20 u32 reserved (0)
+ *  16  u32 resp_size, 20 u16 flows (HELLO_STREAM: connections the sender opens,
+ *  0 = 1), 22 u16 flow (HELLO_STREAM: index of this one among them)
  */
 #ifndef TRAFFIC_WIRE_H
 #define TRAFFIC_WIRE_H
@@ -57,6 +58,8 @@ struct wire_hello {
 	uint32_t duration_ms;
 	uint32_t req_size;
 	uint32_t resp_size;
+	uint16_t flows;
+	uint16_t flow;
 };
 
 void wire_hdr_encode(const struct wire_hdr *h, void *buf);
