@@ -11,6 +11,7 @@ TRAFFIC_LIBS    := $(shell pkg-config --libs json-c 2>/dev/null) -lm -pthread
 TRAFFIC_HDRS    := $(wildcard traffic/*.h)
 # tcp-stream: one connection (and --bidir), and several at once (--flows).
 TCPS_SRC        := traffic/tcp_stream.c traffic/tcps_flows.c
+RR_SRC          := traffic/rr.c traffic/rr_flows.c
 TRAFFIC_BINS    := $(B)/traffic/udp-stream $(B)/traffic/tcp-stream $(B)/traffic/rr
 
 traffic:: $(TRAFFIC_BINS)
@@ -25,9 +26,9 @@ $(B)/traffic/tcp-stream: traffic/main.c $(TCPS_SRC) $(TRAFFIC_LIB_SRC) $(TRAFFIC
 	$(CC) $(TRAFFIC_CFLAGS) -DTTOOL=tcp_stream_tool -o $@ traffic/main.c $(TCPS_SRC) \
 		$(TRAFFIC_LIB_SRC) $(TRAFFIC_LIBS)
 
-$(B)/traffic/rr: traffic/main.c traffic/rr.c $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
+$(B)/traffic/rr: traffic/main.c $(RR_SRC) $(TRAFFIC_LIB_SRC) $(TRAFFIC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(TRAFFIC_CFLAGS) -DTTOOL=rr_tool -o $@ traffic/main.c traffic/rr.c \
+	$(CC) $(TRAFFIC_CFLAGS) -DTTOOL=rr_tool -o $@ traffic/main.c $(RR_SRC) \
 		$(TRAFFIC_LIB_SRC) $(TRAFFIC_LIBS)
 
 # Unit tests of the generators: each links only what it tests.
@@ -45,11 +46,11 @@ test_traffic_wire_SRC    := traffic/wire.c
 test_traffic_netstat_SRC := traffic/netstat.c
 test_traffic_tjson_SRC   := traffic/tjson.c traffic/hist.c
 test_traffic_opts_SRC    := traffic/topt.c traffic/terr.c traffic/tjson.c traffic/hist.c
-test_traffic_cli_SRC     := traffic/udp_stream.c $(TCPS_SRC) traffic/rr.c $(TRAFFIC_LIB_SRC)
+test_traffic_cli_SRC     := traffic/udp_stream.c $(TCPS_SRC) $(RR_SRC) $(TRAFFIC_LIB_SRC)
 test_traffic_sizes_SRC   := traffic/udp_stream.c $(TRAFFIC_LIB_SRC)
 test_traffic_generators_SRC := traffic/generators.c
-test_traffic_stall_SRC   := $(TCPS_SRC) traffic/rr.c $(TRAFFIC_LIB_SRC)
-test_traffic_flows_SRC   := $(TCPS_SRC) traffic/rr.c $(TRAFFIC_LIB_SRC)
+test_traffic_stall_SRC   := $(TCPS_SRC) $(RR_SRC) $(TRAFFIC_LIB_SRC)
+test_traffic_flows_SRC   := $(TCPS_SRC) $(RR_SRC) $(TRAFFIC_LIB_SRC)
 
 .SECONDEXPANSION:
 $(B)/tests/traffic/test_traffic_%: tests/unit/traffic/test_traffic_%.c $$(test_traffic_%_SRC) $(TRAFFIC_HDRS)

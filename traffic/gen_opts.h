@@ -25,6 +25,8 @@
 #define TCPS_MAX_LISTENERS 16
 #define RR_UDP_MAX 65507
 #define RR_TCP_MAX (64u << 20)
+#define RR_MAX_FLOWS 64
+#define RR_DEFAULT_BACKLOG 128
 
 enum rr_proto { RR_TCP, RR_UDP };
 
@@ -84,6 +86,9 @@ struct rr_opts {
 	uint64_t count;
 	uint64_t timeout_ns;
 	uint64_t idle_timeout_ns;
+	bool crr; /* client: a connection per transaction */
+	uint64_t backlog; /* server: listen backlog; 0: RR_DEFAULT_BACKLOG */
+	uint64_t flows; /* client: connections (or crr loops) at once */
 	struct tsock_addr dst_addr; /* --dst and --port, set by check */
 };
 

@@ -496,7 +496,7 @@ int tsock_listen(const char *host, uint16_t port, int backlog, bool reuseport, i
 	    bind(*fd, (struct sockaddr *)&a.ss, a.len) || listen(*fd, backlog)) {
 		ret = errno;
 		close(*fd);
-		return terr_sys(err, ret, bind_hint(ret), "cannot listen on '%s'",
+		return terr_sys(err, ret, bind_hint(ret), "cannot bind '%s'",
 				tsock_addr_str(&a, s, sizeof(s)));
 	}
 	return 0;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Several connections at once, over real loopback sockets: tcp-stream
- * --flows N (and the receiver's --listeners M). The receiver runs in a
+ * --flows N (and the receiver's --listeners M), rr --crr and --flows N
+ * (and the server's --backlog). The receiver (server) runs in a
  * forked child, the sender in this process; both print their JSON to files,
  * and the test checks that the two ends' accounting adds up: N flows on
  * each end, the same source ports, per-flow bytes that sum to the totals
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -267,6 +269,109 @@ static void test_flows__tcp_stream_stall_names_the_flows(void **state)
 	close(peer);
 }
 
+/* rr: both ends of one TCP run; each flow does @count transactions. */
+static void run_rr(int flows, int count, bool crr, struct json_object **client,
+		   struct json_object **server)
+{
+	char cpath[] = "/tmp/netlab-flows-client-XXXXXX",
+	     spath[] = "/tmp/netlab-flows-server-XXXXXX";
+	char port[16], n[16], c[16];
+	pid_t pid;
+
+	close(mkstemp(cpath));
+	close(mkstemp(spath));
+	snprintf(port, sizeof(port), "%d", free_port());
+	snprintf(n, sizeof(n), "%d", flows);
+	snprintf(c, sizeof(c), "%d", count);
+	char *sargv[] = { "rr",	       "--server", "--bind",	     "127.0.0.1", "--port", port,
+			  "--backlog", "2",	   "--idle-timeout", "20",	  NULL };
+	char *cargv[] = { "rr",
+			  "--client",
+			  "--dst",
+			  "127.0.0.1",
+			  "--port",
+			  port,
+			  "--flows",
+			  n,
+			  "--count",
+			  c,
+			  "--idle-timeout",
+			  "20",
+			  crr ? "--crr" : NULL,
+			  NULL };
+
+	pid = start_peer(spath, atoi(port), &rr_tool, sargv);
+	assert_int_equal(run_to(cpath, &rr_tool, cargv), 0);
+	assert_int_equal(wait_peer(pid), 0);
+	*client = load(cpath);
+	*server = load(spath);
+}
+
+static void test_flows__rr_crr_flows_count_every_connection(void **state)
+{
+	struct json_object *c, *s, *fl;
+
+	(void)state;
+	/* four loops at once into a backlog of 2: some SYNs wait, none is lost */
+	run_rr(4, 10, true, &c, &s);
+	assert_int_equal(get_i(c, "transactions"), 40);
+	assert_int_equal(get_i(c, "lost"), 0);
+	assert_int_equal(get_i(c, "connections"), 40);
+	assert_int_equal(get_i(c, "connect_errors"), 0);
+	assert_int_equal(get_i(c, "latency_us.count"), 40);
+	fl = get(c, "flows");
+	assert_int_equal(json_object_array_length(fl), 4);
+	for (int i = 0; i < 4; i++) {
+		struct json_object *f = json_object_array_get_idx(fl, i);
+
+		assert_int_equal(get_i(f, "index"), i);
+		assert_int_equal(get_i(f, "transactions"), 10);
+		assert_int_equal(get_i(f, "connections"), 10);
+		assert_int_equal(get_i(f, "latency_us.count"), 10);
+		get(f, "latency_us.p50");
+		get(f, "latency_us.p99");
+		get(f, "latency_us.max");
+	}
+	/* the server served each connection, and ended on the client's END */
+	assert_int_equal(get_i(s, "transactions"), 40);
+	assert_int_equal(get_i(s, "connections"), 40);
+	assert_string_equal(json_object_get_string(get(s, "end_reason")), "end");
+	json_object_put(c);
+	json_object_put(s);
+}
+
+static void test_flows__rr_flows_are_concurrent_connections(void **state)
+{
+	struct json_object *c, *s, *fl;
+
+	(void)state;
+	run_rr(3, 50, false, &c, &s);
+	assert_int_equal(get_i(c, "transactions"), 150);
+	assert_int_equal(json_object_array_length(get(c, "flows")), 3);
+	assert_int_equal(get_i(s, "transactions"), 150);
+	assert_int_equal(get_i(s, "connections"), 3);
+	fl = get(s, "flows");
+	assert_int_equal(json_object_array_length(fl), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(get_i(json_object_array_get_idx(fl, i), "transactions"), 50);
+	json_object_put(c);
+	json_object_put(s);
+}
+
+static void test_flows__rr_one_connection_is_flow_0(void **state)
+{
+	struct json_object *c, *s;
+
+	(void)state;
+	run_rr(1, 20, false, &c, &s);
+	assert_int_equal(get_i(c, "transactions"), 20);
+	assert_int_equal(json_object_array_length(get(c, "flows")), 1);
+	assert_int_equal(get_i(json_object_array_get_idx(get(c, "flows"), 0), "transactions"), 20);
+	assert_int_equal(get_i(s, "connections"), 1);
+	json_object_put(c);
+	json_object_put(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +379,9 @@ int main(void)
 		cmocka_unit_test(test_flows__tcp_stream_8_flows_add_up_on_both_ends),
 		cmocka_unit_test(test_flows__tcp_stream_listeners_share_the_port),
 		cmocka_unit_test(test_flows__tcp_stream_stall_names_the_flows),
+		cmocka_unit_test(test_flows__rr_one_connection_is_flow_0),
+		cmocka_unit_test(test_flows__rr_crr_flows_count_every_connection),
+		cmocka_unit_test(test_flows__rr_flows_are_concurrent_connections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
