@@ -381,11 +381,12 @@ void rr_report_failure(struct rr_state *s, struct json_object *out)
 
 static int run_client(const struct rr_opts *o, struct json_object *out, char **err)
 {
-	struct rr_state *s = rr_state_new(o);
+	struct rr_state *s;
 	int ret;
 
 	if (o->proto == RR_TCP && (o->crr || o->flows > 1))
 		return rr_run_client_flows(o, out, err);
+	s = rr_state_new(o);
 	if (!s)
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the client");
 	tsock_addr_str(&o->dst_addr, s->peer, sizeof(s->peer));

@@ -45,18 +45,23 @@ static int free_port(void)
 	return ntohs(a.sin_port);
 }
 
-/* Whether something listens on 127.0.0.1:@port: then a plain bind() fails. */
+/*
+ * Whether a socket listens on @port (IPv4): /proc/net/tcp says LISTEN (0A).
+ * A bound socket not yet listening would refuse the sender's connect.
+ */
 static int listening(int port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-				 .sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), busy;
+	FILE *f = fopen("/proc/net/tcp", "r");
+	unsigned int lport, state;
+	char line[256];
+	int found = 0;
 
-	assert_true(fd >= 0);
-	busy = bind(fd, (struct sockaddr *)&a, sizeof(a)) && errno == EADDRINUSE;
-	close(fd);
-	return busy;
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, " %*u: %*x:%x %*x:%*x %x", &lport, &state) == 2 &&
+			(int)lport == port && state == 0x0A;
+	fclose(f);
+	return found;
 }
 
 /* Run a tool with stdout in @path and stderr in /dev/null; its exit status. */
@@ -372,6 +377,32 @@ static void test_flows__rr_one_connection_is_flow_0(void **state)
 	json_object_put(s);
 }
 
+static void test_flows__rr_crr_stall_names_the_flows(void **state)
+{
+	char cpath[] = "/tmp/netlab-flows-client-XXXXXX", port[16];
+	struct json_object *c, *which;
+	int p, peer = stalled_peer(&p);
+
+	(void)state;
+	close(mkstemp(cpath));
+	snprintf(port, sizeof(port), "%d", p);
+	char *cargv[] = { "rr",	   "--client", "--dst", "127.0.0.1",	  "--port", port,
+			  "--crr", "--flows",  "2",	"--idle-timeout", "0.5",    NULL };
+
+	/* connected (the kernel completes the handshake), never answered */
+	assert_int_equal(run_to(cpath, &rr_tool, cargv), TTOOL_EXIT_PATH);
+	c = load(cpath);
+	assert_string_equal(json_object_get_string(get(c, "failure.kind")), "stalled");
+	assert_string_equal(json_object_get_string(get(c, "failure.phase")), "transaction");
+	which = get(c, "failure.flows_stalled");
+	assert_true(json_object_array_length(which) >= 1);
+	assert_int_equal(get_i(c, "transactions"), 0);
+	assert_true(get_i(c, "connections") >= 1);
+	assert_int_equal(json_object_array_length(get(c, "flows")), 2);
+	json_object_put(c);
+	close(peer);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -382,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_flows__rr_one_connection_is_flow_0),
 		cmocka_unit_test(test_flows__rr_crr_flows_count_every_connection),
 		cmocka_unit_test(test_flows__rr_flows_are_concurrent_connections),
+		cmocka_unit_test(test_flows__rr_crr_stall_names_the_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
