@@ -24,8 +24,12 @@
 #define UDPS_MAX_SOCKETS 64
 #define UDPS_MAX_PROCS 16
 #define TCPS_MAX_DURATION (86400 * TCLOCK_S)
+#define TCPS_MAX_FLOWS 64
+#define TCPS_MAX_LISTENERS 16
 #define RR_UDP_MAX 65507
 #define RR_TCP_MAX (64u << 20)
+#define RR_MAX_FLOWS 64
+#define RR_DEFAULT_BACKLOG 128
 
 enum rr_proto { RR_TCP, RR_UDP };
 
@@ -74,6 +78,8 @@ struct tcps_opts {
 	uint64_t duration_ns;
 	uint64_t size;
 	uint64_t idle_timeout_ns;
+	uint64_t flows; /* connections at once (both ends) */
+	uint64_t listeners; /* recv: sockets listening on --port (SO_REUSEPORT) */
 	struct tsock_addr dst_addr; /* --dst and --port, set by check */
 };
 
@@ -91,6 +97,9 @@ struct rr_opts {
 	uint64_t count;
 	uint64_t timeout_ns;
 	uint64_t idle_timeout_ns;
+	bool crr; /* client: a connection per transaction */
+	uint64_t backlog; /* server: listen backlog; 0: RR_DEFAULT_BACKLOG */
+	uint64_t flows; /* client: connections (or crr loops) at once */
 	struct tsock_addr dst_addr; /* --dst and --port, set by check */
 };
 

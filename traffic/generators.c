@@ -120,6 +120,12 @@ const struct topt tcps_table[] = {
 	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
 	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
 	  .help = "give up when connecting, accepting or the transfer stalls for SEC (default 10)" },
+	{ .name = "flows", .kind = TOPT_UINT, .off = OFF(flows), .arg = "N", .key = "flows",
+	  .min = 1, .max = TCPS_MAX_FLOWS,
+	  .help = "connections at once, from one process (default 1); give both ends the same N" },
+	{ .name = "listeners", .kind = TOPT_UINT, .off = OFF(listeners), .arg = "M",
+	  .key = "listeners", .min = 1, .max = TCPS_MAX_LISTENERS, .only = "recv",
+	  .help = "recv: sockets listening on --port (SO_REUSEPORT), accepting from all (default 1)" },
 	TTOOL_COMMON_OPTS(struct tcps_opts),
 	{ .name = NULL },
 };
@@ -162,6 +168,14 @@ const struct topt rr_table[] = {
 	{ .name = "idle-timeout", .kind = TOPT_SECONDS, .off = OFF(idle_timeout_ns),
 	  .arg = "SEC", .key = "idle_timeout_s", .min = TCLOCK_MS,
 	  .help = "give up when connecting, accepting or a transfer stalls for SEC (default 10)" },
+	{ .name = "crr", .kind = TOPT_FLAG, .off = OFF(crr), .key = "crr", .only = "client",
+	  .help = "client, tcp: connect, request, response, close per transaction (netperf TCP_CRR)" },
+	{ .name = "backlog", .kind = TOPT_UINT, .off = OFF(backlog), .arg = "N", .key = "backlog",
+	  .zero_unset = true, .min = 1, .max = 65535, .only = "server",
+	  .help = "server, tcp: listen backlog (default 128; the kernel caps it at somaxconn)" },
+	{ .name = "flows", .kind = TOPT_UINT, .off = OFF(flows), .arg = "N", .key = "flows",
+	  .min = 1, .max = RR_MAX_FLOWS, .only = "client",
+	  .help = "client, tcp: N connections (with --crr: N loops) at once, one thread each (default 1)" },
 	TTOOL_COMMON_OPTS(struct rr_opts),
 	{ .name = NULL },
 };
@@ -173,8 +187,12 @@ static const char *const udps_keys[] = {
 	"rate", "bitrate", "size", "size-max", "seed", "burst", "burst-gap", "count", "rcvbuf",
 	"flows", "sockets", "sport", "reuseport", "connected", "procs", "read-delay", "port", NULL,
 };
-static const char *const tcps_keys[] = { "size", "port", "cc", "bidir", NULL };
-static const char *const rr_keys[] = { "proto", "req-size", "resp-size", "count", "port", NULL };
+static const char *const tcps_keys[] = {
+	"size", "port", "cc", "bidir", "flows", "listeners", NULL
+};
+static const char *const rr_keys[] = {
+	"proto", "req-size", "resp-size", "count", "port", "crr", "backlog", "flows", NULL,
+};
 
 const struct tgen tgen_all[] = {
 	{ .name = "udp-stream", .opts = udps_table, .keys = udps_keys, .v6_key = "dst-ipv6",

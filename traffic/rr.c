@@ -12,12 +12,16 @@
  * --timeout makes the transaction lost; a response that comes later is
  * counted as stale and ignored. The client ends with RR_UDP_END_COPIES END
  * datagrams; the server ends on one of them, --idle-timeout or --duration.
+ *
+ * TCP --crr and --flows N (several connections, each accounted on its own in
+ * "flows"), and the TCP server that serves them: rr_flows.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <json-c/json.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,9 +33,9 @@
 #include "tsock.h"
 #include "ttool.h"
 #include "gen_opts.h"
+#include "rr.h"
 #include "wire.h"
 
-#define RR_TICK_NS (100 * TCLOCK_MS)
 #define RR_UDP_END_COPIES 3
 #define RR_UDP_END_SPACING_NS (10 * TCLOCK_MS)
 
@@ -41,6 +45,7 @@ static void rr_init(void *p)
 
 	o->port = RR_DEFAULT_PORT;
 	o->idle_timeout_ns = 10 * TCLOCK_S;
+	o->flows = 1;
 }
 
 static int check_size(const struct rr_opts *o, uint64_t *size, const char *name, char **err)
@@ -70,6 +75,11 @@ static int check_client(struct rr_opts *o, char **err)
 	ret = tsock_peer_opts(o->dst, o->bind, (uint16_t)o->port, &o->dst_addr, err);
 	if (ret)
 		return ret;
+	if (o->proto == RR_UDP && (o->crr || o->flows > 1))
+		return terr_fmt(
+			err, -EINVAL,
+			"option '%s' applies to --proto tcp only\nhint: --crr and --flows open TCP connections: drop them, or use --proto tcp",
+			o->crr ? "--crr" : "--flows");
 	if (o->timeout_ns && o->proto != RR_UDP)
 		return terr_fmt(
 			err, -EINVAL,
@@ -93,6 +103,10 @@ static int rr_check(void *p, char **err)
 		return terr_fmt(
 			err, -EINVAL,
 			"give exactly one of --server and --client\nhint: run '--server' on one end, then '--client --dst ADDR' on the other");
+	if (o->server && o->backlog && o->proto == RR_UDP)
+		return terr_fmt(
+			err, -EINVAL,
+			"option '--backlog' applies to --proto tcp only\nhint: a UDP server does not listen: drop --backlog");
 	if (o->server)
 		return tsock_addr_opt("bind", o->bind, 0, &a, err);
 	return check_client(o, err);
@@ -103,29 +117,7 @@ static const char *rr_role(const void *p)
 	return ((const struct rr_opts *)p)->client ? "client" : "server";
 }
 
-/* State of one run, either role. */
-struct rr_state {
-	const struct rr_opts *o;
-	int fd;
-	char peer[TSOCK_ADDRSTRLEN];
-	uint8_t *req;
-	uint8_t *resp;
-	size_t req_len;
-	size_t resp_len;
-	uint64_t transactions;
-	uint64_t lost;
-	uint64_t stale;
-	uint64_t invalid;
-	uint64_t opened_ns; /* UDP server: when it started listening */
-	uint64_t start_ns; /* the span transactions_per_s is over */
-	uint64_t end_ns;
-	const char *end_reason;
-	const char *phase; /* where a failure of the path stopped it: connect, hello, transaction */
-	uint64_t errs[TJSON_ERRNO_SLOTS];
-	struct hist lat;
-};
-
-static struct rr_state *state_new(const struct rr_opts *o)
+struct rr_state *rr_state_new(const struct rr_opts *o)
 {
 	struct rr_state *s = calloc(1, sizeof(*s));
 
@@ -138,7 +130,7 @@ static struct rr_state *state_new(const struct rr_opts *o)
 }
 
 /* Request and response buffers; -ENOMEM with *err set. */
-static int state_bufs(struct rr_state *s, size_t req_len, size_t resp_len, char **err)
+int rr_state_bufs(struct rr_state *s, size_t req_len, size_t resp_len, char **err)
 {
 	s->req_len = req_len;
 	s->resp_len = resp_len;
@@ -150,7 +142,7 @@ static int state_bufs(struct rr_state *s, size_t req_len, size_t resp_len, char 
 			resp_len);
 }
 
-static void state_free(struct rr_state *s)
+void rr_state_free(struct rr_state *s)
 {
 	if (!s)
 		return;
@@ -158,10 +150,12 @@ static void state_free(struct rr_state *s)
 		close(s->fd);
 	free(s->req);
 	free(s->resp);
+	free(s->crr_buf);
+	free(s->err);
 	free(s);
 }
 
-static void report(const struct rr_state *s, struct json_object *out)
+void rr_report(const struct rr_state *s, struct json_object *out)
 {
 	double secs = tclock_seconds(s->end_ns - s->start_ns);
 
@@ -178,10 +172,14 @@ static void report(const struct rr_state *s, struct json_object *out)
 	tjson_double(out, "transactions_per_s", secs > 0 ? (double)s->transactions / secs : 0, 3);
 	if (s->o->client)
 		json_object_object_add(out, "latency_us", tjson_latency_us(&s->lat));
+	if (s->o->proto == RR_TCP && (s->o->server || s->o->crr))
+		tjson_u64(out, "connections", s->connections);
+	if (s->o->client && s->o->crr)
+		tjson_u64(out, "connect_errors", s->connect_errors);
 }
 
 /* Whether the client should stop before its next transaction. */
-static const char *client_should_end(const struct rr_state *s)
+const char *rr_client_should_end(const struct rr_state *s)
 {
 	const struct rr_opts *o = s->o;
 
@@ -265,7 +263,7 @@ static int udp_client(struct rr_state *s, char **err)
 	if (ret)
 		return ret;
 	s->start_ns = tclock_now();
-	for (seq = 0; !(s->end_reason = client_should_end(s)); seq++)
+	for (seq = 0; !(s->end_reason = rr_client_should_end(s)); seq++)
 		udp_txn(s, seq);
 	s->end_ns = tclock_now();
 	udp_send_end(s);
@@ -274,7 +272,7 @@ static int udp_client(struct rr_state *s, char **err)
 
 /* TCP client */
 
-static int tcp_setup(int fd)
+int rr_tcp_setup(int fd)
 {
 	int on = 1;
 
@@ -283,7 +281,7 @@ static int tcp_setup(int fd)
 	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
-static int tcp_fail(struct rr_state *s, int ret, const char *what, char **err)
+int rr_tcp_fail(struct rr_state *s, int ret, const char *what, char **err)
 {
 	if (ret == -ENODATA || ret == -EPIPE)
 		return terr_fmt(
@@ -306,13 +304,15 @@ static int tcp_hello(struct rr_state *s, char **err)
 		.type = WIRE_HELLO_RR,
 		.req_size = (uint32_t)s->o->req_size,
 		.resp_size = (uint32_t)s->o->resp_size,
+		.flows = (uint16_t)s->nflows,
+		.flow = (uint16_t)s->index,
 	};
 	uint8_t buf[WIRE_HELLO_LEN];
 	int ret;
 
 	wire_hello_encode(&h, buf);
 	ret = tsock_send_all(s->fd, buf, sizeof(buf), s->o->idle_timeout_ns, ttool_stopping);
-	return ret ? tcp_fail(s, ret, "the hello", err) : 0;
+	return ret ? rr_tcp_fail(s, ret, "the hello", err) : 0;
 }
 
 static int tcp_txn(struct rr_state *s, char **err)
@@ -327,13 +327,14 @@ static int tcp_txn(struct rr_state *s, char **err)
 	if (ret == -EINTR)
 		return 0;
 	if (ret)
-		return tcp_fail(s, ret, "a transaction", err);
+		return rr_tcp_fail(s, ret, "a transaction", err);
 	hist_record(&s->lat, tclock_now() - t0);
 	s->transactions++;
+	s->cpu = sched_getcpu();
 	return 0;
 }
 
-static int tcp_client(struct rr_state *s, char **err)
+int rr_tcp_client(struct rr_state *s, char **err)
 {
 	const struct rr_opts *o = s->o;
 	uint8_t c;
@@ -344,10 +345,10 @@ static int tcp_client(struct rr_state *s, char **err)
 				   &s->fd, err);
 	if (ret)
 		return ret;
-	tcp_setup(s->fd);
+	rr_tcp_setup(s->fd);
 	ret = tcp_hello(s, err);
 	s->start_ns = tclock_now();
-	while (!ret && !(s->end_reason = client_should_end(s)))
+	while (!ret && !(s->end_reason = rr_client_should_end(s)))
 		ret = tcp_txn(s, err);
 	s->end_ns = tclock_now();
 	if (ret)
@@ -362,7 +363,7 @@ static int tcp_client(struct rr_state *s, char **err)
  * After a failure of the path: the transactions until then, and where it
  * stopped ("stall", moved into "failure" by ttool_main()).
  */
-static void report_failure(struct rr_state *s, struct json_object *out)
+void rr_report_failure(struct rr_state *s, struct json_object *out)
 {
 	struct json_object *st = json_object_new_object();
 
@@ -371,7 +372,7 @@ static void report_failure(struct rr_state *s, struct json_object *out)
 	if (!s->start_ns)
 		s->start_ns = s->end_ns;
 	s->end_reason = "failure";
-	report(s, out);
+	rr_report(s, out);
 	tjson_str(st, "phase", s->phase ? s->phase : "connect");
 	tjson_u64(st, "transactions_before", s->transactions);
 	tjson_double(st, "idle_s", tclock_seconds(s->o->idle_timeout_ns), 3);
@@ -380,20 +381,26 @@ static void report_failure(struct rr_state *s, struct json_object *out)
 
 static int run_client(const struct rr_opts *o, struct json_object *out, char **err)
 {
-	struct rr_state *s = state_new(o);
+	struct rr_state *s;
 	int ret;
 
+	if (o->proto == RR_TCP && (o->crr || o->flows > 1))
+		return rr_run_client_flows(o, out, err);
+	s = rr_state_new(o);
 	if (!s)
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the client");
 	tsock_addr_str(&o->dst_addr, s->peer, sizeof(s->peer));
-	ret = state_bufs(s, o->req_size, o->resp_size, err);
+	ret = rr_state_bufs(s, o->req_size, o->resp_size, err);
 	if (!ret)
-		ret = o->proto == RR_UDP ? udp_client(s, err) : tcp_client(s, err);
+		ret = o->proto == RR_UDP ? udp_client(s, err) : rr_tcp_client(s, err);
 	if (!ret)
-		report(s, out);
+		rr_report(s, out);
 	else if (ttool_path_failure(-ret))
-		report_failure(s, out);
-	state_free(s);
+		rr_report_failure(s, out);
+	s->cpu = sched_getcpu();
+	if (!ret || ttool_path_failure(-ret))
+		rr_add_flows(&s, 1, out);
+	rr_state_free(s);
 	return ret;
 }
 
@@ -464,84 +471,30 @@ static int udp_server(struct rr_state *s, char **err)
 	return 0;
 }
 
-/* TCP server */
-
-static int tcp_accept(struct rr_state *s, struct wire_hello *h, char **err)
-{
-	uint8_t buf[WIRE_HELLO_LEN];
-	int ret;
-
-	s->phase = "accept";
-	ret = tsock_accept_one(s->o->bind, (uint16_t)s->o->port, s->o->idle_timeout_ns, &s->fd,
-			       s->peer, err);
-	if (ret)
-		return ret;
-	tcp_setup(s->fd);
-	ret = tsock_recv_all(s->fd, buf, sizeof(buf), s->o->idle_timeout_ns, ttool_stopping);
-	if (ret)
-		return tcp_fail(s, ret, "the hello", err);
-	if (wire_hello_decode(buf, sizeof(buf), h) || h->type != WIRE_HELLO_RR || !h->req_size ||
-	    !h->resp_size || h->req_size > RR_TCP_MAX || h->resp_size > RR_TCP_MAX)
-		return terr_fmt(
-			err, -EPROTO,
-			"'%s' is not an rr client\nhint: another program connected to this port: choose another --port",
-			s->peer);
-	return 0;
-}
-
-/* Serve until the client closes between transactions. */
-static int tcp_serve(struct rr_state *s, char **err)
-{
-	uint64_t idle = s->o->idle_timeout_ns;
-	int ret;
-
-	s->start_ns = tclock_now();
-	s->phase = "transaction";
-	for (;;) {
-		if (s->o->duration_ns && tclock_now() >= s->start_ns + s->o->duration_ns) {
-			s->end_reason = "duration";
-			break;
-		}
-		ret = tsock_recv_all(s->fd, s->req, s->req_len, idle, ttool_stopping);
-		if (!ret)
-			ret = tsock_send_all(s->fd, s->resp, s->resp_len, idle, ttool_stopping);
-		if (ret == -ENODATA || ret == -EINTR) {
-			s->end_reason = ret == -EINTR ? "signal" : "end";
-			break;
-		}
-		if (ret)
-			return tcp_fail(s, ret, "a transaction", err);
-		s->transactions++;
-	}
-	s->end_ns = tclock_now();
-	return 0;
-}
-
 static int run_server(const struct rr_opts *o, struct json_object *out, char **err)
 {
-	struct rr_state *s = state_new(o);
-	struct wire_hello h;
+	struct rr_state *s = rr_state_new(o);
+	struct json_object *flows = NULL;
 	int ret;
 
 	if (!s)
 		return terr_sys(err, ENOMEM, NULL, "cannot allocate the server");
 	if (o->proto == RR_UDP) {
-		ret = state_bufs(s, RR_UDP_MAX + 1, RR_UDP_MAX, err);
+		ret = rr_state_bufs(s, RR_UDP_MAX + 1, RR_UDP_MAX, err);
 		if (!ret)
 			ret = udp_server(s, err);
 	} else {
-		/* The sizes come with the client's hello. */
-		ret = tcp_accept(s, &h, err);
-		if (!ret)
-			ret = state_bufs(s, h.req_size, h.resp_size, err);
-		if (!ret)
-			ret = tcp_serve(s, err);
+		ret = rr_tcp_server(s, &flows, err);
 	}
 	if (!ret)
-		report(s, out);
+		rr_report(s, out);
 	else if (ttool_path_failure(-ret))
-		report_failure(s, out);
-	state_free(s);
+		rr_report_failure(s, out);
+	if (flows && (!ret || ttool_path_failure(-ret)))
+		json_object_object_add(out, "flows", flows);
+	else
+		json_object_put(flows);
+	rr_state_free(s);
 	return ret;
 }
 
@@ -559,7 +512,10 @@ const struct ttool rr_tool = {
 		"       rr --client --dst ADDR [--proto tcp|udp] [--req-size B] [--resp-size B] [options]\n"
 		"\n"
 		"Request/response latency with one transaction in flight (like netperf TCP_RR and\n"
-		"UDP_RR). The server serves one client, then exits.\n",
+		"UDP_RR). The server serves one client, then exits.\n"
+		"TCP: --crr makes a connection per transaction (like TCP_CRR); --flows N runs N\n"
+		"connections (or --crr loops) at once, each with its own --count, and reports\n"
+		"each in \"flows\".\n",
 	.opts = rr_table,
 	.opts_size = sizeof(struct rr_opts),
 	.common_off = offsetof(struct rr_opts, common),

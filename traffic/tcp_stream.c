@@ -17,8 +17,10 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <linux/sockios.h>
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -30,11 +32,8 @@
 #include "tsock.h"
 #include "ttool.h"
 #include "gen_opts.h"
+#include "tcps.h"
 #include "wire.h"
-
-#define TCPS_SAMPLE_NS (100 * TCLOCK_MS)
-#define TCPS_TICK_NS (50 * TCLOCK_MS)
-#define TCPS_RX_BUF (256 * 1024)
 
 static void tcps_init(void *p)
 {
@@ -43,6 +42,8 @@ static void tcps_init(void *p)
 	o->port = TCPS_DEFAULT_PORT;
 	o->size = 128 * 1024;
 	o->idle_timeout_ns = 10 * TCLOCK_S;
+	o->flows = 1;
+	o->listeners = 1;
 }
 
 static int tcps_check(void *p, char **err)
@@ -56,6 +57,11 @@ static int tcps_check(void *p, char **err)
 			"give exactly one of --send and --recv\nhint: run '--recv' on one end, then '--send --dst ADDR' on the other");
 	if (o->recv)
 		return tsock_addr_opt("bind", o->bind, 0, &a, err);
+	if (o->bidir && o->flows > 1)
+		return terr_fmt(
+			err, -EINVAL,
+			"options '--bidir' and '--flows %llu' cannot be combined\nhint: --bidir runs both directions on one connection: drop --flows, or run a second sender from the other end",
+			(unsigned long long)o->flows);
 	if (!o->dst)
 		return terr_fmt(
 			err, -EINVAL,
@@ -70,39 +76,12 @@ static const char *tcps_role(const void *p)
 	return ((const struct tcps_opts *)p)->send ? "send" : "recv";
 }
 
-struct tcps_info {
-	struct tcp_info last;
-	uint64_t samples;
-	uint32_t cwnd_min;
-	uint32_t cwnd_max;
-	uint32_t rtt_min;
-	uint32_t rtt_max;
-};
-
-/* One direction of the connection, as seen from this end. */
-struct tcps_dir {
-	const struct tcps_opts *o;
-	int fd;
-	const char *peer;
-	uint64_t duration_ns; /* tx: how long to write */
-	uint64_t bytes;
-	uint64_t start_ns;
-	uint64_t end_ns;
-	struct tcps_info info; /* tx only */
-	int ret;
-	char *err;
-	/* How a failure of the path ended it (the result's "stall"): where, and what was unacked. */
-	const char *phase;
-	int unacked;
-};
-
-static void sample(struct tcps_dir *d)
+void tcps_info_sample(int fd, struct tcps_info *s)
 {
-	struct tcps_info *s = &d->info;
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
 
-	if (getsockopt(d->fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
 		return;
 	if (!s->samples || ti.tcpi_snd_cwnd < s->cwnd_min)
 		s->cwnd_min = ti.tcpi_snd_cwnd;
@@ -114,6 +93,11 @@ static void sample(struct tcps_dir *d)
 		s->rtt_max = ti.tcpi_rtt;
 	s->last = ti;
 	s->samples++;
+}
+
+static void sample(struct tcps_dir *d)
+{
+	tcps_info_sample(d->fd, &d->info);
 }
 
 static void sample_if_due(struct tcps_dir *d, uint64_t now, uint64_t *next)
@@ -294,7 +278,7 @@ static struct json_object *info_json(const struct tcps_info *s)
 	return o;
 }
 
-static struct json_object *dir_json(const struct tcps_dir *d, bool is_tx)
+struct json_object *tcps_dir_json(const struct tcps_dir *d, bool is_tx)
 {
 	struct json_object *o = json_object_new_object();
 	double secs = tclock_seconds(d->end_ns - d->start_ns);
@@ -307,17 +291,82 @@ static struct json_object *dir_json(const struct tcps_dir *d, bool is_tx)
 	return o;
 }
 
+/* The port of this end (@peer false) or of the other end of @fd. */
+uint16_t tcps_sock_port(int fd, bool peer)
+{
+	struct tsock_addr a = { .len = sizeof(a.ss) };
+	const struct sockaddr_in6 *s6 = (const void *)&a.ss;
+	const struct sockaddr_in *s4 = (const void *)&a.ss;
+
+	if ((peer ? getpeername : getsockname)(fd, (struct sockaddr *)&a.ss, &a.len))
+		return 0;
+	return ntohs(a.ss.ss_family == AF_INET ? s4->sin_port : s6->sin6_port);
+}
+
+/* A sender's flow in "flows": its source port, bytes written, TCP_INFO, CPU. */
+struct json_object *tcps_tx_flow_json(unsigned int index, uint16_t sport, uint64_t bytes,
+				      const struct tcps_info *s, int cpu)
+{
+	struct json_object *f = json_object_new_object(), *ti = json_object_new_object();
+
+	tjson_u64(f, "index", index);
+	tjson_u64(f, "sport", sport);
+	tjson_u64(f, "bytes", bytes);
+	tjson_u64(ti, "total_retrans", s->last.tcpi_total_retrans);
+	tjson_u64(ti, "rtt_us", s->last.tcpi_rtt);
+	tjson_u64(ti, "snd_cwnd", s->last.tcpi_snd_cwnd);
+	json_object_object_add(f, "tcp_info", ti);
+	json_object_object_add(f, "cpu", json_object_new_int(cpu));
+	return f;
+}
+
+/* A receiver's flow in "flows": the sender's port, bytes read, goodput, CPU. */
+struct json_object *tcps_rx_flow_json(unsigned int index, uint16_t sport, uint64_t bytes,
+				      uint64_t span_ns, int cpu)
+{
+	struct json_object *f = json_object_new_object();
+	double secs = tclock_seconds(span_ns);
+
+	tjson_u64(f, "index", index);
+	tjson_u64(f, "sport", sport);
+	tjson_u64(f, "bytes", bytes);
+	tjson_u64(f, "goodput_bps", secs > 0 ? (uint64_t)(8.0 * (double)bytes / secs) : 0);
+	json_object_object_add(f, "cpu", json_object_new_int(cpu));
+	return f;
+}
+
+/* "pid" and "cpu": this process, and the CPU it ended on. */
+void tcps_add_process(struct json_object *out)
+{
+	tjson_u64(out, "pid", (uint64_t)getpid());
+	json_object_object_add(out, "cpu", json_object_new_int(sched_getcpu()));
+}
+
 static void report(int fd, const struct tcps_dir *tx, const struct tcps_dir *rx,
 		   struct json_object *out)
 {
+	struct json_object *flows = json_object_new_array();
 	char cc[32] = "";
 	socklen_t len = sizeof(cc) - 1;
 
 	getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &len);
 	tjson_str(out, "congestion_control", cc);
 	json_object_object_add(out, "bidir", json_object_new_boolean(tx && rx));
-	json_object_object_add(out, "tx", tx ? dir_json(tx, true) : NULL);
-	json_object_object_add(out, "rx", rx ? dir_json(rx, false) : NULL);
+	json_object_object_add(out, "tx", tx ? tcps_dir_json(tx, true) : NULL);
+	json_object_object_add(out, "rx", rx ? tcps_dir_json(rx, false) : NULL);
+	/* The one connection as flow 0: the sender's end reports what it wrote. */
+	if (tx && tx->o->send)
+		json_object_array_add(flows,
+				      tcps_tx_flow_json(0, tcps_sock_port(fd, false), tx->bytes,
+							&tx->info, sched_getcpu()));
+	else if (rx)
+		json_object_array_add(flows,
+				      tcps_rx_flow_json(0, tcps_sock_port(fd, true), rx->bytes,
+							rx->end_ns - rx->start_ns, sched_getcpu()));
+	if (!(tx && tx->o->send) && rx)
+		tjson_u64(json_object_array_get_idx(flows, 0), "listener", 0);
+	json_object_object_add(out, "flows", flows);
+	tcps_add_process(out);
 }
 
 /*
@@ -411,9 +460,25 @@ static int accept_client(const struct tcps_opts *o, int *fd, char *peer, struct 
 			peer);
 	else if (ret)
 		ret = terr_sys(err, -ret, NULL, "no hello from '%s'", peer);
+	else if (h->flows > 1)
+		ret = terr_fmt(
+			err, -EPROTO,
+			"'%s' opens %u flows, this receiver expects 1\nhint: give both ends the same --flows",
+			peer, h->flows);
 	if (ret)
 		close(*fd);
 	return ret;
+}
+
+/* "listeners" of the one-connection receiver: it accepted its client. */
+static struct json_object *listener_json(void)
+{
+	struct json_object *ls = json_object_new_array(), *l = json_object_new_object();
+
+	tjson_u64(l, "index", 0);
+	tjson_u64(l, "accepted", 1);
+	json_object_array_add(ls, l);
+	return ls;
 }
 
 static int run_recv(const struct tcps_opts *o, struct json_object *out, char **err)
@@ -439,6 +504,8 @@ static int run_recv(const struct tcps_opts *o, struct json_object *out, char **e
 		report(fd, bidir ? &tx : NULL, &rx, out);
 	else if (ttool_path_failure(-ret))
 		report_failure(fd, bidir ? &tx : NULL, &rx, out);
+	if (!ret || ttool_path_failure(-ret))
+		json_object_object_add(out, "listeners", listener_json());
 out:
 	free(tx.err);
 	free(rx.err);
@@ -450,6 +517,8 @@ static int tcps_run(const void *p, struct json_object *out, char **err)
 {
 	const struct tcps_opts *o = p;
 
+	if (o->flows > 1 || o->listeners > 1)
+		return tcps_run_multi(o, out, err);
 	return o->send ? run_send(o, out, err) : run_recv(o, out, err);
 }
 
@@ -459,7 +528,10 @@ const struct ttool tcp_stream_tool = {
 		 "       tcp-stream --send --dst ADDR [--bidir] [--duration SEC] [options]\n"
 		 "\n"
 		 "Measures TCP goodput. The receiver serves one sender, then exits. With --bidir\n"
-		 "both ends send and receive at once, on one connection, and report both.\n",
+		 "both ends send and receive at once, on one connection, and report both.\n"
+		 "With --flows N (give both ends the same N) the sender opens N connections at\n"
+		 "once and each is accounted on its own (\"flows\"); with --listeners M the\n"
+		 "receiver accepts them on M sockets sharing the port (SO_REUSEPORT).\n",
 	.opts = tcps_table,
 	.opts_size = sizeof(struct tcps_opts),
 	.common_off = offsetof(struct tcps_opts, common),

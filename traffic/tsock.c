@@ -530,3 +530,40 @@ int tsock_recv_all(int fd, void *buf, size_t len, uint64_t idle_ns, bool (*stop)
 	}
 	return 0;
 }
+
+/**
+ * tsock_listen() - a listening TCP socket (servers with several clients)
+ * @host: numeric local address, or NULL for any (IPv6 and IPv4)
+ * @port: local port
+ * @backlog: listen() backlog
+ * @reuseport: set SO_REUSEPORT before binding, so that several sockets can
+ *	listen on @port and the kernel spreads the connections among them
+ * @fd: the socket, for the caller to close
+ * @err: error message
+ *
+ * Return: 0 or -errno.
+ */
+int tsock_listen(const char *host, uint16_t port, int backlog, bool reuseport, int *fd,
+		 char **err)
+{
+	char s[TSOCK_ADDRSTRLEN];
+	struct tsock_addr a;
+	int ret, on = 1;
+
+	ret = tsock_addr_opt("bind", host, port, &a, err);
+	if (ret)
+		return ret;
+	ret = host ? new_socket(a.ss.ss_family, SOCK_STREAM, fd, err) :
+		     open_any(SOCK_STREAM, port, &a, fd, err);
+	if (ret)
+		return ret;
+	setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	if ((reuseport && setsockopt(*fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on))) ||
+	    bind(*fd, (struct sockaddr *)&a.ss, a.len) || listen(*fd, backlog)) {
+		ret = errno;
+		close(*fd);
+		return terr_sys(err, ret, bind_hint(ret), "cannot bind '%s'",
+				tsock_addr_str(&a, s, sizeof(s)));
+	}
+	return 0;
+}

@@ -37,6 +37,8 @@ int tsock_open_dgram_from(const struct tsock_addr *dst, const char *src, uint16_
 			  char **err);
 int tsock_accept_one(const char *host, uint16_t port, uint64_t timeout_ns, int *fd, char *peer,
 		     char **err);
+int tsock_listen(const char *host, uint16_t port, int backlog, bool reuseport, int *fd,
+		 char **err);
 int tsock_set_timeout(int fd, int optname, uint64_t ns);
 int tsock_set_cc(int fd, const char *cc, char **err);
 int tsock_send_all(int fd, const void *buf, size_t len, uint64_t idle_ns, bool (*stop)(void));

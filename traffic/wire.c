@@ -90,6 +90,10 @@ void wire_hello_encode(const struct wire_hello *h, void *buf)
 	put32(p + 8, h->duration_ms);
 	put32(p + 12, h->req_size);
 	put32(p + 16, h->resp_size);
+	p[20] = (uint8_t)(h->flows >> 8);
+	p[21] = (uint8_t)h->flows;
+	p[22] = (uint8_t)(h->flow >> 8);
+	p[23] = (uint8_t)h->flow;
 }
 
 /* Like wire_hdr_decode(), for a hello. */
@@ -104,5 +108,7 @@ int wire_hello_decode(const void *buf, size_t len, struct wire_hello *h)
 	h->duration_ms = get32(p + 8);
 	h->req_size = get32(p + 12);
 	h->resp_size = get32(p + 16);
+	h->flows = (uint16_t)(p[20] << 8 | p[21]);
+	h->flow = (uint16_t)(p[22] << 8 | p[23]);
 	return 0;
 }

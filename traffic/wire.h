@@ -16,8 +16,10 @@
  *
  * Hello (first bytes a TCP client sends), WIRE_HELLO_LEN = 24 bytes:
  *   0  u32 magic, 4 u8 version, 5 u8 type (HELLO_STREAM or HELLO_RR),
- *   6  u16 flags (WIRE_F_BIDIR), 8 u32 duration_ms, 12 u32 req_size,
- *  16  u32 resp_size, 20 u32 reserved (0)
+ *   6  u16 flags (WIRE_F_*), 8 u32 duration_ms, 12 u32 req_size,
+ *  16  u32 resp_size, 20 u16 flows (connections the sender opens,
+ *  0 = 1), 22 u16 flow (HELLO_STREAM: index of this one among them); the
+ *  same for HELLO_RR's --flows without CRR
  */
 #ifndef TRAFFIC_WIRE_H
 #define TRAFFIC_WIRE_H
@@ -30,6 +32,8 @@
 #define WIRE_HDR_LEN 32
 #define WIRE_HELLO_LEN 24
 #define WIRE_F_BIDIR 0x1
+#define WIRE_F_CRR 0x2 /* HELLO_RR: one transaction per connection, the request follows */
+#define WIRE_F_END 0x4 /* HELLO_RR with CRR: the client is done, the server ends */
 
 enum wire_type {
 	WIRE_DATA = 1,
@@ -57,6 +61,8 @@ struct wire_hello {
 	uint32_t duration_ms;
 	uint32_t req_size;
 	uint32_t resp_size;
+	uint16_t flows;
+	uint16_t flow;
 };
 
 void wire_hdr_encode(const struct wire_hdr *h, void *buf);

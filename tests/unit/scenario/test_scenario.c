@@ -372,7 +372,7 @@ static void test_scenario__rejects_option_of_another_generator(void **state)
 {
 	expect_error(
 		"bad-option.scn", 7,
-		"unknown option 'rate' for generator 'tcp-stream' (allowed: generator, size, port, cc, bidir)");
+		"unknown option 'rate' for generator 'tcp-stream' (allowed: generator, size, port, cc, bidir, flows, listeners)");
 }
 
 static void test_scenario__rejects_bad_choice(void **state)
@@ -572,7 +572,7 @@ static void test_scenario__generator_table_from_the_descriptors(void **state)
 	scn_generator_table(&t);
 	assert_non_null(strstr(t.s, "| `udp-stream` | `rate`, "));
 	assert_non_null(strstr(t.s, "`read-delay`, `port`, `dst-ipv6` (boolean) |\n"));
-	assert_non_null(strstr(t.s, "| `tcp-stream` | `size`, `port`, `cc`, `bidir` (boolean) |\n"));
+	assert_non_null(strstr(t.s, "| `tcp-stream` | `size`, `port`, `cc`, `bidir` (boolean), `flows`, `listeners` |\n"));
 	assert_non_null(strstr(t.s, "| `rr` | `proto` (`tcp` or `udp`), `req-size`"));
 	assert_null(strstr(t.s, "`size` (boolean)"));
 	sbuf_release(&t);

@@ -191,6 +191,19 @@ static void test_cli__tcp_stream(void **state)
 	assert_string_equal(echo_str(j, "bidir"), "true");
 	assert_string_equal(echo_str(j, "cc"), "\"reno\"");
 	assert_string_equal(echo_str(j, "size_bytes"), "131072");
+	assert_string_equal(echo_str(j, "flows"), "1");
+	json_object_put(j);
+	assert_cli_error(t, "option '--flows': '0' is too small", "--recv", "--flows", "0");
+	assert_cli_error(t, "option '--flows': '65' is too large", "--recv", "--flows", "65");
+	assert_cli_error(t, "option '--listeners' only applies with --recv", "--send", "--dst",
+			 "::1", "--listeners", "2");
+	assert_cli_error(t, "option '--listeners': '17' is too large", "--recv", "--listeners",
+			 "17");
+	assert_cli_error(t, "options '--bidir' and '--flows 2' cannot be combined", "--send",
+			 "--dst", "::1", "--bidir", "--flows", "2");
+	j = parse_ok(t, "--recv", "--flows", "64", "--listeners", "16", NULL);
+	assert_string_equal(echo_str(j, "flows"), "64");
+	assert_string_equal(echo_str(j, "listeners"), "16");
 	json_object_put(j);
 }
 
@@ -226,6 +239,26 @@ static void test_cli__rr(void **state)
 	assert_string_equal(echo_str(j, "resp_size_bytes"), "1024");
 	assert_string_equal(echo_str(j, "timeout_s"), "null");
 	assert_string_equal(echo_str(j, "duration_s"), "null");
+	assert_string_equal(echo_str(j, "crr"), "false");
+	assert_string_equal(echo_str(j, "flows"), "1");
+	json_object_put(j);
+	assert_cli_error(t, "option '--crr' applies to --proto tcp only", "--client", "--dst", "::1",
+			 "--proto", "udp", "--crr");
+	assert_cli_error(t, "option '--flows' applies to --proto tcp only", "--client", "--dst",
+			 "::1", "--proto", "udp", "--flows", "2");
+	assert_cli_error(t, "option '--backlog' applies to --proto tcp only", "--server", "--proto",
+			 "udp", "--backlog", "8");
+	assert_cli_error(t, "option '--crr' only applies with --client", "--server", "--crr");
+	assert_cli_error(t, "option '--backlog' only applies with --server", "--client", "--dst",
+			 "::1", "--backlog", "8");
+	assert_cli_error(t, "option '--flows': '65' is too large", "--client", "--dst", "::1",
+			 "--flows", "65");
+	j = parse_ok(t, "--client", "--dst", "::1", "--crr", "--flows", "8", NULL);
+	assert_string_equal(echo_str(j, "crr"), "true");
+	assert_string_equal(echo_str(j, "flows"), "8");
+	json_object_put(j);
+	j = parse_ok(t, "--server", "--backlog", "4", NULL);
+	assert_string_equal(echo_str(j, "backlog"), "4");
 	json_object_put(j);
 }
 

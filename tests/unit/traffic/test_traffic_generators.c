@@ -53,6 +53,13 @@ static void test_generators__roles(void **state)
 	assert_int_equal(tgen_key_opt(r, "proto")->kind, TOPT_CHOICE);
 	assert_string_equal(tgen_key_opt(r, "proto")->choices[1], "udp");
 	assert_int_equal(r->default_port, 5202);
+	/* issue 34: the receiver must know --flows too; --listeners and --backlog are the server's */
+	assert_int_equal(tgen_key_role(t, "flows"), TGEN_BOTH);
+	assert_int_equal(tgen_key_role(t, "listeners"), TGEN_RX);
+	assert_int_equal(tgen_key_role(r, "flows"), TGEN_TX);
+	assert_int_equal(tgen_key_role(r, "crr"), TGEN_TX);
+	assert_int_equal(tgen_key_opt(r, "crr")->kind, TOPT_FLAG);
+	assert_int_equal(tgen_key_role(r, "backlog"), TGEN_RX);
 }
 
 int main(void)

@@ -71,7 +71,7 @@ static void test_wire__hello_round_trip(void **state)
 {
 	struct wire_hello h = {
 		.type = WIRE_HELLO_RR, .flags = WIRE_F_BIDIR, .duration_ms = 3000,
-		.req_size = 64, .resp_size = 1 << 20,
+		.req_size = 64, .resp_size = 1 << 20, .flows = 64, .flow = 0x102,
 	}, got;
 	uint8_t buf[WIRE_HELLO_LEN];
 
@@ -83,6 +83,13 @@ static void test_wire__hello_round_trip(void **state)
 	assert_int_equal(got.duration_ms, 3000);
 	assert_int_equal(got.req_size, 64);
 	assert_int_equal(got.resp_size, 1 << 20);
+	assert_int_equal(got.flows, 64);
+	assert_int_equal(got.flow, 0x102);
+	/* the flow count and index fill what was reserved, big-endian */
+	assert_int_equal(buf[20], 0);
+	assert_int_equal(buf[21], 64);
+	assert_int_equal(buf[22], 1);
+	assert_int_equal(buf[23], 2);
 	assert_int_equal(wire_hello_decode(buf, sizeof(buf) - 1, &got), -EBADMSG);
 }
 
