@@ -311,12 +311,15 @@ static const struct {
 	{ "snaplen", set_snaplen },
 	{ "acpi", set_acpi },
 	{ "share", set_share },
+	{ "cpus", scn_set_cpus },
+	{ "rfs", scn_set_rfs },
 };
 
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share"
+	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share, cpus, cpus.a, "        \
+	"cpus.b, queues.<LABEL>, irq.<LABEL>, rps.<LABEL>, xps.<LABEL>, rfs"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)
@@ -419,6 +422,11 @@ static const struct {
 	{ "ring.", set_ring },
 	{ "coalesce.", set_coalesce },
 	{ "mtu.", set_mtu },
+	{ "cpus.", scn_set_vm_cpus },
+	{ "queues.", scn_set_queues },
+	{ "irq.", scn_set_irq },
+	{ "rps.", scn_set_rps },
+	{ "xps.", scn_set_xps },
 };
 
 /* The setter of a [scenario] key, by name or by prefix; -1 when it is none. */

@@ -679,6 +679,7 @@ static void parse_text(struct parse_ctx *c, const char *text)
 		return;
 	validate_nics(c);
 	validate_mtu(c);
+	scn_validate_steering(c);
 	validate_timeout(c);
 	validate_traffic(c);
 	validate_gdb(c);
@@ -932,6 +933,7 @@ void scn_free(struct scenario *s)
 		free(s->acpi[i]);
 	free(s->acpi);
 	scn_exec_free(s);
+	scn_smp_free(s);
 	for (size_t i = 0; i < s->n_axes; i++) {
 		matrix_axis_free(&s->axes[i]);
 		free(s->case_values ? s->case_values[i] : NULL);
