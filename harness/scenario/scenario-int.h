@@ -87,13 +87,8 @@ int scn_exec_metric_check(const struct scenario *s, const char *name, char **why
 void scn_exec_free(struct scenario *s);
 int scn_scenario_key_find(const char *key, bool *by_prefix);
 /* scenario-smp.c: cpus, queues, irq, rps, rfs, xps; checked against the topology. */
-int scn_set_cpus(struct parse_ctx *c, const char *value);
-int scn_set_rfs(struct parse_ctx *c, const char *value);
-int scn_set_vm_cpus(struct parse_ctx *c, const char *key, const char *value);
-int scn_set_queues(struct parse_ctx *c, const char *key, const char *value);
-int scn_set_irq(struct parse_ctx *c, const char *key, const char *value);
-int scn_set_rps(struct parse_ctx *c, const char *key, const char *value);
-int scn_set_xps(struct parse_ctx *c, const char *key, const char *value);
+bool scn_smp_key_known(const char *key);
+int scn_key_smp(struct parse_ctx *c, const char *key, const char *value);
 void scn_validate_steering(struct parse_ctx *c);
 void scn_smp_free(struct scenario *s);
 /* The generator's own copy of its name (static storage), NULL when there is none. */

@@ -311,8 +311,6 @@ static const struct {
 	{ "snaplen", set_snaplen },
 	{ "acpi", set_acpi },
 	{ "share", set_share },
-	{ "cpus", scn_set_cpus },
-	{ "rfs", scn_set_rfs },
 };
 
 #define SCENARIO_KEYS                                                                          \
@@ -422,11 +420,6 @@ static const struct {
 	{ "ring.", set_ring },
 	{ "coalesce.", set_coalesce },
 	{ "mtu.", set_mtu },
-	{ "cpus.", scn_set_vm_cpus },
-	{ "queues.", scn_set_queues },
-	{ "irq.", scn_set_irq },
-	{ "rps.", scn_set_rps },
-	{ "xps.", scn_set_xps },
 };
 
 /* The setter of a [scenario] key, by name or by prefix; -1 when it is none. */

@@ -43,14 +43,14 @@ static int cpus_value(struct parse_ctx *c, const char *key, const char *value, u
 	return 0;
 }
 
-int scn_set_cpus(struct parse_ctx *c, const char *value)
+static int set_cpus(struct parse_ctx *c, const char *value)
 {
 	c->cpus_line = c->line;
 	return cpus_value(c, "cpus", value, &c->s->cpus);
 }
 
 /* cpus.a / cpus.b: one VM of a two-VM topology. */
-int scn_set_vm_cpus(struct parse_ctx *c, const char *key, const char *value)
+static int set_vm_cpus(struct parse_ctx *c, const char *key, const char *value)
 {
 	const char *vm = key + 5;
 
@@ -61,7 +61,7 @@ int scn_set_vm_cpus(struct parse_ctx *c, const char *key, const char *value)
 	return cpus_value(c, key, value, &c->s->vm_cpus[vm[0] - 'a']);
 }
 
-int scn_set_rfs(struct parse_ctx *c, const char *value)
+static int set_rfs(struct parse_ctx *c, const char *value)
 {
 	unsigned long v;
 
@@ -73,7 +73,19 @@ int scn_set_rfs(struct parse_ctx *c, const char *value)
 	return 0;
 }
 
-int scn_set_queues(struct parse_ctx *c, const char *key, const char *value)
+static int set_cpus_key(struct parse_ctx *c, const char *key, const char *value)
+{
+	(void)key;
+	return set_cpus(c, value);
+}
+
+static int set_rfs_key(struct parse_ctx *c, const char *key, const char *value)
+{
+	(void)key;
+	return set_rfs(c, value);
+}
+
+static int set_queues(struct parse_ctx *c, const char *key, const char *value)
 {
 	int i = label_of(c, key, key + 7);
 	unsigned long v;
@@ -89,7 +101,7 @@ int scn_set_queues(struct parse_ctx *c, const char *key, const char *value)
 }
 
 /* irq.<L> = CPU[,CPU...] */
-int scn_set_irq(struct parse_ctx *c, const char *key, const char *value)
+static int set_irq(struct parse_ctx *c, const char *key, const char *value)
 {
 	int i = label_of(c, key, key + 4);
 	char *list, *rest, *f;
@@ -135,7 +147,7 @@ static int mask_value(struct parse_ctx *c, const char *key, const char *value, c
 	return 0;
 }
 
-int scn_set_rps(struct parse_ctx *c, const char *key, const char *value)
+static int set_rps(struct parse_ctx *c, const char *key, const char *value)
 {
 	int i = label_of(c, key, key + 4);
 
@@ -145,7 +157,7 @@ int scn_set_rps(struct parse_ctx *c, const char *key, const char *value)
 	return mask_value(c, key, value, &c->s->rps[i]);
 }
 
-int scn_set_xps(struct parse_ctx *c, const char *key, const char *value)
+static int set_xps(struct parse_ctx *c, const char *key, const char *value)
 {
 	int i = label_of(c, key, key + 4);
 
@@ -153,6 +165,38 @@ int scn_set_xps(struct parse_ctx *c, const char *key, const char *value)
 		return i;
 	c->xps_line[i] = c->line;
 	return mask_value(c, key, value, &c->s->xps[i]);
+}
+
+/* Its [scenario] keys: by name (cpus, rfs) or by prefix (KEY.<LABEL>, cpus.<VM>). */
+static const struct {
+	const char *key;
+	bool prefix;
+	int (*set)(struct parse_ctx *c, const char *key, const char *value);
+} smp_keys[] = {
+	{ "cpus", false, set_cpus_key }, { "rfs", false, set_rfs_key },
+	{ "cpus.", true, set_vm_cpus }, { "queues.", true, set_queues },
+	{ "irq.", true, set_irq }, { "rps.", true, set_rps }, { "xps.", true, set_xps },
+};
+
+static int smp_key_find(const char *key)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(smp_keys); i++)
+		if (smp_keys[i].prefix ? !strncmp(key, smp_keys[i].key, strlen(smp_keys[i].key))
+				       : !strcmp(key, smp_keys[i].key))
+			return (int)i;
+	return -1;
+}
+
+bool scn_smp_key_known(const char *key)
+{
+	return smp_key_find(key) >= 0;
+}
+
+int scn_key_smp(struct parse_ctx *c, const char *key, const char *value)
+{
+	int i = smp_key_find(key);
+
+	return i < 0 ? -ENOENT : smp_keys[i].set(c, key, value);
 }
 
 unsigned int scn_vm_cpus(const struct scenario *s, unsigned int vm)
