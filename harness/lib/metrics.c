@@ -323,6 +323,8 @@ static const struct metric_family {
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },
 	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
+	/* Frames the receiving VM dropped at a CPU's backlog (softnet.<CPU>.dropped summed). */
+	{ NULL, "loss.cpu_backlog_drops" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
 };
 

@@ -334,6 +334,33 @@ static void csum_evidence(const struct metrics *m, struct sbuf *b)
 			  " and no link carried a bad one that could be verified (raise [scenario] snaplen to verify longer frames)");
 }
 
+/*
+ * " N frames dropped at CPU K's backlog (...);" for each CPU of the receiving
+ * VM whose softnet dropped moved, and the trace's CPU_BACKLOG drops; the
+ * total in *n.
+ */
+static void cpu_backlog_evidence(const struct metrics *m, struct sbuf *b, double *n)
+{
+	double traced = mget(m, "drops.reason.CPU_BACKLOG");
+
+	*n = 0;
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name, *dot;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (strncmp(name, "softnet.cpu", 11) || !(dot = strchr(name + 11, '.')) ||
+		    strcmp(dot, ".dropped") || !(v > 0))
+			continue;
+		*n += v;
+		if (b)
+			sbuf_addf(b, " %.0f frames dropped at CPU %.*s's backlog (softnet dropped; RPS/netif_rx queue full, netdev_max_backlog);",
+				  v, (int)(dot - name - 11), name + 11);
+	}
+	if (b && *n > 0 && traced > 0)
+		sbuf_addf(b, " the trace saw %.0f kfree_skb with reason CPU_BACKLOG;", traced);
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
@@ -344,6 +371,7 @@ char *regress_loss_story(const struct metrics *m)
 	size_t n_labels = layer_labels(m, "nicrx.", labels, sizeof(labels));
 	size_t n_tx = layer_labels(m, "nictx.", tx_labels, sizeof(tx_labels));
 	bool driver_lost = false, tx_lost = false;
+	double backlog;
 	struct sbuf b;
 
 	if (isnan(sent) && !n_labels && !n_tx)
@@ -419,7 +447,8 @@ char *regress_loss_story(const struct metrics *m)
 	driver_evidence(m, &b);
 	tx_driver_evidence(m, &b);
 	csum_evidence(m, &b);
-	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost) {
+	cpu_backlog_evidence(m, NULL, &backlog);
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost || backlog > 0) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
 			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);",
@@ -448,6 +477,8 @@ char *regress_loss_story(const struct metrics *m)
 		}
 		if (wire > 0)
 			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+		/* A layer of its own, between the driver's hand-off and IP, per CPU. */
+		cpu_backlog_evidence(m, &b, &backlog);
 		for (size_t i = 0; i < n_labels; i++) {
 			double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
 			double silent = mgetl(m, "nicrx.%c.silent", labels[i]);

@@ -494,8 +494,10 @@ int scnrun_collect_keep(const struct scenario *s, const struct vm_config *cfg, c
 		ret = scnrun_exec_metrics(s, c.files[scnrun_exec_vm(s, cfg)], rundir, m, err);
 	if (!ret)
 		ret = collect_counters(&c);
-	if (!ret)
+	if (!ret) {
 		collect_queues(&c);
+		scnrun_cpu_backlog(&c);
+	}
 	if (!ret)
 		ret = scnrun_collect_pcaps(&c, rundir);
 	if (!ret)
