@@ -486,6 +486,13 @@ char *regress_loss_story(const struct metrics *m)
 
 			if (lost <= 0)
 				continue;
+			/* The backlog sits between the driver's hand-off and IP: not the driver's. */
+			if (backlog > 0) {
+				sbuf_addf(&b, " %.0f IP frames on NIC %c's wire never reached its IP layer, %.0f of them at the CPU backlog above%s;",
+					  lost, labels[i], backlog < lost ? backlog : lost,
+					  lost > backlog ? ", the rest in its NIC/driver" : "");
+				continue;
+			}
 			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",
 				  lost, labels[i]);
 			if (silent > 0 && !(counted > 0))
