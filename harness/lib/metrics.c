@@ -307,6 +307,9 @@ static const struct metric_family {
 	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
 	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
 	{ NULL, "drv.*.tx.{ring,xmits,done}" },
+	/* Per queue, when the trace saw several of the interface's (drvring-out.c). */
+	{ NULL, "drv.*.<QUEUE>.rx.{descs,handoffs}" },
+	{ NULL, "drv.*.<QUEUE>.napi.polls" },
 	/* The transmit side of the driver layer, per interface (txpath.c). */
 	{ NULL, "drv.*.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused,desc,no_desc,"
 		"no_desc_silent,completed,in_flight,no_desc_len_min,no_desc_len_max}" },

@@ -182,6 +182,22 @@ static int name_check(const char *name, const char *gen, char **err)
 	return metrics_name_check(name, scn_gen_metrics, gen, "AB", err);
 }
 
+/* Per CPU and per queue: cpu0..cpu63 and q0..q63, nothing else. */
+static void test_metrics__cpu_and_queue_components(void **state)
+{
+	assert_int_equal(name_check("softnet.cpu1.dropped", NULL, NULL), 0);
+	assert_int_equal(name_check("softnet.cpu63.backlog_len", NULL, NULL), 0);
+	assert_int_equal(name_check("queues.B.rx", NULL, NULL), 0);
+	assert_int_equal(name_check("loss.cpu_backlog_drops", NULL, NULL), 0);
+	assert_int_equal(name_check("drv.ethB.q1.rx.descs", NULL, NULL), 0);
+	assert_int_equal(name_check("drv.ethB.q0.napi.polls", NULL, NULL), 0);
+	assert_int_equal(name_check("softnet.cpu64.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpu01.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpu.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpux.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("queues.C.rx", NULL, NULL), -ENOENT);
+}
+
 static void test_metrics__known_families_are_accepted(void **state)
 {
 	static const char *const udp_ok[] = {
@@ -293,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_metrics__to_json_sorted_with_exact_numbers),
 		cmocka_unit_test(test_metrics__median_across_runs),
 		cmocka_unit_test(test_metrics__known_families_are_accepted),
+		cmocka_unit_test(test_metrics__cpu_and_queue_components),
 		cmocka_unit_test(test_metrics__metric_of_another_generator_is_rejected),
 		cmocka_unit_test(test_metrics__label_outside_topology_is_rejected),
 		cmocka_unit_test(test_metrics__unknown_names_list_what_exists),
