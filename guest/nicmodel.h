@@ -54,6 +54,8 @@ struct nic_model {
 	bool rx_desc_lines;		/* its series writes rx_desc lines */
 	unsigned int rx_ring_max, tx_ring_max; /* descriptors (ethtool -G) */
 	unsigned int queues_max;	/* RX/TX queue pairs the model offers */
+	/* Why queues_max is what it is, for the scenario's queues.L error. */
+	const char *queues_why;
 	unsigned int offloads;		/* NIC_OFF_* */
 	const char *coverage;		/* coverage class: "intel-legacy", ... */
 	/* gdb commands for its driver (harness/gdb/FILE, sourced by netlab gdb);

@@ -372,6 +372,12 @@ static int print_coverage(const struct regress *r)
 			}
 	missing = coverage_missing(&cv);
 	printf("cells: the scenarios (matrix cases) that exercise each; '-' is not required\n");
+	printf("axes (scenarios each, not required yet):");
+	for (int a = 0; a < COV_AXES; a++)
+		for (unsigned int v = 0; v < coverage_axis_values(a); v++)
+			printf("%s%s%s%s %u", v ? ", " : a ? "; " : " ",
+			       v ? "" : coverage_axis_name(a), v ? "" : " ", coverage_axis_value(a, v), cv.ax[a][v]);
+	printf("\n");
 	printf("coverage: %u/%u required cells covered by %zu scenarios\n", total - missing, total,
 	       r->n);
 	return missing ? NL_EXIT_FAIL : NL_EXIT_OK;

@@ -245,6 +245,8 @@ struct metrics *metrics_median(struct metrics *const *runs, size_t n_runs)
  *	literal		matches itself
  *	{a,b,c}		one of the listed names
  *	<LABEL>		a NIC label of the scenario's topology (A, B, ...)
+ *	<CPU>		cpu0 .. cpu63
+ *	<QUEUE>		q0 .. q63
  *	*		any one component
  *	**		(last only) one or more components
  * These are the families every scenario has; a traffic generator's own come
@@ -262,6 +264,9 @@ static const struct metric_family {
 	{ NULL, "snmp.<LABEL>.{Ip,Icmp,IcmpMsg,Tcp,Udp,UdpLite}.*" },
 	{ NULL, "netstat.<LABEL>.{TcpExt,IpExt,MPTcpExt}.*" },
 	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
+	/* Per CPU of the receiving VM (softnet.cpu0.dropped), and each NIC's queues after setup. */
+	{ NULL, "softnet.<CPU>.{processed,dropped,time_squeeze,received_rps,flow_limit,backlog_len}" },
+	{ NULL, "queues.<LABEL>.{rx,tx}" },
 	{ NULL, "pcap.<LABEL>.{packets,bytes}" },
 	/* Checksums verified on each link's capture (pcapcsum.c, scnrun-collect.c collect_csum). */
 	{ NULL, "csum.<LABEL>.{checked,bad,unverifiable,cut,bad_in,bad_frames,bad_len_min,"
@@ -302,6 +307,9 @@ static const struct metric_family {
 	{ NULL, "drv.*.napi.{polls,budget_exhausted,budget_exhausted_pct,work_mean}" },
 	{ NULL, "drv.*.napi.{irq_poll,desc_stack,poll}.{p50_us,p99_us}" },
 	{ NULL, "drv.*.tx.{ring,xmits,done}" },
+	/* Per queue, when the trace saw several of the interface's (drvring-out.c). */
+	{ NULL, "drv.*.<QUEUE>.rx.{descs,handoffs}" },
+	{ NULL, "drv.*.<QUEUE>.napi.polls" },
 	/* The transmit side of the driver layer, per interface (txpath.c). */
 	{ NULL, "drv.*.tx.{handed,handed_v6,handed_other,skbs,gso_skbs,busy,refused,desc,no_desc,"
 		"no_desc_silent,completed,in_flight,no_desc_len_min,no_desc_len_max}" },
@@ -318,6 +326,8 @@ static const struct metric_family {
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },
 	{ NULL, "loss.{lost_in_driver,silent_in_driver}" },
+	/* Frames the receiving VM dropped at a CPU's backlog (softnet.<CPU>.dropped summed). */
+	{ NULL, "loss.cpu_backlog_drops" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
 };
 
@@ -404,6 +414,16 @@ static enum family_match comp_match(const char *pc, size_t pn, const char *c, si
 			return FM_YES;
 		*bad_label = *c;
 		return FM_BAD_LABEL;
+	}
+	/* cpuK and qK: a CPU (0..63) or a queue (0..63) by number */
+	if ((pn == 5 && !strncmp(pc, "<CPU>", 5)) || (pn == 7 && !strncmp(pc, "<QUEUE>", 7))) {
+		size_t k = *pc == '<' && pc[1] == 'C' ? 3 : 1;
+
+		if (n <= k || n > k + 2 || strncmp(c, k == 3 ? "cpu" : "q", k) ||
+		    strspn(c + k, "0123456789") != n - k || (n - k == 2 && (c[k] == '0' ||
+		    (c[k] - '0') * 10 + (c[k + 1] - '0') > 63)))
+			return FM_NO;
+		return FM_YES;
 	}
 	if (*pc == '{')
 		return in_brace_list(pc, pn, c, n) ? FM_YES : FM_NO;

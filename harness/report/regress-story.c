@@ -402,6 +402,33 @@ static void flow_evidence(const struct metrics *m, struct sbuf *b)
 	free(e);
 }
 
+/*
+ * " N frames dropped at CPU K's backlog (...);" for each CPU of the receiving
+ * VM whose softnet dropped moved, and the trace's CPU_BACKLOG drops; the
+ * total in *n.
+ */
+static void cpu_backlog_evidence(const struct metrics *m, struct sbuf *b, double *n)
+{
+	double traced = mget(m, "drops.reason.CPU_BACKLOG");
+
+	*n = 0;
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name, *dot;
+		double v;
+
+		metrics_at(m, i, &name, &v);
+		if (strncmp(name, "softnet.cpu", 11) || !(dot = strchr(name + 11, '.')) ||
+		    strcmp(dot, ".dropped") || !(v > 0))
+			continue;
+		*n += v;
+		if (b)
+			sbuf_addf(b, " %.0f frames dropped at CPU %.*s's backlog (softnet dropped; RPS/netif_rx queue full, netdev_max_backlog);",
+				  v, (int)(dot - name - 11), name + 11);
+	}
+	if (b && *n > 0 && traced > 0)
+		sbuf_addf(b, " the trace saw %.0f kfree_skb with reason CPU_BACKLOG;", traced);
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
@@ -412,6 +439,7 @@ char *regress_loss_story(const struct metrics *m)
 	size_t n_labels = layer_labels(m, "nicrx.", labels, sizeof(labels));
 	size_t n_tx = layer_labels(m, "nictx.", tx_labels, sizeof(tx_labels));
 	bool driver_lost = false, tx_lost = false;
+	double backlog;
 	struct sbuf b;
 
 	if (isnan(sent) && !n_labels && !n_tx)
@@ -488,7 +516,8 @@ char *regress_loss_story(const struct metrics *m)
 	tx_driver_evidence(m, &b);
 	csum_evidence(m, &b);
 	flow_evidence(m, &b);
-	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost) {
+	cpu_backlog_evidence(m, NULL, &backlog);
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost || backlog > 0) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
 			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);",
@@ -517,6 +546,8 @@ char *regress_loss_story(const struct metrics *m)
 		}
 		if (wire > 0)
 			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+		/* A layer of its own, between the driver's hand-off and IP, per CPU. */
+		cpu_backlog_evidence(m, &b, &backlog);
 		for (size_t i = 0; i < n_labels; i++) {
 			double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
 			double silent = mgetl(m, "nicrx.%c.silent", labels[i]);
@@ -524,6 +555,13 @@ char *regress_loss_story(const struct metrics *m)
 
 			if (lost <= 0)
 				continue;
+			/* The backlog sits between the driver's hand-off and IP: not the driver's. */
+			if (backlog > 0) {
+				sbuf_addf(&b, " %.0f IP frames on NIC %c's wire never reached its IP layer, %.0f of them at the CPU backlog above%s;",
+					  lost, labels[i], backlog < lost ? backlog : lost,
+					  lost > backlog ? ", the rest in its NIC/driver" : "");
+				continue;
+			}
 			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",
 				  lost, labels[i]);
 			if (silent > 0 && !(counted > 0))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,18 +91,21 @@ int counters_parse_snmp(const char *text, const char *prefix, counter_emit_fn em
 int counters_parse_softnet(const char *text, counter_emit_fn emit, void *ctx, char **err)
 {
 	/* 6.1 columns: processed dropped time_squeeze 0 0 0 0 0 0 received_rps
-	 * flow_limit backlog_len cpu. Only the counters are summed. */
-	static const struct { int col; const char *name; } cols[] = {
-		{ 0, "processed" }, { 1, "dropped" }, { 2, "time_squeeze" },
-		{ 9, "received_rps" }, { 10, "flow_limit" },
+	 * flow_limit backlog_len cpu. The counters are summed; every column
+	 * the line has is also kept per CPU (column 12, else the line's rank). */
+	static const struct { int col; const char *name; bool sum; } cols[] = {
+		{ 0, "processed", true }, { 1, "dropped", true }, { 2, "time_squeeze", true },
+		{ 9, "received_rps", true }, { 10, "flow_limit", true },
+		{ 11, "backlog_len", false },
 	};
 	double sum[ARRAY_SIZE(cols)] = { 0 };
 	char *copy = xstrdup(text), *cur = copy, *line;
-	int ret = 0, lineno = 0;
+	int ret = 0, lineno = 0, rank = 0;
 
 	while ((line = next_line(&cur)) != NULL) {
 		char *f[32];
 		size_t n = split_ws(line, f, 32);
+		unsigned long long cpu;
 
 		lineno++;
 		if (!n)
@@ -112,13 +116,26 @@ int counters_parse_softnet(const char *text, counter_emit_fn emit, void *ctx, ch
 			ret = -EINVAL;
 			break;
 		}
-		for (size_t i = 0; i < ARRAY_SIZE(cols); i++)
-			sum[i] += (double)strtoull(f[cols[i].col], NULL, 16);
+		cpu = n > 12 ? strtoull(f[12], NULL, 16) : (unsigned long long)rank;
+		rank++;
+		for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
+			double v;
+			char name[64];
+
+			if ((size_t)cols[i].col >= n)
+				continue;
+			v = (double)strtoull(f[cols[i].col], NULL, 16);
+			sum[i] += v;
+			snprintf(name, sizeof(name), "softnet.cpu%llu.%s", cpu, cols[i].name);
+			emit(ctx, name, v);
+		}
 	}
 	if (!ret) {
 		for (size_t i = 0; i < ARRAY_SIZE(cols); i++) {
 			char name[64];
 
+			if (!cols[i].sum)
+				continue;
 			snprintf(name, sizeof(name), "softnet.%s", cols[i].name);
 			emit(ctx, name, sum[i]);
 		}

@@ -15,8 +15,10 @@ typedef void (*counter_emit_fn)(void *ctx, const char *name, double value);
  * not match its names line; *err says which group. */
 int counters_parse_snmp(const char *text, const char *prefix, counter_emit_fn emit, void *ctx,
 			char **err);
-/* softnet_stat: sums over CPUs, emits softnet.{processed,dropped,time_squeeze,
- * received_rps,flow_limit}. */
+/* softnet_stat: emits softnet.cpuK.{processed,dropped,time_squeeze,
+ * received_rps,flow_limit,backlog_len} for each CPU K (the columns its kernel
+ * has; K from the cpu column, else the line's rank), then the sums over CPUs
+ * softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}. */
 int counters_parse_softnet(const char *text, counter_emit_fn emit, void *ctx, char **err);
 /* ethtool -S: emits PREFIX.name for every numeric counter. */
 int counters_parse_ethtool_stats(const char *text, const char *prefix, counter_emit_fn emit,

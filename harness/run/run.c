@@ -177,6 +177,7 @@ int run_config(const struct run_opts *o, struct vm_config *cfg, char **err)
 	cfg->rundir = o->out;
 	cfg->mem_mb = o->mem_mb;
 	cfg->smp = o->smp;
+	memcpy(cfg->vm_smp, o->vm_smp, sizeof(cfg->vm_smp));
 	cfg->snaplen = o->snaplen;
 	cfg->timeout_s = o->timeout_s;
 	cfg->icount_shift = o->icount_shift;

@@ -49,6 +49,7 @@ struct run_opts {
 	unsigned int timeout_s;
 	unsigned int mem_mb;
 	unsigned int smp;
+	unsigned int vm_smp[VM_MAX_VMS];	/* a pair's VM i: its vCPUs; 0 = smp */
 	/* Bytes kept of each frame in the NIC captures (QEMU filter-dump
 	 * maxlen); 0 = whole frames. Default RUN_SNAPLEN. */
 	unsigned int snaplen;

@@ -104,6 +104,58 @@ static void mark(const struct dir *d, bool reverse, enum cov_class c)
 	}
 }
 
+static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering" };
+static const char *const axis_values[COV_AXES][COV_AX_VALUES] = {
+	{ "1", "2+" }, { "1", "2+" }, { "none", "rps", "rfs", "xps" },
+};
+
+const char *coverage_axis_name(enum cov_axis a)
+{
+	return axis_names[a];
+}
+
+unsigned int coverage_axis_values(enum cov_axis a)
+{
+	unsigned int n = 0;
+
+	while (n < COV_AX_VALUES && axis_values[a][n])
+		n++;
+	return n;
+}
+
+const char *coverage_axis_value(enum cov_axis a, unsigned int v)
+{
+	return axis_values[a][v];
+}
+
+/* cpus, queues and steering of s (the models of its NICs by index). */
+static void add_axes(struct coverage *cv, const struct scenario *s, const char *const *nic_models)
+{
+	unsigned int cpus = 1, queues = 1;
+	bool rps = false, xps = false;
+
+	for (unsigned int vm = 0; vm < VM_MAX_VMS; vm++)
+		if (scn_vm_cpus(s, vm) > cpus && (vm < s->topo->n_vms))
+			cpus = scn_vm_cpus(s, vm);
+	for (int k = 0; k < VM_MAX_NICS; k++) {
+		const struct nic_model *m = nic_models[k] ? nic_model_find(nic_models[k]) : NULL;
+		unsigned int q = s->queues[k];
+
+		if (!q && m)
+			q = m->queues_max < cpus ? m->queues_max : cpus;
+		if (q > queues)
+			queues = q;
+		rps |= s->rps[k] != NULL;
+		xps |= s->xps[k] != NULL;
+	}
+	cv->ax[COV_AX_CPUS][cpus > 1]++;
+	cv->ax[COV_AX_QUEUES][queues > 1]++;
+	cv->ax[COV_AX_STEERING][1] += rps;
+	cv->ax[COV_AX_STEERING][2] += s->rfs > 0;
+	cv->ax[COV_AX_STEERING][3] += xps;
+	cv->ax[COV_AX_STEERING][0] += !rps && !xps && !s->rfs;
+}
+
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *nic_models)
 {
 	unsigned int tx = scn_tx_nic(s), rx = scn_rx_nic(s);
@@ -116,6 +168,8 @@ void coverage_add(struct coverage *cv, const struct scenario *s, const char *con
 	bool udp = l4 && !strcmp(l4, "udp");
 	struct dir d = { .from = model_index(nic_models[tx]), .to = model_index(nic_models[rx]),
 			 .proto = udp ? COV_UDP : COV_TCP, .cv = cv, .s = s };
+
+	add_axes(cv, s, nic_models);
 
 	if (!gen) {
 		return;	/* [exec] alone: what it sends is its own */

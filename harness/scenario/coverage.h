@@ -32,7 +32,17 @@ enum cov_role { COV_RX, COV_TX, COV_ROLES };
 #define COV_MODELS NIC_MODELS_MAX
 unsigned int coverage_models(void);
 
+/*
+ * Concurrency axes, counted per scenario (matrix case), reported but not
+ * required yet: cpus (1, 2+: the most vCPUs of its VMs), queues (1, 2+: the
+ * most queues of its NICs, queues.<L> or the driver's default), steering
+ * (none, or each of rps, rfs, xps the scenario sets).
+ */
+enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AXES };
+#define COV_AX_VALUES 4
+
 struct coverage {
+	unsigned int ax[COV_AXES][COV_AX_VALUES];
 	/* The first scenario that covers the cell (borrowed), or NULL. */
 	const struct scenario *by[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];
 	unsigned int n[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];
@@ -51,6 +61,11 @@ bool coverage_required(enum cov_proto p, enum cov_class c);
  *	    resolved), as a run would use them
  */
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *models);
+
+/* "cpus", "queues", "steering"; its values' count and names ("1", "2+"; "none", "rps", ...). */
+const char *coverage_axis_name(enum cov_axis a);
+unsigned int coverage_axis_values(enum cov_axis a);
+const char *coverage_axis_value(enum cov_axis a, unsigned int v);
 
 /* Required cells not covered. */
 unsigned int coverage_missing(const struct coverage *cv);

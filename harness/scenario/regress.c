@@ -53,6 +53,11 @@ static void scn_run_opts(const struct regress_opts *o, const struct regress_scn 
 	ro->timeout_s = s->timeout_s;
 	if (s->mem_mb)
 		ro->mem_mb = s->mem_mb;
+	/* cpus = 1 (the default) keeps --smp's */
+	if (s->cpus > 1)
+		ro->smp = s->cpus;
+	for (unsigned int vm = 0; vm < VM_MAX_VMS; vm++)
+		ro->vm_smp[vm] = s->vm_cpus[vm];
 	/* --snaplen, when given, wins over the scenario's */
 	if (s->snaplen >= 0 && o->base.snaplen == RUN_SNAPLEN)
 		ro->snaplen = (unsigned int)s->snaplen;

@@ -51,6 +51,9 @@ struct parse_ctx {
 	unsigned int gdb_vm_line, gdb_timeout_line;
 	unsigned int exec_netns_line, exec_timeout_line;
 	unsigned int mtu_line[VM_MAX_NICS], direction_line;
+	unsigned int cpus_line, vm_cpus_line[VM_MAX_VMS], rfs_line;
+	unsigned int queues_line[VM_MAX_NICS], irq_line[VM_MAX_NICS];
+	unsigned int rps_line[VM_MAX_NICS], xps_line[VM_MAX_NICS];
 	/* A matrix case: the value of each axis of s->axes, and whether the
 	 * file has the axis's key (else it is added after the file is read). */
 	char **case_values;
@@ -83,6 +86,11 @@ void scn_validate_exec(struct parse_ctx *c);
 int scn_exec_metric_check(const struct scenario *s, const char *name, char **why);
 void scn_exec_free(struct scenario *s);
 int scn_scenario_key_find(const char *key, bool *by_prefix);
+/* scenario-smp.c: cpus, queues, irq, rps, rfs, xps; checked against the topology. */
+bool scn_smp_key_known(const char *key);
+int scn_key_smp(struct parse_ctx *c, const char *key, const char *value);
+void scn_validate_steering(struct parse_ctx *c);
+void scn_smp_free(struct scenario *s);
 /* The generator's own copy of its name (static storage), NULL when there is none. */
 const char *scn_generator_name(const char *name);
 

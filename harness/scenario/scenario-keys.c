@@ -316,7 +316,8 @@ static const struct {
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share"
+	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share, cpus, cpus.a, "        \
+	"cpus.b, queues.<LABEL>, irq.<LABEL>, rps.<LABEL>, xps.<LABEL>, rfs"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */
 static int label_index(const char *s, size_t len)

@@ -120,11 +120,19 @@ void scn_traffic_args(const struct scenario *s, struct argv *a)
 	}
 }
 
+/* [scenario]: the SMP and steering keys (scenario-smp.c), then the others. */
+static int key_scenario(struct parse_ctx *c, const char *key, const char *value)
+{
+	if (scn_smp_key_known(key))
+		return scn_key_smp(c, key, value);
+	return scn_key_scenario(c, key, value);
+}
+
 static const struct {
 	const char *name;
 	int (*key)(struct parse_ctx *c, const char *key, const char *value);
 } sections[N_SECTIONS] = {
-	[SEC_SCENARIO] = { "scenario", scn_key_scenario },
+	[SEC_SCENARIO] = { "scenario", key_scenario },
 	[SEC_SYSCTL] = { "sysctl", scn_key_sysctl },
 	[SEC_TRAFFIC] = { "traffic", scn_key_traffic },
 	[SEC_NETEM] = { "netem", scn_key_netem },
@@ -152,6 +160,8 @@ static enum scn_section axis_section(const char *key, const char **skey)
 		*skey = key + 7;
 		return SEC_SYSCTL;
 	}
+	if (scn_smp_key_known(key))
+		return SEC_SCENARIO;
 	return scn_scenario_key_find(key, &by_prefix) >= 0 ? SEC_SCENARIO : SEC_TRAFFIC;
 }
 
@@ -679,6 +689,7 @@ static void parse_text(struct parse_ctx *c, const char *text)
 		return;
 	validate_nics(c);
 	validate_mtu(c);
+	scn_validate_steering(c);
 	validate_timeout(c);
 	validate_traffic(c);
 	validate_gdb(c);
@@ -932,6 +943,7 @@ void scn_free(struct scenario *s)
 		free(s->acpi[i]);
 	free(s->acpi);
 	scn_exec_free(s);
+	scn_smp_free(s);
 	for (size_t i = 0; i < s->n_axes; i++) {
 		matrix_axis_free(&s->axes[i]);
 		free(s->case_values ? s->case_values[i] : NULL);

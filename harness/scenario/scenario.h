@@ -81,6 +81,15 @@ struct scenario {
 	char *append;			/* extra kernel command line, or NULL */
 	enum scn_direction direction;	/* direction = A>B | B>A */
 	unsigned int mtu[VM_MAX_NICS];	/* mtu.<L>: set in the guest; 0 = the driver's */
+	/* SMP and steering (README-scenarios.md, "CPUs, queues and steering"). */
+	unsigned int cpus;		/* cpus = N: every VM's vCPUs; default 1 */
+	unsigned int vm_cpus[VM_MAX_VMS];	/* cpus.a / cpus.b; 0 = cpus */
+	unsigned int queues[VM_MAX_NICS];	/* queues.<L>: ethtool -L; 0 = the driver's */
+	unsigned int *irq[VM_MAX_NICS];	/* irq.<L> = CPU,...: queue i's IRQs on irq[i] */
+	unsigned int n_irq[VM_MAX_NICS];
+	char *rps[VM_MAX_NICS];		/* rps.<L> = MASK (hex, as written), or NULL */
+	char *xps[VM_MAX_NICS];		/* xps.<L> = MASK, or NULL */
+	unsigned int rfs;		/* rfs = N: rps_sock_flow_entries; 0 = off */
 	unsigned int duration_s;	/* default 10 */
 	unsigned int repeat;		/* default 1 */
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
@@ -175,6 +184,15 @@ int scn_parse_cases(const char *path, struct scenario ***out, size_t *n, char **
 /* The NIC index that sends (0 for A>B) and the one that receives. */
 unsigned int scn_tx_nic(const struct scenario *s);
 unsigned int scn_rx_nic(const struct scenario *s);
+
+/* The vCPUs of VM @vm (cpus.a/cpus.b, else cpus). */
+unsigned int scn_vm_cpus(const struct scenario *s, unsigned int vm);
+/* The queues NIC @n runs with: queues.<L>, else min(its model's maximum, its VM's cpus). */
+unsigned int scn_nic_queues(const struct scenario *s, const struct vm_nic *n);
+/* Whether the scenario sets queues.<L> for some NIC. */
+bool scn_has_queues(const struct scenario *s);
+/* Whether the scenario asks for any steering: rps, rfs, xps or irq keys. */
+bool scn_has_steering(const struct scenario *s);
 
 /* The value of matrix axis `key` in this case, or NULL. */
 const char *scn_case_value(const struct scenario *s, const char *key);

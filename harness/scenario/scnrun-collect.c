@@ -100,6 +100,36 @@ static int read_snap(struct collect *c, const char *which, struct metrics *m)
 	return ret;
 }
 
+/*
+ * queues.<L>.{rx,tx}: the queues each NIC had once set up, from the
+ * "rx N" / "tx N" lines of its VM's queues-<L> (scnrun.c script_nic_record).
+ * A NIC without the file (an older run) has none.
+ */
+static void collect_queues(struct collect *c)
+{
+	for (unsigned int i = 0; i < c->cfg->n_nics; i++) {
+		char l = c->cfg->nics[i].label;
+		char *path = xasprintf("%s/queues-%c", files_of_nic(c, i), l), *text = NULL;
+		char *save = NULL;
+
+		if (file_read(path, &text, NULL) == 0) {
+			for (char *ln = strtok_r(text, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+				unsigned int n;
+				char dir[3], name[32];
+
+				/* "rx 2", not "rx-0 rps_cpus 3" */
+				if (sscanf(ln, "%2s %u", dir, &n) != 2 || ln[2] != ' ' ||
+				    (strcmp(dir, "rx") && strcmp(dir, "tx")))
+					continue;
+				snprintf(name, sizeof(name), "queues.%c.%s", l, dir);
+				metrics_set(c->m, name, n);
+			}
+		}
+		free(text);
+		free(path);
+	}
+}
+
 /* Counters as deltas over the traffic; ring sizes and offloads as they were after. */
 static int collect_counters(struct collect *c)
 {
@@ -113,7 +143,8 @@ static int collect_counters(struct collect *c)
 		double a, b;
 
 		metrics_at(after, i, &name, &a);
-		if (!strncmp(name, "ring.", 5) || !strncmp(name, "offload.", 8))
+		if (!strncmp(name, "ring.", 5) || !strncmp(name, "offload.", 8) ||
+		    strstr(name, ".backlog_len"))
 			metrics_set(c->m, name, a);
 		else if (metrics_get(before, name, &b))
 			metrics_set(c->m, name, a - b);
@@ -463,6 +494,10 @@ int scnrun_collect_keep(const struct scenario *s, const struct vm_config *cfg, c
 		ret = scnrun_exec_metrics(s, c.files[scnrun_exec_vm(s, cfg)], rundir, m, err);
 	if (!ret)
 		ret = collect_counters(&c);
+	if (!ret) {
+		collect_queues(&c);
+		scnrun_cpu_backlog(&c);
+	}
 	if (!ret)
 		ret = scnrun_collect_pcaps(&c, rundir);
 	if (!ret)

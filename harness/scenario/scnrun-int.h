@@ -65,6 +65,12 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir);
  * "status"), read bounded (1 MiB), or NULL; caller frees. (scnrun-exec.c) */
 char *scnrun_status_text(const char *files);
 void scnrun_collect_nic_tx(struct collect *c);
+/*
+ * loss.cpu_backlog_drops: frames the receiving VM dropped at a CPU's backlog
+ * (the sum of its softnet.cpuK.dropped: RPS or netif_rx into a full
+ * input_pkt_queue, netdev_max_backlog, or the flow limit). scnrun-loss.c.
+ */
+void scnrun_cpu_backlog(struct collect *c);
 void scnrun_udp_loss(struct collect *c);
 
 /* TCP port on which a receiver in another VM says it is ready. */

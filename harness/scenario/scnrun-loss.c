@@ -467,6 +467,26 @@ static double udp_tx_driver_drops(struct collect *c, char a, double left)
 	return left < 0 ? 0 : left < lost ? left : lost;
 }
 
+void scnrun_cpu_backlog(struct collect *c)
+{
+	double sum = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < metrics_count(c->m); i++) {
+		const char *name, *dot;
+		double v;
+
+		metrics_at(c->m, i, &name, &v);
+		if (strncmp(name, "softnet.cpu", 11) || !(dot = strchr(name + 11, '.')) ||
+		    strcmp(dot, ".dropped"))
+			continue;
+		sum += v;
+		any = true;
+	}
+	if (any)
+		metrics_set(c->m, "loss.cpu_backlog_drops", sum);
+}
+
 /*
  * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
  *   app_sent -(tx stack: qdisc drops not reported to the app, minus END

@@ -95,6 +95,98 @@ static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbu
 	sbuf_adds(o, "}\n");
 }
 
+/*
+ * queues.<L> (ethtool -L), then irq.<L> (each queue's vectors, found by
+ * name in /proc/interrupts: igb's ethB-TxRx-0 or ethB-rx-0/ethB-tx-0,
+ * e1000e's ethB-rx-0, a single-vector NIC's ethB), rps.<L> and xps.<L> in
+ * sysfs (in the NIC's namespace: sysfs shows the netns's devices).
+ */
+static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, const char *ns,
+			      struct sbuf *o)
+{
+	int x = vm_nic_index(n->label);
+
+	if (s->queues[x])
+		sbuf_addf(o, "%s/usr/sbin/ethtool -L %s combined %u 2>$O/ethtool-L.err || "
+			     "setup_error \"queues.%c = %u: ethtool -L %s combined %u refused (does the %s "
+			     "model take it?): $(cat $O/ethtool-L.err)\"\n",
+			  ns, n->ifname, s->queues[x], n->label, s->queues[x], n->ifname, s->queues[x],
+			  n->model->name);
+	for (unsigned int q = 0; q < s->n_irq[x]; q++) {
+		sbuf_addf(o, "v=$(awk '$NF ~ /^%s%s%u%s$/ { sub(\":\", \"\", $1); print $1 }' /proc/interrupts)\n",
+			  n->ifname, q ? "-[A-Za-z]+-" : "(-[A-Za-z]+-", q, q ? "" : ")?");
+		sbuf_addf(o, "[ -n \"$v\" ] || setup_error \"irq.%c: no interrupt of %s queue %u in "
+			     "/proc/interrupts\"\n", n->label, n->ifname, q);
+		sbuf_addf(o, "for i in $v; do echo %u > /proc/irq/$i/smp_affinity_list 2>$O/irq.err || "
+			     "setup_error \"irq.%c: IRQ $i (%s queue %u) refused CPU %u: "
+			     "$(cat $O/irq.err)\"; done\n",
+			  s->irq[x][q], n->label, n->ifname, q, s->irq[x][q]);
+	}
+	for (int dir = 0; dir < 2; dir++) {
+		const char *mask = dir ? s->xps[x] : s->rps[x], *what = dir ? "xps" : "rps";
+
+		if (!mask)
+			continue;
+		sbuf_addf(o, "%ssh -c 'for f in /sys/class/net/%s/queues/%s-*/%s_cpus; do "
+			     "echo %s > $f || exit 1; done' 2>$O/%s.err || setup_error \"%s.%c = %s: "
+			     "%s_cpus of %s refused: $(cat $O/%s.err)\"\n",
+			  ns, n->ifname, dir ? "tx" : "rx", what, mask, what, what, n->label, mask,
+			  what, n->ifname, what);
+	}
+}
+
+/* rfs = N: the global flow table, and N / (its rx queues) entries per queue of each NIC. */
+static void script_rfs(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
+		       struct sbuf *o)
+{
+	if (!s->rfs)
+		return;
+	sbuf_addf(o, "echo %u > /proc/sys/net/core/rps_sock_flow_entries 2>$O/rfs.err || "
+		     "setup_error \"rfs = %u: net.core.rps_sock_flow_entries refused: "
+		     "$(cat $O/rfs.err)\"\n", s->rfs, s->rfs);
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		char nsb[64];
+		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
+
+		if (n->vm != vm)
+			continue;
+		sbuf_addf(o, "%ssh -c 'q=$(ls -d /sys/class/net/%s/queues/rx-* | wc -l); "
+			     "for f in /sys/class/net/%s/queues/rx-*/rps_flow_cnt; do "
+			     "echo $((%u / q)) > $f || exit 1; done' 2>$O/rfs.err || "
+			     "setup_error \"rfs = %u: rps_flow_cnt of %s refused: $(cat $O/rfs.err)\"\n",
+			  ns, n->ifname, n->ifname, s->rfs, s->rfs, n->ifname);
+	}
+}
+
+/*
+ * What each NIC of the VM has once set up, in $O/queues-<L>: "rx N" and
+ * "tx N" (its queues in sysfs), each queue's rps_cpus / xps_cpus, and each
+ * of its interrupts' "irq N NAME CPUS" (scnrun-collect.c: queues.<L>.*).
+ */
+static void script_nic_record(const struct vm_config *cfg, unsigned int vm, struct sbuf *o)
+{
+	for (unsigned int i = 0; i < cfg->n_nics; i++) {
+		const struct vm_nic *n = &cfg->nics[i];
+		char nsb[64];
+		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
+
+		if (n->vm != vm)
+			continue;
+		sbuf_addf(o, "%ssh -c 'cd /sys/class/net/%s/queues && "
+			     "echo rx $(ls -d rx-* | wc -l) && echo tx $(ls -d tx-* | wc -l) && "
+			     "for q in rx-*; do echo $q rps_cpus $(cat $q/rps_cpus) rps_flow_cnt "
+			     "$(cat $q/rps_flow_cnt); done; "
+			     "for q in tx-*; do echo $q xps_cpus $(cat $q/xps_cpus 2>/dev/null); done' "
+			     "> $O/queues-%c 2>&1\n",
+			  ns, n->ifname, n->label);
+		sbuf_addf(o, "awk '$NF ~ /^%s(-|$)/ { sub(\":\", \"\", $1); print $1, $NF }' /proc/interrupts | "
+			     "while read i name; do echo irq $i $name $(cat /proc/irq/$i/smp_affinity_list); "
+			     "done >> $O/queues-%c\n",
+			  n->ifname, n->label);
+	}
+}
+
 /* Rings (verified after setting), then netem / qdisc, per NIC. */
 static void script_nic_setup(const struct scenario *s, const struct vm_config *cfg,
 			     unsigned int vm, struct sbuf *o)
@@ -107,6 +199,7 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 
 		if (n->vm != vm)
 			continue;
+		script_nic_queues(s, n, ns, o);
 		if (s->mtu[x])
 			sbuf_addf(o, "%s/sbin/ip link set dev %s mtu %u 2>$O/mtu.err || "
 				     "setup_error \"mtu.%c = %u: ip link set mtu refused (does the %s model "
@@ -139,6 +232,11 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 				  ns, n->ifname, s->netem[x] ? "netem " : "",
 				  s->netem[x] ? s->netem[x] : s->qdisc[x], s->netem[x] ? "netem" : "qdisc",
 				  n->label, s->netem[x] ? s->netem[x] : s->qdisc[x]);
+	}	script_rfs(s, cfg, vm, o);
+	/* A scenario of one CPU and the drivers' queues records nothing more (as before). */
+	if (scn_vm_cpus(s, vm) > 1 || scn_has_queues(s) || scn_has_steering(s)) {
+		sbuf_adds(o, "note guest.cpus $(grep -c ^processor /proc/cpuinfo)\n");
+		script_nic_record(cfg, vm, o);
 	}
 }
 
@@ -351,7 +449,8 @@ static void script_trace_start(const struct scenario *s, const struct vm_config 
 	traceset_build(s->trace_events, s->trace_add, s->trace_drop, s->trace_probe_names,
 		       s->trace_probe_defs, s->n_trace_probes, &off, &ts);
 	/* Sized for the scenario's set: the fallback stands in for netlab:drv. */
-	kb = s->trace_buffer_kb ? s->trace_buffer_kb : traceset_buffer_kb(&ts, cfg->mem_mb, cfg->smp);
+	kb = s->trace_buffer_kb ? s->trace_buffer_kb : traceset_buffer_kb(&ts, cfg->mem_mb,
+											     vm_smp(cfg, vm));
 	trace_drv_fallback(kernel, &ts, &off);
 	traceset_script_start(&ts, kb, o);
 	traceset_release(&ts);

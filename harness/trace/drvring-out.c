@@ -781,6 +781,31 @@ static void fallback_metrics(struct metrics *m, const struct drvring_nic *n)
 		mset(m, n->ifname, "tx.xmits", (double)s->xmits);
 }
 
+/*
+ * drv.IFNAME.qN.{rx.descs,rx.handoffs,napi.polls}: each queue of a NIC the
+ * trace saw more than one queue of (the NIC's metrics above sum them).
+ */
+static void queue_metrics(const struct drvring *d, struct metrics *m)
+{
+	for (size_t i = 0; i < d->n_queues; i++) {
+		const struct drvring_queue *q = &d->queues[i];
+		char what[64];
+		bool several = false;
+
+		for (size_t k = 0; k < d->n_nics; k++)
+			if (!strcmp(d->nics[k].ifname, q->ifname))
+				several = d->nics[k].queues > 1 && !d->nics[k].from_probes;
+		if (!several || q->q < 0)
+			continue;
+		snprintf(what, sizeof(what), "q%d.rx.descs", q->q);
+		mset(m, q->ifname, what, (double)q->s.rx_desc);
+		snprintf(what, sizeof(what), "q%d.rx.handoffs", q->q);
+		mset(m, q->ifname, what, (double)q->s.rx_handoffs);
+		snprintf(what, sizeof(what), "q%d.napi.polls", q->q);
+		mset(m, q->ifname, what, (double)q->s.polls);
+	}
+}
+
 void drvring_metrics(const struct drvring *d, struct metrics *m)
 {
 	metrics_set(m, "drv.lines", (double)d->lines);
@@ -830,6 +855,7 @@ void drvring_metrics(const struct drvring *d, struct metrics *m)
 			mset(m, ifn, "tx.inflight.mean", s->inflight.mean);
 		}
 	}
+	queue_metrics(d, m);
 }
 
 /* ---- evidence ------------------------------------------------------------------------ */

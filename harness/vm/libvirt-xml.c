@@ -234,7 +234,8 @@ int lv_domain_xml(const struct vm_config *cfg, unsigned int vm, const struct lv_
 	sbuf_adds(b, "</name>\n  <description>netlab run ");
 	esc_xml(b, cfg->rundir, ESC_XML_APOS);
 	sbuf_addf(b, ", VM %c</description>\n", 'a' + vm);
-	sbuf_addf(b, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n", cfg->mem_mb, cfg->smp);
+	sbuf_addf(b, "  <memory unit='MiB'>%u</memory>\n  <vcpu>%u</vcpu>\n", cfg->mem_mb,
+		  vm_smp(cfg, vm));
 	sbuf_adds(b, "  <os>\n    <type arch='x86_64' machine='pc'>hvm</type>\n    <kernel>");
 	esc_xml(b, st->kernel, ESC_XML_APOS);
 	sbuf_adds(b, "</kernel>\n    <initrd>");

@@ -109,6 +109,11 @@ int qemu_check_config(const struct vm_config *cfg, unsigned int vm, char **err)
 	return 0;
 }
 
+unsigned int vm_smp(const struct vm_config *cfg, unsigned int vm)
+{
+	return vm < VM_MAX_VMS && cfg->vm_smp[vm] ? cfg->vm_smp[vm] : cfg->smp;
+}
+
 const char *vm_dir(const struct vm_config *cfg, unsigned int vm)
 {
 	return vm < VM_MAX_VMS && cfg->vm_dir[vm] ? cfg->vm_dir[vm] : cfg->rundir;
@@ -287,7 +292,7 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 	argv_add(a, "-m");
 	argv_addf(a, "%u", cfg->mem_mb);
 	argv_add(a, "-smp");
-	argv_addf(a, "%u", cfg->smp);
+	argv_addf(a, "%u", vm_smp(cfg, vm));
 	argv_add(a, "-kernel");
 	argv_add(a, kernel);
 	argv_add(a, "-initrd");

@@ -57,6 +57,7 @@ struct vm_config {
 	const char *rundir;		/* where every artifact goes */
 	unsigned int mem_mb;
 	unsigned int smp;
+	unsigned int vm_smp[VM_MAX_VMS];	/* VM i's vCPUs; 0 = smp (vm_smp()) */
 	unsigned int timeout_s;		/* guest-side command timeout */
 	unsigned int snaplen;		/* bytes kept of each captured frame, 0 = whole */
 	bool host_ack;			/* job "ack": the guest waits for the host at poweroff */
@@ -115,6 +116,8 @@ int qemu_build_argv(const struct vm_config *cfg, unsigned int vm, struct argv *a
 /* Whether VM `vm` has netlab's virtio-serial ports: always, except when it
  * is recorded or replayed by a QEMU older than VM_QEMU_RR_PORTS. */
 bool qemu_rr_ports(const struct vm_config *cfg, unsigned int vm);
+/* VM `vm`'s vCPUs: vm_smp[vm], else smp. */
+unsigned int vm_smp(const struct vm_config *cfg, unsigned int vm);
 /* Where VM `vm` keeps its console, ports and QMP socket. */
 const char *vm_dir(const struct vm_config *cfg, unsigned int vm);
 

@@ -182,6 +182,22 @@ static int name_check(const char *name, const char *gen, char **err)
 	return metrics_name_check(name, scn_gen_metrics, gen, "AB", err);
 }
 
+/* Per CPU and per queue: cpu0..cpu63 and q0..q63, nothing else. */
+static void test_metrics__cpu_and_queue_components(void **state)
+{
+	assert_int_equal(name_check("softnet.cpu1.dropped", NULL, NULL), 0);
+	assert_int_equal(name_check("softnet.cpu63.backlog_len", NULL, NULL), 0);
+	assert_int_equal(name_check("queues.B.rx", NULL, NULL), 0);
+	assert_int_equal(name_check("loss.cpu_backlog_drops", NULL, NULL), 0);
+	assert_int_equal(name_check("drv.ethB.q1.rx.descs", NULL, NULL), 0);
+	assert_int_equal(name_check("drv.ethB.q0.napi.polls", NULL, NULL), 0);
+	assert_int_equal(name_check("softnet.cpu64.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpu01.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpu.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("softnet.cpux.dropped", NULL, NULL), -ENOENT);
+	assert_int_equal(name_check("queues.C.rx", NULL, NULL), -ENOENT);
+}
+
 static void test_metrics__known_families_are_accepted(void **state)
 {
 	static const char *const udp_ok[] = {
@@ -272,7 +288,7 @@ static void test_metrics__unknown_names_list_what_exists(void **state)
 		"unknown metric 'udp.lsot' (known: udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}, udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}, udp.{flows,flows_lossy,flow_lost_max,misdelivered,fairness_jain,flow_share_min,sockets,sockets_used}, udp.flow.*.{id,sport,sent,unique,lost,misdelivered,reordered,duplicated,socket,rx_cpu,tx_cpu,wire_tx,wire_rx}, udp.flow.*.latency_us.{p50,p99,max})");
 	expect_name_error(
 		"flow.total", "udp-stream",
-		"unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, ring, offload, snmp, netstat, softnet, pcap, csum, qdisc, neigh, drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, nictx, loss)");
+		"unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, ring, offload, snmp, netstat, softnet, queues, pcap, csum, qdisc, neigh, drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, nictx, loss)");
 	/* Structure matters: too short, too long, wrong group. */
 	assert_int_equal(name_check("nic.A", "udp-stream", NULL), -ENOENT);
 	assert_int_equal(name_check("udp.lost.x", "udp-stream", NULL), -ENOENT);
@@ -293,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_metrics__to_json_sorted_with_exact_numbers),
 		cmocka_unit_test(test_metrics__median_across_runs),
 		cmocka_unit_test(test_metrics__known_families_are_accepted),
+		cmocka_unit_test(test_metrics__cpu_and_queue_components),
 		cmocka_unit_test(test_metrics__metric_of_another_generator_is_rejected),
 		cmocka_unit_test(test_metrics__label_outside_topology_is_rejected),
 		cmocka_unit_test(test_metrics__unknown_names_list_what_exists),

@@ -111,8 +111,54 @@ static void test_counters__softnet_recorded_file(void **state)
 	char *t = fixture("softnet_stat"), *err = NULL;
 
 	assert_int_equal(counters_parse_softnet(t, collect, s, &err), 0);
-	assert_int_equal(s->n, 5);
+	/* one CPU: its six columns, then the five sums */
+	assert_int_equal(s->n, 11);
+	assert_true(lookup(s, "softnet.cpu0.backlog_len") == 0);
 	free(t);
+	free(s);
+}
+
+/* A 2-vCPU 6.1 guest's file (igb B, 2 queues, rps_cpus 3, after a UDP flood). */
+static void test_counters__softnet_per_cpu(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	char *t = fixture("softnet_stat-2cpu"), *err = NULL;
+
+	assert_int_equal(counters_parse_softnet(t, collect, s, &err), 0);
+	assert_int_equal(s->n, 2 * 6 + 5);
+	assert_true(lookup(s, "softnet.cpu0.processed") == 0x1776);
+	assert_true(lookup(s, "softnet.cpu0.received_rps") == 0xfc2);
+	assert_true(lookup(s, "softnet.cpu1.processed") == 3);
+	assert_true(lookup(s, "softnet.cpu1.received_rps") == 1);
+	assert_true(lookup(s, "softnet.cpu1.dropped") == 0);
+	assert_true(lookup(s, "softnet.processed") == 0x1776 + 3);
+	assert_true(lookup(s, "softnet.received_rps") == 0xfc2 + 1);
+	free(t);
+	free(s);
+}
+
+/* The cpu column names the CPU (offline ones have no line); an older kernel's 11 columns: the rank. */
+static void test_counters__softnet_cpu_column_and_older_kernels(void **state)
+{
+	struct seen *s = xzalloc(sizeof(*s));
+	char *err = NULL;
+	const char *cpu0_and_cpu3 =
+		"00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		"00000002 00000005 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000007 00000003\n";
+	const char *old =
+		"00000001 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n"
+		"00000002 00000004 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000\n";
+
+	assert_int_equal(counters_parse_softnet(cpu0_and_cpu3, collect, s, &err), 0);
+	assert_true(lookup(s, "softnet.cpu3.dropped") == 5);
+	assert_true(lookup(s, "softnet.cpu3.backlog_len") == 7);
+	assert_true(isnan(lookup(s, "softnet.cpu1.dropped")));
+	free(s);
+	s = xzalloc(sizeof(*s));
+	assert_int_equal(counters_parse_softnet(old, collect, s, &err), 0);
+	assert_true(lookup(s, "softnet.cpu1.dropped") == 4);
+	assert_true(isnan(lookup(s, "softnet.cpu1.backlog_len")));
+	assert_int_equal(s->n, 2 * 5 + 5);
 	free(s);
 }
 
@@ -212,6 +258,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counters__snmp_groups_and_fields),
+		cmocka_unit_test(test_counters__softnet_per_cpu),
+		cmocka_unit_test(test_counters__softnet_cpu_column_and_older_kernels),
 		cmocka_unit_test(test_counters__netstat_tcpext),
 		cmocka_unit_test(test_counters__snmp_mismatch_is_an_error),
 		cmocka_unit_test(test_counters__softnet_sums_cpus_in_hex),

@@ -643,6 +643,24 @@ static void test_drvring__no_handoff_by_length_and_status(void **state)
 	drvring_free(d);
 }
 
+/* Each queue's own metrics where the trace saw several (ethB), the sums kept; none for one (ethC). */
+static void test_drvring__per_queue_metrics_of_a_multi_queue_nic(void **state)
+{
+	struct drvring *d = noho_trace();
+	struct metrics *m = metrics_new();
+
+	drvring_metrics(d, m);
+	assert_true(metrics_value(m, "drv.ethB.q0.rx.descs", -1) == 8);
+	assert_true(metrics_value(m, "drv.ethB.q0.rx.handoffs", -1) == 3);
+	assert_true(metrics_value(m, "drv.ethB.q1.rx.descs", -1) == 9);
+	assert_true(metrics_value(m, "drv.ethB.q1.rx.handoffs", -1) == 4);
+	assert_true(metrics_value(m, "drv.ethB.q0.napi.polls", -1) == 1);
+	assert_true(metrics_value(m, "drv.ethB.rx.descs", -1) == 17);
+	assert_false(metrics_get(m, "drv.ethC.q0.rx.descs", NULL));
+	metrics_free(m);
+	drvring_free(d);
+}
+
 /*
  * A queue that hands up every descriptor but every 8th (positions 7, 15,
  * ...): the period, in the stats, the sentence and the metrics; one that
@@ -1076,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_drvring__series_stays_bounded),
 		cmocka_unit_test(test_drvring__malformed_lines_and_lost_events),
 		cmocka_unit_test(test_drvring__no_handoff_by_length_and_status),
+		cmocka_unit_test(test_drvring__per_queue_metrics_of_a_multi_queue_nic),
 		cmocka_unit_test(test_drvring__no_handoff_every_8th_is_a_period),
 		cmocka_unit_test(test_drvring__no_handoff_json_text_and_metrics),
 		cmocka_unit_test(test_drvring__no_handoff_evidence_sentence),
