@@ -402,7 +402,7 @@ static void test_scenario__rejects_unknown_metric(void **state)
 {
 	expect_error(
 		"bad-metric-unknown.scn", 6,
-		"check 'typo': unknown metric 'udp.lsot' (known: udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}, udp.latency_us.{p50,p90,p99,p99_9,max,min,mean})");
+		"check 'typo': unknown metric 'udp.lsot' (known: udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}, udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}, udp.{flows,flows_lossy,flow_lost_max,misdelivered,fairness_jain,flow_share_min,sockets,sockets_used}, udp.flow.*.{id,sport,sent,unique,lost,misdelivered,reordered,duplicated,socket,rx_cpu,tx_cpu,wire_tx,wire_rx}, udp.flow.*.latency_us.{p50,p99,max})");
 }
 
 static void test_scenario__rejects_metric_of_another_generator(void **state)
