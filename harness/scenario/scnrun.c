@@ -175,9 +175,13 @@ static void end_args(const struct scenario *s, const struct tgen *g, enum tgen_r
 	}
 }
 
-/* The receiving end's command line, its outputs in directory @dir ("$O", "$O/NAME"). */
+/*
+ * The receiving end's command line, its outputs in directory @dir ("$O",
+ * "$O/NAME"); its --idle-timeout at least @min_idle s (0: the descriptor's).
+ */
 static void receiver_cmd(const struct scenario *s, const struct vm_config *cfg,
-			 const struct tgen *g, const char *dir, struct sbuf *o)
+			 const struct tgen *g, const char *dir, unsigned int min_idle,
+			 struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = scn_traffic_v6(s);
@@ -196,6 +200,7 @@ static void receiver_cmd(const struct scenario *s, const struct vm_config *cfg,
 		addr_of(v6 ? tx->ipv6 : tx->ipv4, peer, sizeof(peer));
 		sbuf_addf(o, " --peer %s", peer);
 	}
+	idle = idle > min_idle ? idle : min_idle;
 	if (idle)
 		sbuf_addf(o, " --idle-timeout %u", idle);
 	sbuf_addf(o, " > %s/%s 2> %s/%s.err", dir, g->rx_out, dir, g->rx_out);
@@ -219,7 +224,7 @@ static void receiver_wait_port(const struct scenario *s, const struct tgen *g, c
 static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
 			    const struct tgen *g, struct sbuf *o)
 {
-	receiver_cmd(s, cfg, g, "$O", o);
+	receiver_cmd(s, cfg, g, "$O", 0, o);
 	sbuf_adds(o, " &\nR=$!\n");
 	receiver_wait_port(s, g, "$O", "R", o);
 }
@@ -284,6 +289,9 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 		sbuf_adds(o, "RC=0\n");
 }
 
+/* The least --idle-timeout of a section's receiver whose sender is in the other VM. */
+#define SCNRUN_PAIR_RX_IDLE_S 30
+
 /*
  * Named traffic sections ([traffic.NAME]): every receiver of this VM first,
  * each waited for on its port; the pair's readiness handshake; then every
@@ -314,7 +322,12 @@ static void script_sections(const struct scenario *s, const struct vm_config *cf
 		if (rx->vm == vm) {
 			snprintf(var, sizeof(var), "R%zu", i);
 			sbuf_addf(o, "mkdir -p %s\n", dir);
-			receiver_cmd(&v, cfg, g, dir, o);
+			/*
+			 * Its sender in the other VM of a pair starts after this VM's
+			 * other receivers and the handshake: under -icount this VM's
+			 * clock runs on while it waits, past tcp-stream's default 10 s.
+			 */
+			receiver_cmd(&v, cfg, g, dir, tx->vm != vm ? SCNRUN_PAIR_RX_IDLE_S : 0, o);
 			sbuf_addf(o, " &\n%s=$!\n", var);
 			receiver_wait_port(&v, g, dir, var, o);
 			ready |= tx->vm != vm;

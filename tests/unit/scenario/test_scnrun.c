@@ -144,7 +144,8 @@ static void test_scnrun__named_sections_in_the_pair(void **state)
 	expect(a, "nc -l -p 7999");
 	expect(a, "until nc -w 1 198.18.0.2 7999");
 	expect_not(a, "tcp-stream --recv");
-	expect(b, "tcp-stream --recv --bind 198.18.0.2");
+	expect(b, "tcp-stream --recv --bind 198.18.0.2 --idle-timeout 30 > $O/bulk/recv.json");
+	expect(a, "udp-stream --recv --bind 198.18.0.1 --port 5301 --idle-timeout 30 > $O/dgram/recv.json");
 	expect(b, "udp-stream --send --dst 198.18.0.1");
 	expect(b, "until nc -w 1 198.18.0.1 7999");
 	expect_not(b, "udp-stream --recv");
