@@ -39,7 +39,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       trace/hist-json \
-	       scenario/scenario scenario/scenario-keys scenario/scenario-exec scenario/scenario-smp scenario/ktap scenario/check \
+	       scenario/scenario scenario/scenario-keys scenario/scenario-traffic scenario/scenario-exec scenario/scenario-smp scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
 	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
 	       scenario/scngdb \

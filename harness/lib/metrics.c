@@ -548,3 +548,30 @@ int metrics_name_check(const char *name, metrics_gen_fn gens, const char *genera
 	}
 	return name_unknown(name, gens, err);
 }
+
+int metrics_gen_name_check(const char *name, metrics_gen_fn gens, const char *generator,
+			   char **err)
+{
+	struct fam_iter it = { .gens = gens };
+	struct metric_family f;
+	struct sbuf b;
+
+	while (it.part == 0 && fam_next(&it, &f)) {
+		char label = 0;
+
+		if (it.part == 0 && generator && !strcmp(f.generator, generator) &&
+		    family_match(f.pattern, name, "", &label) == FM_YES)
+			return 0;
+	}
+	sbuf_init(&b);
+	it = (struct fam_iter){ .gens = gens };
+	while (it.part == 0 && fam_next(&it, &f)) {
+		if (it.part != 0 || !generator || strcmp(f.generator, generator))
+			continue;
+		sbuf_addf(&b, "%s%s", b.len ? ", " : "", f.pattern);
+	}
+	err_set(err, "unknown metric '%s' for generator '%s' (its metrics: %s)", name,
+		generator ? generator : "(none)", b.len ? b.s : "none");
+	sbuf_release(&b);
+	return -ENOENT;
+}

@@ -109,4 +109,13 @@ typedef bool (*metrics_gen_fn)(size_t i, struct metrics_gen *g);
 int metrics_name_check(const char *name, metrics_gen_fn gens, const char *generator,
 		       const char *labels, char **err);
 
+/*
+ * metrics_gen_name_check() - is `name` one of @generator's own metrics
+ * (its results' families, not the common ones nor the late ones)? For the
+ * metrics of one traffic section, traffic.NAME.<name>.
+ * Return: 0, or -ENOENT with *err listing its families.
+ */
+int metrics_gen_name_check(const char *name, metrics_gen_fn gens, const char *generator,
+			   char **err);
+
 #endif /* NETLAB_METRICS_H */

@@ -11,7 +11,8 @@
  * gives 12 cases, named NAME[nic.B=e1000,size=32,direction=A>B] and so on
  * (axes in file order, the first varying slowest). An axis key is a
  * [scenario] key (nic.B, mtu.A, direction, ring.B.rx, ...), sysctl.NAME (a
- * [sysctl] key) or any other word: a [traffic] key (generator, size, ...).
+ * [sysctl] key), traffic.NAME.KEY (a key of section [traffic.NAME]) or any
+ * other word: a [traffic] key (generator, size, ...).
  *
  * A check may hold for some cases only: NAME[COND] = EXPR, where COND is
  * comma-separated terms that must all hold, each AXIS=VALUE, AXIS!=VALUE or

@@ -93,5 +93,21 @@ void scn_validate_steering(struct parse_ctx *c);
 void scn_smp_free(struct scenario *s);
 /* The generator's own copy of its name (static storage), NULL when there is none. */
 const char *scn_generator_name(const char *name);
+/*
+ * scenario-traffic.c: [traffic.NAME] sections. A header (NAME as written,
+ * @len bytes), a key of one, an axis traffic.NAME.KEY a case adds; once the
+ * file is read, the checks across them but their options' (scenario.c
+ * checks those against the generator; they then make the scenario's
+ * generator fields the first section's), the metrics a check may name in a
+ * scenario with sections, and the implicit no_stall_NAME checks.
+ */
+void scn_traffic_header(struct parse_ctx *c, const char *name, size_t len);
+int scn_key_traffic_named(struct parse_ctx *c, const char *name, const char *key,
+			  const char *value);
+int scn_traffic_axis_add(struct parse_ctx *c, const char *key, const char *value);
+void scn_validate_sections(struct parse_ctx *c);
+int scn_sections_metric_check(const struct scenario *s, const char *name, char **why);
+void scn_sections_stall_checks(struct parse_ctx *c);
+void scn_sections_free(struct scenario *s);
 
 #endif

@@ -156,6 +156,9 @@ static enum scn_section axis_section(const char *key, const char **skey)
 	bool by_prefix;
 
 	*skey = key;
+	/* traffic.NAME.KEY: a named section's (scenario-traffic.c), no section of the table. */
+	if (!strncmp(key, "traffic.", 8))
+		return N_SECTIONS;
 	if (!strncmp(key, "sysctl.", 7)) {
 		*skey = key + 7;
 		return SEC_SYSCTL;
@@ -189,6 +192,16 @@ static void case_add_missing(struct parse_ctx *c)
 		if (c->axis_used[i])
 			continue;
 		c->line = c->s->axes[i].line;
+		if (sec == N_SECTIONS) {
+			scn_traffic_axis_add(c, c->s->axes[i].key, c->case_values[i]);
+			continue;
+		}
+		if (sec == SEC_TRAFFIC && c->s->n_sections) {
+			scn_err(c, c->line,
+				"[matrix] axis '%s': the traffic is in named sections; write traffic.NAME.%s",
+				skey, skey);
+			continue;
+		}
 		if (!c->sec_line[sec])
 			c->sec_line[sec] = c->line;
 		sections[sec].key(c, skey, c->case_values[i]);
@@ -215,6 +228,10 @@ static void section_header(struct parse_ctx *c, const char *line)
 	if (*line != '[' || !end)
 		return;	/* not a header, or inih's syntax error */
 	len = (size_t)(end - line - 1);
+	if (len > 8 && !strncmp(line + 1, "traffic.", 8)) {
+		scn_traffic_header(c, line + 9, len - 8);
+		return;
+	}
 	i = section_find(line + 1, len);
 	if (i < 0) {
 		scn_err(c, c->line, "unknown section [%.*s] (sections: %s)", (int)len, line + 1,
@@ -224,6 +241,12 @@ static void section_header(struct parse_ctx *c, const char *line)
 	if (c->sec_line[i]) {
 		scn_err(c, c->line, "duplicate section [%s] (first at line %u)", sections[i].name,
 			c->sec_line[i]);
+		return;
+	}
+	if (i == SEC_TRAFFIC && c->s->n_sections) {
+		scn_err(c, c->line,
+			"[traffic] beside [traffic.%s] (line %u): a scenario has either one [traffic] or named [traffic.NAME] sections",
+			c->s->sections[0].name, c->s->sections[0].line);
 		return;
 	}
 	c->sec_line[i] = c->line;
@@ -320,6 +343,10 @@ static int scn_handler(void *user, const char *section, const char *key, const c
 		return 1;	/* later lines cannot beat it */
 	if (!*section) {
 		scn_err(c, c->line, "key '%s' is outside any section; start with [scenario]", key);
+		return 1;
+	}
+	if (i < 0 && !strncmp(section, "traffic.", 8)) {
+		scn_key_traffic_named(c, section + 8, key, value);
 		return 1;
 	}
 	if (i < 0)
@@ -446,6 +473,16 @@ static void validate_traffic(struct parse_ctx *c)
 {
 	const struct tgen *g;
 
+	for (size_t i = 0; i < c->s->n_sections; i++) {
+		const struct scn_traffic *t = &c->s->sections[i];
+
+		for (size_t k = 0; t->generator && k < t->n_opts; k++)
+			validate_option(c, tgen_find(t->generator), &t->opts[k]);
+	}
+	if (c->s->n_sections) {
+		scn_validate_sections(c);
+		return;
+	}
 	if (!c->sec_line[SEC_TRAFFIC]) {
 		if (!c->sec_line[SEC_EXEC])
 			scn_err(c, 0, "no [traffic] or [exec] section: a scenario needs a "
@@ -526,7 +563,8 @@ static int validate_metric(void *ctx, const char *name, unsigned int column)
 
 	(void)column;
 	if (!strncmp(name, "exec.", 5) ? !scn_exec_metric_check(s, name, &why) :
-	    !strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why)
+	    !strncmp(name, "gdb.", 4) ? !gdb_metric_check(s, name, &why) :
+	    s->n_sections	      ? !scn_sections_metric_check(s, name, &why)
 				      : !metrics_name_check(name, scn_gen_metrics, s->generator,
 							    s->labels, &why))
 		return 0;
@@ -695,7 +733,9 @@ static void parse_text(struct parse_ctx *c, const char *text)
 	validate_gdb(c);
 	scn_validate_exec(c);
 	validate_checks(c);
-	if (!c->err)
+	if (!c->err && c->s->n_sections)
+		scn_sections_stall_checks(c);
+	else if (!c->err)
 		add_stall_check(c);
 }
 
@@ -914,7 +954,9 @@ void scn_free(struct scenario *s)
 	}
 	free(s->checks);
 	kv_free(s->sysctl, s->n_sysctl);
-	kv_free(s->traffic, s->n_traffic);
+	if (!s->n_sections || s->traffic != s->sections[0].opts)
+		kv_free(s->traffic, s->n_traffic);
+	scn_sections_free(s);
 	for (int i = 0; i < VM_MAX_NICS; i++) {
 		free(s->netem[i]);
 		free(s->coalesce[i]);

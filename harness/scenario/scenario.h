@@ -59,6 +59,22 @@ enum scn_direction {
 	SCN_DIR_BA,			/* B sends, A receives */
 };
 
+/*
+ * One named traffic section, [traffic.NAME], of a scenario that runs several
+ * generators at once (README-scenarios.md). A plain [traffic] is no section
+ * here: its generator and options are the scenario's own fields.
+ */
+struct scn_traffic {
+	char *name;			/* NAME: [a-z0-9_-]+ */
+	const char *generator;		/* static, as scenario->generator */
+	struct scn_kv *opts;		/* the generator's options, in file order */
+	size_t n_opts;
+	enum scn_direction direction;	/* direction = A>B | B>A; default the scenario's */
+	double start_s;			/* start = SECONDS after the first section starts */
+	unsigned int line;		/* the section's header */
+	unsigned int generator_line, direction_line, start_line;
+};
+
 struct scenario {
 	char *path;
 	char *name;			/* basename without .scn; a matrix case: NAME[k=v,...] */
@@ -112,6 +128,15 @@ struct scenario {
 	const char *generator;		/* "udp-stream", "tcp-stream", "rr" (static) */
 	struct scn_kv *traffic;		/* generator options, in file order */
 	size_t n_traffic;
+	/*
+	 * [traffic.NAME] sections, in file order; none with a plain [traffic].
+	 * With sections, generator, traffic, n_traffic and direction above are
+	 * the first section's (traffic points into sections[0], not owned), so
+	 * that what knows one generator sees the first; scn_traffic_view()
+	 * gives any section the same way.
+	 */
+	struct scn_traffic *sections;
+	size_t n_sections;
 
 	struct scn_check *checks;	/* in file order */
 	size_t n_checks;
@@ -251,5 +276,31 @@ bool scn_traffic_true(const struct scenario *s, const char *key);
 const char *scn_traffic_l4(const struct scenario *s);
 /* Whether the generator's addresses are IPv6: its v6_key given and true (generators.h). */
 bool scn_traffic_v6(const struct scenario *s);
+
+/*
+ * Traffic sections, for a scenario with one [traffic] as for one with
+ * several [traffic.NAME]: scn_n_traffic() is how many (0 without a
+ * generator, 1 for a plain [traffic]); scn_traffic_view() fills @view with a
+ * shallow copy of @s whose generator, traffic, n_traffic and direction are
+ * section @i's, for the functions above that read one generator (the view
+ * owns nothing: never scn_free() it). scn_traffic_name() is NAME, or NULL
+ * for a plain [traffic]; scn_traffic_start() its start offset in seconds.
+ */
+size_t scn_n_traffic(const struct scenario *s);
+void scn_traffic_view(const struct scenario *s, size_t i, struct scenario *view);
+const char *scn_traffic_name(const struct scenario *s, size_t i);
+double scn_traffic_start(const struct scenario *s, size_t i);
+/* The index of section [traffic.NAME], or -1. */
+int scn_traffic_find(const struct scenario *s, const char *name);
+/*
+ * Whether section @i is the first of its generator family (tgen->metric:
+ * udp, tcp, rr): its metrics are also the unprefixed udp.*, tcp.*, rr.*.
+ */
+bool scn_traffic_first_of_family(const struct scenario *s, size_t i);
+/*
+ * The section that feeds the UDP loss identity (scngen.h loss_identity):
+ * the first such section, or -1 when there is none.
+ */
+int scn_traffic_loss_section(const struct scenario *s);
 
 #endif /* NETLAB_SCENARIO_H */

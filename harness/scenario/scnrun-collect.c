@@ -48,6 +48,59 @@ static void collect_release(struct collect *c)
 		free(c->files[i]);
 }
 
+/* Section @i of a scenario with [traffic.NAME] sections: its ends' files are in files/NAME/. */
+static void collect_section(struct collect *c, struct scenario *view, size_t i)
+{
+	scn_traffic_view(c->s, i, view);
+	c->s = view;
+	c->end_vm[0] = c->cfg->nics[scn_tx_nic(view)].vm;
+	c->end_vm[1] = c->cfg->nics[scn_rx_nic(view)].vm;
+	for (unsigned int v = 0; v < VM_MAX_VMS; v++) {
+		char *dir = c->files[v] ? xasprintf("%s/%s", c->files[v], scn_traffic_name(view, i))
+				       : NULL;
+
+		free(c->files[v]);
+		c->files[v] = dir;
+	}
+}
+
+int scnrun_collect_sections(struct collect *c)
+{
+	const struct scenario *s = c->s;
+
+	metrics_set(c->m, "traffic.sections", (double)s->n_sections);
+	for (size_t i = 0; i < s->n_sections; i++) {
+		const struct scn_gen *gen = scn_gen_find(s->sections[i].generator);
+		bool first = scn_traffic_first_of_family(s, i);
+		struct metrics *m = metrics_new();
+		struct scenario view;
+		struct collect sc = { .s = s, .cfg = c->cfg, .m = m, .err = c->err };
+		int ret;
+
+		for (unsigned int v = 0; v < VM_MAX_VMS; v++)
+			sc.files[v] = c->files[v] ? xstrdup(c->files[v]) : NULL;
+		collect_section(&sc, &view, i);
+		ret = gen->collect(&sc, tgen_find(gen->name));
+		for (size_t k = 0; !ret && k < metrics_count(m); k++) {
+			const char *name;
+			char *full;
+			double v;
+
+			metrics_at(m, k, &name, &v);
+			full = xasprintf("traffic.%s.%s", s->sections[i].name, name);
+			metrics_set(c->m, full, v);
+			free(full);
+			if (first)
+				metrics_set(c->m, name, v);
+		}
+		collect_release(&sc);
+		metrics_free(m);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* The files of the VM of the sender (role 0) or of the receiver (role 1). */
 static const char *files_of(const struct collect *c, unsigned int role)
 {
@@ -453,24 +506,37 @@ static char *failure_line(const struct tgen *g, bool tx_end, struct json_object 
 char *scnrun_stall_reason(const struct scenario *s, const struct vm_config *cfg,
 			  const char *rundir)
 {
-	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
-	struct collect c;
 	char *out = NULL, *err = NULL;
 
-	if (!g || !g->can_stall)
-		return NULL;
-	collect_init(&c, s, cfg, rundir, NULL, &err);
-	for (int end = 0; end < 2 && !out; end++) {
-		struct json_object *j = NULL, *f;
+	for (size_t i = 0; i < scn_n_traffic(s) && !out; i++) {
+		const char *gen = i < s->n_sections ? s->sections[i].generator : s->generator;
+		const struct tgen *g = tgen_find(gen);
+		struct scenario view;
+		struct collect c;
 
-		if (scn_gen_read_end(&c, end, end ? g->rx_out : g->tx_out, &j) == 0 &&
-		    (f = scn_gen_failure(j)))
-			out = failure_line(g, !end, f);
-		json_object_put(j);
-		free(err);
-		err = NULL;
+		if (!g || !g->can_stall)
+			continue;
+		collect_init(&c, s, cfg, rundir, NULL, &err);
+		if (s->n_sections)
+			collect_section(&c, &view, i);
+		for (int end = 0; end < 2 && !out; end++) {
+			struct json_object *j = NULL, *f;
+
+			if (scn_gen_read_end(&c, end, end ? g->rx_out : g->tx_out, &j) == 0 &&
+			    (f = scn_gen_failure(j)))
+				out = failure_line(g, !end, f);
+			json_object_put(j);
+			free(err);
+			err = NULL;
+		}
+		collect_release(&c);
+		if (out && s->n_sections) {
+			char *named = xasprintf("[traffic.%s] %s", s->sections[i].name, out);
+
+			free(out);
+			out = named;
+		}
 	}
-	collect_release(&c);
 	return out;
 }
 
@@ -484,12 +550,23 @@ int scnrun_collect_keep(const struct scenario *s, const struct vm_config *cfg, c
 			struct metrics *m, struct scnrun_trace *keep, char **err)
 {
 	const struct scn_gen *gen = scn_gen_find(s->generator);
+	int loss = scn_traffic_loss_section(s);
+	struct scenario view;
 	struct collect c;
 	int ret = 0;
 
 	collect_init(&c, s, cfg, rundir, m, err);
-	if (gen)	/* else [exec] alone */
+	if (s->n_sections) {
+		ret = scnrun_collect_sections(&c);
+		/* The captures and the loss identity: the first UDP stream's (its port, its direction). */
+		scn_traffic_view(s, loss >= 0 ? (size_t)loss : 0, &view);
+		c.s = &view;
+		c.end_vm[0] = cfg->nics[scn_tx_nic(&view)].vm;
+		c.end_vm[1] = cfg->nics[scn_rx_nic(&view)].vm;
+		gen = scn_gen_find(view.generator);
+	} else if (gen) {	/* else [exec] alone */
 		ret = gen->collect(&c, tgen_find(gen->name));
+	}
 	if (!ret && s->exec)
 		ret = scnrun_exec_metrics(s, c.files[scnrun_exec_vm(s, cfg)], rundir, m, err);
 	if (!ret)

@@ -71,6 +71,14 @@ void scnrun_collect_nic_tx(struct collect *c);
  * input_pkt_queue, netdev_max_backlog, or the flow limit). scnrun-loss.c.
  */
 void scnrun_cpu_backlog(struct collect *c);
+/*
+ * scnrun-collect.c: the results of every [traffic.NAME] section of c->s,
+ * each read from files/NAME/ by its generator's collect, into
+ * traffic.NAME.<metric>; the first section of each family (udp, tcp, rr)
+ * gives the unprefixed metrics as well (udp.*, tcp.*, and a UDP stream's
+ * inputs of loss.*); traffic.sections. 0, or -errno with *c->err.
+ */
+int scnrun_collect_sections(struct collect *c);
 void scnrun_udp_loss(struct collect *c);
 
 /* TCP port on which a receiver in another VM says it is ready. */

@@ -57,6 +57,19 @@ static bool gen_is_tcp(const struct scenario *s)
 	return l4 && !strcmp(l4, "tcp");
 }
 
+/* Whether any traffic section's packets are TCP (a plain [traffic] is one section). */
+static bool any_tcp(const struct scenario *s)
+{
+	for (size_t i = 0; i < scn_n_traffic(s); i++) {
+		struct scenario v;
+
+		scn_traffic_view(s, i, &v);
+		if (gen_is_tcp(&v))
+			return true;
+	}
+	return false;
+}
+
 /*
  * IP packets that reached NIC n's IP layer over the traffic, as frames: the
  * ECN counters of ip_rcv_core/ip6_rcv_core count GRO-merged skbs by their
@@ -142,7 +155,8 @@ static void nic_rx_counted(struct collect *c, char l, double lost)
  * that reached its IP layer. The pair topology's readiness handshake (TCP
  * port READY_PORT) is left out of the capture count; the counters hold
  * whatever of it came after the snapshot, which for a UDP generator is
- * Tcp.InSegs. With a TCP generator there it cannot be told apart: not measured.
+ * Tcp.InSegs. With a TCP generator there (any section's) it cannot be told
+ * apart: not measured.
  */
 /* The capture filter of nicrx.<L>.wire: IP frames to NIC n's MAC, no readiness handshake. */
 static char *nic_rx_filter(const struct vm_nic *n, bool v6)
@@ -171,7 +185,7 @@ static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 	char name[64];
 	double in;
 
-	if (pair && gen_is_tcp(c->s))
+	if (pair && any_tcp(c->s))
 		return;
 	in = nic_ip_in(c->m, n->label, v6);
 	if (pair && !v6)

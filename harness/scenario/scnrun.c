@@ -273,18 +273,19 @@ static void end_args(const struct scenario *s, const struct tgen *g, enum tgen_r
 	}
 }
 
-/* The receiving end, in the background, and the wait until it listens. */
-static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
-			    const struct tgen *g, struct sbuf *o)
+/*
+ * The receiving end's command line, its outputs in directory @dir ("$O",
+ * "$O/NAME"); its --idle-timeout at least @min_idle s (0: the descriptor's).
+ */
+static void receiver_cmd(const struct scenario *s, const struct vm_config *cfg,
+			 const struct tgen *g, const char *dir, unsigned int min_idle,
+			 struct sbuf *o)
 {
 	const struct vm_nic *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = scn_traffic_v6(s);
-	const char *proto = scn_traffic_l4(s);
 	unsigned int idle = scn_gen_find(g->name)->rx_idle_timeout_s;
-	const char *pv = scn_traffic_value(s, "port");
-	char dst[64], nsb[64], port[16];
+	char dst[64], nsb[64];
 
-	snprintf(port, sizeof(port), "%u", g->default_port);
 	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
 	sbuf_addf(o, "%s%s --%s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
 		  dst);
@@ -297,17 +298,37 @@ static void script_receiver(const struct scenario *s, const struct vm_config *cf
 		addr_of(v6 ? tx->ipv6 : tx->ipv4, peer, sizeof(peer));
 		sbuf_addf(o, " --peer %s", peer);
 	}
+	idle = idle > min_idle ? idle : min_idle;
 	if (idle)
 		sbuf_addf(o, " --idle-timeout %u", idle);
-	sbuf_addf(o, " > $O/%s 2> $O/%s.err &\nR=$!\n", g->rx_out, g->rx_out);
-	sbuf_addf(o, "wait_port %s%s %s $R || { echo \"receiver did not bind\" >> $O/%s.err; "
-		     "exit %d; }\n",
-		  proto, v6 ? "6" : "", pv ? pv : port,
-		  g->rx_out, SCNRUN_EXIT_TRAFFIC);
+	sbuf_addf(o, " > %s/%s 2> %s/%s.err", dir, g->rx_out, dir, g->rx_out);
 }
 
-static void script_sender(const struct scenario *s, const struct vm_config *cfg,
-			  const struct tgen *g, struct sbuf *o)
+/* The wait until the receiver whose pid is in $@var listens, its complaint in @dir. */
+static void receiver_wait_port(const struct scenario *s, const struct tgen *g, const char *dir,
+			       const char *var, struct sbuf *o)
+{
+	const char *pv = scn_traffic_value(s, "port");
+	char port[16];
+
+	snprintf(port, sizeof(port), "%u", g->default_port);
+	sbuf_addf(o, "wait_port %s%s %s $%s || { echo \"receiver did not bind\" >> %s/%s.err; "
+		     "exit %d; }\n",
+		  scn_traffic_l4(s), scn_traffic_v6(s) ? "6" : "", pv ? pv : port, var,
+		  dir, g->rx_out, SCNRUN_EXIT_TRAFFIC);
+}
+
+/* The receiving end, in the background, and the wait until it listens. */
+static void script_receiver(const struct scenario *s, const struct vm_config *cfg,
+			    const struct tgen *g, struct sbuf *o)
+{
+	receiver_cmd(s, cfg, g, "$O", 0, o);
+	sbuf_adds(o, " &\nR=$!\n");
+	receiver_wait_port(s, g, "$O", "R", o);
+}
+
+static void sender_cmd(const struct scenario *s, const struct vm_config *cfg,
+		       const struct tgen *g, const char *dir, struct sbuf *o)
 {
 	const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)], *rx = &cfg->nics[scn_rx_nic(s)];
 	bool v6 = scn_traffic_v6(s);
@@ -319,7 +340,14 @@ static void script_sender(const struct scenario *s, const struct vm_config *cfg,
 	end_args(s, g, TGEN_TX, o);
 	if (!scn_traffic_value(s, "count"))
 		sbuf_addf(o, " --duration %u", s->duration_s);
-	sbuf_addf(o, " > $O/%s 2> $O/%s.err\nS=$?\n", g->tx_out, g->tx_out);
+	sbuf_addf(o, " > %s/%s 2> %s/%s.err", dir, g->tx_out, dir, g->tx_out);
+}
+
+static void script_sender(const struct scenario *s, const struct vm_config *cfg,
+			  const struct tgen *g, struct sbuf *o)
+{
+	sender_cmd(s, cfg, g, "$O", o);
+	sbuf_adds(o, "\nS=$?\n");
 	/* A generator's usage error (exit 2) is the scenario's fault, not the run's. */
 	sbuf_addf(o, "[ $S = 2 ] && setup_error \"[traffic]: $(head -n 2 $O/%s.err)\"\n", g->tx_out);
 }
@@ -357,6 +385,94 @@ static void script_traffic(const struct scenario *s, const struct vm_config *cfg
 		script_wait_receiver(g, o);
 	else
 		sbuf_adds(o, "RC=0\n");
+}
+
+/* The least --idle-timeout of a section's receiver whose sender is in the other VM. */
+#define SCNRUN_PAIR_RX_IDLE_S 30
+
+/*
+ * Named traffic sections ([traffic.NAME]): every receiver of this VM first,
+ * each waited for on its port; the pair's readiness handshake; then every
+ * sender of this VM at once in the background, each after its start
+ * offset; then all of them waited for. Section NAME's outputs are in
+ * $O/NAME/. $S and $RC are the worst of the senders' and the receivers'
+ * statuses: 0, then the path's failure (a measured result), then any other.
+ */
+static void script_sections(const struct scenario *s, const struct vm_config *cfg,
+			    unsigned int vm, struct sbuf *o)
+{
+	bool ready = false, wait_peer = false;
+	char dst[64] = "";
+
+	sbuf_addf(o, "worse() { case $2 in 0) echo $1 ;; %d) [ $1 = 0 ] && echo $2 || echo $1 ;; "
+		     "*) case $1 in 0|%d) echo $2 ;; *) echo $1 ;; esac ;; esac; }\nS=0\nRC=0\n",
+		  TTOOL_EXIT_PATH, TTOOL_EXIT_PATH);
+	for (size_t i = 0; i < s->n_sections; i++) {
+		struct scenario v;
+		const struct tgen *g;
+		const struct vm_nic *tx, *rx;
+		char *dir = xasprintf("$O/%s", s->sections[i].name), var[24];
+
+		scn_traffic_view(s, i, &v);
+		g = tgen_find(v.generator);
+		tx = &cfg->nics[scn_tx_nic(&v)];
+		rx = &cfg->nics[scn_rx_nic(&v)];
+		if (rx->vm == vm) {
+			snprintf(var, sizeof(var), "R%zu", i);
+			sbuf_addf(o, "mkdir -p %s\n", dir);
+			/*
+			 * Its sender in the other VM of a pair starts after this VM's
+			 * other receivers and the handshake: under -icount this VM's
+			 * clock runs on while it waits, past tcp-stream's default 10 s.
+			 */
+			receiver_cmd(&v, cfg, g, dir, tx->vm != vm ? SCNRUN_PAIR_RX_IDLE_S : 0, o);
+			sbuf_addf(o, " &\n%s=$!\n", var);
+			receiver_wait_port(&v, g, dir, var, o);
+			ready |= tx->vm != vm;
+		} else if (tx->vm == vm && !wait_peer) {
+			wait_peer = true;
+			addr_of(rx->ipv4, dst, sizeof(dst));
+		}
+		free(dir);
+	}
+	if (ready)
+		sbuf_addf(o, "nc -l -p %d </dev/null >/dev/null 2>&1 &\n", READY_PORT);
+	if (wait_peer)
+		sbuf_addf(o, "i=0; until nc -w 1 %s %d </dev/null >/dev/null 2>&1; do\n"
+			     "\ti=$((i+1)); [ $i -gt 600 ] && { echo \"no receiver at %s\" >&2; exit %d; }\n"
+			     "\tsleep 0.1\ndone\n",
+			  dst, READY_PORT, dst, SCNRUN_EXIT_TRAFFIC);
+	for (size_t i = 0; i < s->n_sections; i++) {
+		struct scenario v;
+		char *dir = xasprintf("$O/%s", s->sections[i].name);
+
+		scn_traffic_view(s, i, &v);
+		if (cfg->nics[scn_tx_nic(&v)].vm == vm) {
+			sbuf_addf(o, "mkdir -p %s\n", dir);
+			if (s->sections[i].start_s > 0)
+				sbuf_addf(o, "( sleep %g; exec ", s->sections[i].start_s);
+			sender_cmd(&v, cfg, tgen_find(v.generator), dir, o);
+			sbuf_addf(o, "%s &\nP%zu=$!\n", s->sections[i].start_s > 0 ? " )" : "", i);
+		}
+		free(dir);
+	}
+	for (int rx_end = 0; rx_end < 2; rx_end++) {
+		for (size_t i = 0; i < s->n_sections; i++) {
+			struct scenario v;
+			const struct tgen *g;
+
+			scn_traffic_view(s, i, &v);
+			g = tgen_find(v.generator);
+			if (cfg->nics[rx_end ? scn_rx_nic(&v) : scn_tx_nic(&v)].vm != vm)
+				continue;
+			/* A generator's usage error (exit 2) is the scenario's fault, not the run's. */
+			sbuf_addf(o, "wait $%c%zu\nX=$?\n[ $X = 2 ] && setup_error \"[traffic.%s]: "
+				     "$(head -n 2 $O/%s/%s.err)\"\n%s=$(worse $%s $X)\n",
+				  rx_end ? 'R' : 'P', i, s->sections[i].name, s->sections[i].name,
+				  rx_end ? g->rx_out : g->tx_out, rx_end ? "RC" : "S",
+				  rx_end ? "RC" : "S");
+		}
+	}
 }
 
 /* A file beside the kernel image ("driver-patches", "System.map"), or NULL. */
@@ -493,7 +609,9 @@ int scnrun_script(const struct scenario *s, const struct vm_config *cfg, unsigne
 	sbuf_adds(o, "snap before\n");
 	if (s->trace)
 		script_trace_start(s, cfg, vm, o);
-	if (g)
+	if (s->n_sections)
+		script_sections(s, cfg, vm, o);
+	else if (g)
 		script_traffic(s, cfg, vm, g, o);
 	else
 		sbuf_adds(o, "S=0\nRC=0\n");

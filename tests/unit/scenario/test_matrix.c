@@ -423,6 +423,40 @@ static void test_matrix__rr_proto_axis_and_direction(void **state)
 	free_cases(c, n);
 }
 
+/* traffic.NAME.KEY: an axis of one named section's option (replaced, or added when missing). */
+static void test_matrix__axis_of_a_named_traffic_section(void **state)
+{
+	static const char text[] = "[traffic.bulk]\ngenerator = tcp-stream\nsize = 4096\n"
+				   "[traffic.dgram]\ngenerator = udp-stream\nport = 5301\n"
+				   "[matrix]\ntraffic.dgram.rate = 1000 2000\n"
+				   "traffic.bulk.size = 8192\n"
+				   "[checks]\nok = traffic.dgram.udp.lost == 0\n";
+	size_t n = 0;
+	struct scenario **c = cases_ok("m-mixed", text, &n);
+	struct scenario v;
+	char *err;
+
+	assert_int_equal(n, 2);
+	assert_string_equal(c[1]->name, "m-mixed[traffic.dgram.rate=2000,traffic.bulk.size=8192]");
+	scn_traffic_view(c[1], 1, &v);
+	assert_string_equal(scn_traffic_value(&v, "rate"), "2000");
+	assert_string_equal(scn_traffic_value(&v, "port"), "5301");
+	scn_traffic_view(c[1], 0, &v);
+	assert_string_equal(scn_traffic_value(&v, "size"), "8192");
+	assert_null(scn_traffic_value(&v, "rate"));
+	free_cases(c, n);
+
+	err = cases_err("m-mixed-bad", "[traffic.bulk]\ngenerator = tcp-stream\n[matrix]\n"
+					   "traffic.nope.rate = 1 2\n[checks]\nok = tcp.bytes > 0\n");
+	assert_non_null(strstr(err, "m-mixed-bad.scn:4: [matrix] axis 'traffic.nope.rate': no section [traffic.nope]"));
+	free(err);
+	/* A bare traffic key has no section to go to. */
+	err = cases_err("m-mixed-bare", "[traffic.bulk]\ngenerator = tcp-stream\n[matrix]\n"
+					    "size = 1 2\n[checks]\nok = tcp.bytes > 0\n");
+	assert_non_null(strstr(err, "m-mixed-bare.scn:4: [matrix] axis 'size': the traffic is in named sections; write traffic.NAME.size"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_scenario__rejects_a_nul_byte_with_its_line),
 		cmocka_unit_test(test_coverage__cells_of_directions_sizes_and_protocols),
 		cmocka_unit_test(test_matrix__rr_proto_axis_and_direction),
+		cmocka_unit_test(test_matrix__axis_of_a_named_traffic_section),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);

@@ -61,6 +61,70 @@ static void expect_error(const char *name, unsigned int line, const char *msg)
 	free(path);
 }
 
+/* [traffic.NAME]: several generators, each with its options, direction and start. */
+static void test_scenario__named_traffic_sections_parse(void **state)
+{
+	struct scenario *s = parse_ok("good-mixed.scn"), v;
+
+	assert_int_equal(s->n_sections, 3);
+	assert_int_equal(scn_n_traffic(s), 3);
+	assert_string_equal(scn_traffic_name(s, 0), "bulk");
+	assert_string_equal(s->sections[1].generator, "udp-stream");
+	assert_string_equal(s->sections[2].generator, "rr");
+	/* direction: the section's, else the scenario's (B>A). */
+	assert_int_equal(s->sections[0].direction, SCN_DIR_AB);
+	assert_int_equal(s->sections[1].direction, SCN_DIR_BA);
+	assert_true(scn_traffic_start(s, 1) == 0.5);
+	assert_true(scn_traffic_start(s, 2) == 1);
+	/* The scenario's own generator fields are the first section's. */
+	assert_string_equal(s->generator, "tcp-stream");
+	assert_int_equal(s->direction, SCN_DIR_AB);
+	assert_int_equal(scn_tx_nic(s), 0);
+	/* A view of a section: its options, its direction. */
+	scn_traffic_view(s, 1, &v);
+	assert_string_equal(v.generator, "udp-stream");
+	assert_string_equal(scn_traffic_value(&v, "port"), "5301");
+	assert_string_equal(scn_traffic_value(&v, "rate"), "2000");
+	assert_null(scn_traffic_value(&v, "start"));
+	assert_int_equal(scn_tx_nic(&v), 1);
+	assert_int_equal(scn_traffic_find(s, "rr2"), 2);
+	assert_int_equal(scn_traffic_find(s, "nope"), -1);
+	assert_int_equal(scn_traffic_loss_section(s), 1);
+	/* rr over UDP shares no port with the UDP stream: 5202 against 5301. */
+	assert_true(scn_traffic_first_of_family(s, 0));
+	assert_true(scn_traffic_first_of_family(s, 1));
+	/* Each section that can stall gets its own no_stall check. */
+	assert_string_equal(s->checks[s->n_checks - 2].name, "no_stall_bulk");
+	assert_string_equal(check_text(s->checks[s->n_checks - 2].expr),
+			    "traffic.bulk.tcp.stalled == 0");
+	assert_string_equal(s->checks[s->n_checks - 1].name, "no_stall_rr2");
+	scn_free(s);
+	/* A plain [traffic] is one section, without a name. */
+	s = parse_ok("good-minimal.scn");
+	assert_int_equal(s->n_sections, 0);
+	assert_int_equal(scn_n_traffic(s), 1);
+	assert_null(scn_traffic_name(s, 0));
+	scn_free(s);
+}
+
+static void test_scenario__named_traffic_sections_errors(void **state)
+{
+	expect_error("bad-mixed-plain.scn", 4,
+		     "[traffic] beside [traffic.bulk] (line 1): a scenario has either one [traffic] or named [traffic.NAME] sections");
+	expect_error("bad-mixed-port.scn", 7,
+		     "[traffic.three] and [traffic.one] (line 1) both use udp port 5201: give each a port = ...");
+	expect_error("bad-mixed-section-metric.scn", 10,
+		     "check 'wrong': metric 'traffic.bulk.udp.lost' of [traffic.bulk]: unknown metric 'udp.lost' for generator 'tcp-stream' (its metrics: tcp.{goodput_bps,bytes,retransmits,cwnd,cwnd_min,cwnd_max}, tcp.{rtt_us,rtt_min_us,rtt_max_us}, tcp.{stalled,stall_s,stall_unacked_bytes}, tcp.{flows,fairness_jain,flow_share_min,flow_goodput_min_bps}, tcp.flow.*.{sport,bytes,goodput_bps,retransmits,rtt_us,rx_cpu,tx_cpu})");
+	expect_error("bad-mixed-section-name.scn", 6,
+		     "check 'wrong': metric 'traffic.blk.tcp.goodput_bps': no section [traffic.blk] (sections: bulk)");
+	expect_error("bad-mixed-start.scn", 3,
+		     "bad start 'soon' in [traffic.bulk]: expected seconds in 0..3600 (decimals allowed)");
+	expect_error("bad-mixed-dup-key.scn", 4,
+		     "duplicate key 'port' in [traffic.bulk] (first at line 3)");
+	expect_error("bad-mixed-no-generator.scn", 4,
+		     "[traffic.empty] has no generator (udp-stream, tcp-stream, rr)");
+}
+
 static void test_scenario__trace_section_and_its_defaults(void **state)
 {
 	struct scenario *s = parse_ok("good-trace.scn");
@@ -648,6 +712,8 @@ int main(void)
 		cmocka_unit_test(test_scenario__generator_table_from_the_descriptors),
 		cmocka_unit_test(test_scenario__flow_that_can_stall_gets_no_stall_check),
 		cmocka_unit_test(test_scenario__no_stall_check_for_udp_or_when_the_file_checks_it),
+		cmocka_unit_test(test_scenario__named_traffic_sections_parse),
+		cmocka_unit_test(test_scenario__named_traffic_sections_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -255,6 +256,85 @@ static void test_scngen__collect_without_results_fails(void **state)
 	}
 }
 
+/*
+ * [traffic.NAME] sections: each one's results read from files/NAME/ into
+ * traffic.NAME.*; the unprefixed udp.* and tcp.* are the first section of
+ * their family's, not a later one's; traffic.sections counts them.
+ */
+static void test_scngen__sections_prefix_their_metrics(void **state)
+{
+	const struct tgen *u = tgen_find("udp-stream"), *t = tgen_find("tcp-stream");
+	static const char *const names[] = { "bulk", "dgram", "late" };
+	struct scenario *s = NULL;
+	struct fake_run r;
+	char *path, *err = NULL, *d;
+	double v = NAN;
+
+	fake_run(&r, u, NULL, NULL);
+	path = xasprintf("%s/mixed.scn", r.dir);
+	put(r.dir, "mixed.scn",
+	    "[traffic.bulk]\ngenerator = tcp-stream\n[traffic.dgram]\ngenerator = udp-stream\n"
+	    "port = 5301\n[traffic.late]\ngenerator = udp-stream\nport = 5302\nstart = 1.5\n"
+	    "[checks]\nx = traffic.late.udp.lost == 0\n");
+	if (scn_parse(path, &s, &err))
+		fail_msg("%s", err);
+	for (size_t i = 0; i < 3; i++) {
+		d = xasprintf("%s/%s", r.dir, names[i]);
+		assert_int_equal(mkdir(d, 0755), 0);
+		free(d);
+	}
+	d = xasprintf("%s/bulk", r.dir);
+	put(d, t->tx_out, "{\"tx\": {\"tcp_info\": {\"total_retrans\": 3}}}");
+	put(d, t->rx_out, "{\"rx\": {\"bytes\": 500, \"goodput_bps\": 4000}}");
+	free(d);
+	d = xasprintf("%s/dgram", r.dir);
+	put(d, u->tx_out, "{\"sent\": 10}");
+	put(d, u->rx_out, "{\"unique\": 9}");
+	free(d);
+	d = xasprintf("%s/late", r.dir);
+	put(d, u->tx_out, "{\"sent\": 20}");
+	put(d, u->rx_out, "{\"unique\": 15}");
+	free(d);
+	r.c.s = s;
+	assert_int_equal(scnrun_collect_sections(&r.c), 0);
+	assert_null(r.err);
+	assert_true(metrics_get(r.m, "traffic.sections", &v) && v == 3);
+	assert_true(metrics_get(r.m, "traffic.bulk.tcp.goodput_bps", &v) && v == 4000);
+	assert_true(metrics_get(r.m, "traffic.bulk.tcp.retransmits", &v) && v == 3);
+	assert_true(metrics_get(r.m, "traffic.bulk.tcp.stalled", &v) && v == 0);
+	assert_true(metrics_get(r.m, "tcp.goodput_bps", &v) && v == 4000);
+	assert_true(metrics_get(r.m, "traffic.dgram.udp.lost", &v) && v == 1);
+	assert_true(metrics_get(r.m, "traffic.late.udp.lost", &v) && v == 5);
+	assert_true(metrics_get(r.m, "traffic.late.udp.flows", &v) && v == 1);
+	/* The unprefixed UDP metrics: the first UDP section's (the loss identity's). */
+	assert_true(metrics_get(r.m, "udp.lost", &v) && v == 1);
+	assert_true(metrics_get(r.m, "udp.sent", &v) && v == 10);
+	assert_false(metrics_get(r.m, "traffic.bulk.udp.lost", &v));
+	/* A section without results is the run's error. */
+	d = xasprintf("%s/late/%s", r.dir, u->rx_out);
+	unlink(d);
+	free(d);
+	assert_int_equal(scnrun_collect_sections(&r.c), -EINVAL);
+	assert_non_null(strstr(r.err, "late/recv.json"));
+	for (size_t i = 0; i < 3; i++) {
+		const struct tgen *g = i ? u : t;
+
+		d = xasprintf("%s/%s/%s", r.dir, names[i], g->tx_out);
+		unlink(d);
+		free(d);
+		d = xasprintf("%s/%s/%s", r.dir, names[i], g->rx_out);
+		unlink(d);
+		free(d);
+		d = xasprintf("%s/%s", r.dir, names[i]);
+		rmdir(d);
+		free(d);
+	}
+	unlink(path);
+	free(path);
+	scn_free(s);
+	fake_run_release(&r, u);
+}
+
 /* Jain's index: 1 for equal shares, 1/n when one flow has all; min/max. */
 static void test_scngen__fairness(void **state)
 {
@@ -344,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_scngen__family_list_order_is_kept),
 		cmocka_unit_test(test_scngen__collect_through_the_descriptor),
 		cmocka_unit_test(test_scngen__collect_without_results_fails),
+		cmocka_unit_test(test_scngen__sections_prefix_their_metrics),
 		cmocka_unit_test(test_scngen__fairness),
 		cmocka_unit_test(test_scngen__udp_flows_matched_by_id),
 		cmocka_unit_test(test_scngen__tcp_flows_matched_by_port),

@@ -101,6 +101,58 @@ static void test_scnrun__loop_sets_rings_qdiscs_and_runs_both_ends(void **state)
 	free(s);
 }
 
+/*
+ * [traffic.NAME] sections: every receiver first, each waited for on its own
+ * port; the senders at once in the background, after their start; each
+ * section's outputs under $O/NAME/; the worst status of each side kept.
+ */
+static void test_scnrun__named_sections_run_at_once_each_in_its_directory(void **state)
+{
+	char *s = script_for("good-mixed.scn", NULL, 0), *r_bulk, *r_dgram, *p_bulk, *w;
+
+	r_bulk = strstr(s, "tcp-stream --recv --bind 198.18.0.2 > $O/bulk/recv.json 2> $O/bulk/recv.json.err &\nR0=$!\n");
+	expect(s, "wait_port tcp 5201 $R0 || { echo \"receiver did not bind\" >> $O/bulk/recv.json.err; exit 4; }");
+	/* dgram goes B>A (the scenario's direction): its receiver binds A's address. */
+	r_dgram = strstr(s, "udp-stream --recv --bind 198.18.0.1 --port 5301 --idle-timeout 20 > $O/dgram/recv.json");
+	expect(s, "wait_port udp 5301 $R1");
+	expect(s, "wait_port udp 5202 $R2");
+	p_bulk = strstr(s, "tcp-stream --send --dst 198.18.0.2 --duration 3 > $O/bulk/send.json 2> $O/bulk/send.json.err &\nP0=$!\n");
+	expect(s, "( sleep 0.5; exec /sbin/ip netns exec b udp-stream --send --dst 198.18.0.1 --rate 2000 --size 1000 --port 5301 --duration 3 > $O/dgram/send.json 2> $O/dgram/send.json.err ) &\nP1=$!\n");
+	expect(s, "( sleep 1; exec ");
+	expect(s, "rr --client --dst 198.18.0.1");
+	assert_non_null(r_bulk);
+	assert_non_null(r_dgram);
+	assert_non_null(p_bulk);
+	assert_true(r_bulk < r_dgram && r_dgram < p_bulk);
+	w = strstr(s, "wait $P0\nX=$?\n[ $X = 2 ] && setup_error \"[traffic.bulk]: $(head -n 2 $O/bulk/send.json.err)\"\nS=$(worse $S $X)\n");
+	assert_non_null(w);
+	expect(s, "wait $R2\nX=$?\n[ $X = 2 ] && setup_error \"[traffic.rr2]: $(head -n 2 $O/rr2/server.json.err)\"\nRC=$(worse $RC $X)\n");
+	expect(s, "note traffic.status $S $RC\n");
+	expect_not(s, "> $O/send.json");
+	free(s);
+}
+
+/* In the pair, each VM runs its ends of every section; both sides wait for the other's receivers. */
+static void test_scnrun__named_sections_in_the_pair(void **state)
+{
+	char *a = script_for("good-mixed.scn", "pair", 0);
+	char *b = script_for("good-mixed.scn", "pair", 1);
+
+	/* bulk A>B: its sender in a, receiver in b; dgram and rr2 B>A: the other way. */
+	expect(a, "tcp-stream --send --dst 198.18.0.2");
+	expect(a, "udp-stream --recv --bind 198.18.0.1");
+	expect(a, "nc -l -p 7999");
+	expect(a, "until nc -w 1 198.18.0.2 7999");
+	expect_not(a, "tcp-stream --recv");
+	expect(b, "tcp-stream --recv --bind 198.18.0.2 --idle-timeout 30 > $O/bulk/recv.json");
+	expect(a, "udp-stream --recv --bind 198.18.0.1 --port 5301 --idle-timeout 30 > $O/dgram/recv.json");
+	expect(b, "udp-stream --send --dst 198.18.0.1");
+	expect(b, "until nc -w 1 198.18.0.1 7999");
+	expect_not(b, "udp-stream --recv");
+	free(a);
+	free(b);
+}
+
 static void test_scnrun__pair_splits_sender_and_receiver_with_handshake(void **state)
 {
 	char *a = script_for("good-minimal.scn", "pair", 0);
@@ -243,6 +295,8 @@ int main(void)
 		cmocka_unit_test(test_scnrun__traffic_values_stay_one_shell_word),
 		cmocka_unit_test(test_scnrun__direction_b_to_a_sends_from_b_and_sets_mtu),
 		cmocka_unit_test(test_scnrun__rr_direction_b_to_a_runs_the_client_in_b),
+		cmocka_unit_test(test_scnrun__named_sections_run_at_once_each_in_its_directory),
+		cmocka_unit_test(test_scnrun__named_sections_in_the_pair),
 	};
 
 	return cmocka_run_group_tests_name("scnrun", tests, NULL, NULL);
