@@ -321,7 +321,7 @@ static const struct metric_family {
 	{ NULL, "drv.*.tx.inflight.{max,mean}" },
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
 	 * its IP layer, and lost between (scnrun.c); every generator. */
-	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent}" },
+	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent,backlog}" },
 	/* Its transmit side: IPv4 frames handed to the driver (the trace) against
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },

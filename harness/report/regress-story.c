@@ -475,12 +475,16 @@ char *regress_loss_story(const struct metrics *m)
 		double w = mgetl(m, "nicrx.%c.wire", labels[i]), ip = mgetl(m, "nicrx.%c.ip", labels[i]);
 		double lost = mgetl(m, "nicrx.%c.lost", labels[i]);
 
+		double bl = mgetl(m, "nicrx.%c.backlog", labels[i]);
+
 		driver_lost |= lost > 0;
 		sbuf_addf(&b, "%s%c %.0f on its wire -> %.0f at IP", i ? "; " :
 			  (!b.len ? "IP frames into each NIC: " : "\n      IP frames into each NIC: "),
 			  labels[i], w, ip);
 		if (lost > 0)
 			sbuf_addf(&b, " (-%.0f in its NIC/driver)", lost);
+		if (bl > 0)
+			sbuf_addf(&b, " (-%.0f at a CPU's backlog, after its driver)", bl);
 	}
 	for (size_t i = 0; i < n_labels; i++) {
 		/* Fragments: what the receiving IP layer made of them. */
@@ -555,13 +559,6 @@ char *regress_loss_story(const struct metrics *m)
 
 			if (lost <= 0)
 				continue;
-			/* The backlog sits between the driver's hand-off and IP: not the driver's. */
-			if (backlog > 0) {
-				sbuf_addf(&b, " %.0f IP frames on NIC %c's wire never reached its IP layer, %.0f of them at the CPU backlog above%s;",
-					  lost, labels[i], backlog < lost ? backlog : lost,
-					  lost > backlog ? ", the rest in its NIC/driver" : "");
-				continue;
-			}
 			sbuf_addf(&b, " %.0f IP frames in NIC %c's NIC/driver (on its wire, never at its IP layer; no stack counter sees them",
 				  lost, labels[i]);
 			if (silent > 0 && !(counted > 0))

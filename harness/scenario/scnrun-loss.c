@@ -194,6 +194,19 @@ static void collect_nic_rx(struct collect *c, unsigned int i, double wire)
 	metrics_set(c->m, name, wire);
 	snprintf(name, sizeof(name), "nicrx.%c.ip", n->label);
 	metrics_set(c->m, name, in);
+	/*
+	 * Frames a CPU's backlog dropped (RPS, netif_rx) left the driver and
+	 * never reached IP: their own layer (loss.cpu_backlog_drops), the
+	 * receiving NIC's, not its NIC/driver's.
+	 */
+	if (i == scn_rx_nic(c->s)) {
+		double bl = mget(c->m, "loss.cpu_backlog_drops");
+
+		bl = bl < wire - in ? bl : wire - in > 0 ? wire - in : 0;
+		snprintf(name, sizeof(name), "nicrx.%c.backlog", n->label);
+		metrics_set(c->m, name, bl);
+		in += bl;
+	}
 	snprintf(name, sizeof(name), "nicrx.%c.lost", n->label);
 	metrics_set(c->m, name, wire - in);
 	metrics_set(c->m, "loss.lost_in_driver", mget(c->m, "loss.lost_in_driver") + wire - in);
@@ -505,8 +518,8 @@ void scnrun_cpu_backlog(struct collect *c)
  * UDP data datagrams, layer by layer, sender on A's side, receiver on B's:
  *   app_sent -(tx stack: qdisc drops not reported to the app, minus END
  *   copies; datagrams discarded while the neighbour was unresolved)-(tx
- *   driver: its IPv4 frames that never reached the wire)-> wire_tx -(between the NICs)-> wire_rx -(rx stack: Udp
- *   InErrors/NoPorts, IP InDiscards, minus END copies; datagrams the stack
+ *   driver: its IPv4 frames that never reached the wire)-> wire_tx -(between the NICs)-> wire_rx -(rx
+ *   NIC/driver)-(a CPU's backlog, softnet dropped)-(rx stack: Udp InErrors/NoPorts, IP InDiscards, minus END copies; datagrams the stack
  *   delivered to another flow's socket, udp.misdelivered)-> app_received.
  * The counted drops and the differences must agree: `unaccounted` is what
  * no counter explains. (A qdisc that drops other frames too, such as netem
@@ -534,6 +547,8 @@ void scnrun_udp_loss(struct collect *c)
 	double txdrv = udp_tx_driver_drops(c, a, sent - wtx - tx_drops);
 
 	rx_drops -= end_lost;
+	/* A CPU's backlog: after the driver, before IP (collect_nic_rx left them out of drv). */
+	rx_drops += mgetl(m, "nicrx.%c.backlog", b);
 
 	metrics_set(m, "loss.app_sent", sent);
 	metrics_set(m, "loss.tx_stack_drops", tx_drops);
