@@ -11,6 +11,7 @@
  *   rps.B = 3		; hex CPU mask in every rx-N/rps_cpus
  *   rfs = 4096		; net.core.rps_sock_flow_entries, rps_flow_cnt per queue
  *   xps.B = 1		; hex CPU mask in every tx-N/xps_cpus
+ *   rxhash.B = udp4 sdfn	; ethtool -N rx-flow-hash: the fields RSS hashes
  */
 #include <errno.h>
 #include <stdio.h>
@@ -132,18 +133,45 @@ static int set_irq(struct parse_ctx *c, const char *key, const char *value)
 	return ret;
 }
 
-/* A hex CPU mask ("3", "0x3"), non-zero, of CPUs below SCN_CPUS_MAX. */
+/* A hex CPU mask ("3", "0x3") of CPUs below SCN_CPUS_MAX; 0 = off (NULL). */
 static int mask_value(struct parse_ctx *c, const char *key, const char *value, char **slot)
 {
 	const char *h = strncmp(value, "0x", 2) ? value : value + 2;
 	unsigned long long m;
 
 	if (!*h || strlen(h) > 4 || h[strspn(h, "0123456789abcdefABCDEF")] ||
-	    !(m = strtoull(h, NULL, 16)) || m >> SCN_CPUS_MAX)
-		return scn_err(c, c->line, "bad %s '%s': expected a hex CPU mask, 1..%x (CPU 0 is 1, CPUs 0 and 1 are 3)",
+	    (m = strtoull(h, NULL, 16)) >> SCN_CPUS_MAX)
+		return scn_err(c, c->line, "bad %s '%s': expected a hex CPU mask, 0 (off) or 1..%x (CPU 0 is 1, CPUs 0 and 1 are 3)",
 			       key, value, (1 << SCN_CPUS_MAX) - 1);
 	free(*slot);
-	*slot = xasprintf("%llx", m);
+	*slot = m ? xasprintf("%llx", m) : NULL;
+	return 0;
+}
+
+/*
+ * rxhash.<L> = FLOW FIELDS: ethtool -N IF rx-flow-hash FLOW FIELDS, the
+ * fields a multi-queue NIC's RSS hashes (igb hashes UDP by address only
+ * unless told: every flow between two hosts on one queue).
+ */
+static int set_rxhash(struct parse_ctx *c, const char *key, const char *value)
+{
+	static const char *const flows[] = { "tcp4", "udp4", "sctp4", "tcp6", "udp6", "sctp6" };
+	int i = label_of(c, key, key + 7);
+	char flow[8] = "", fields[16] = "", extra[2] = "";
+	bool ok = false;
+
+	if (i < 0)
+		return i;
+	if (sscanf(value, "%7s %15s %1s", flow, fields, extra) == 2 &&
+	    !fields[strspn(fields, "mvtsdfnr")])
+		for (size_t k = 0; k < ARRAY_SIZE(flows); k++)
+			ok |= !strcmp(flow, flows[k]);
+	if (!ok)
+		return scn_err(c, c->line, "bad %s '%s': expected FLOW FIELDS as ethtool -N rx-flow-hash takes them, e.g. 'udp4 sdfn' (FLOW tcp4, udp4, sctp4, tcp6, udp6, sctp6; FIELDS of m v t s d f n r)",
+			       key, value);
+	c->rxhash_line[i] = c->line;
+	free(c->s->rxhash[i]);
+	c->s->rxhash[i] = xasprintf("%s %s", flow, fields);
 	return 0;
 }
 
@@ -176,6 +204,7 @@ static const struct {
 	{ "cpus", false, set_cpus_key }, { "rfs", false, set_rfs_key },
 	{ "cpus.", true, set_vm_cpus }, { "queues.", true, set_queues },
 	{ "irq.", true, set_irq }, { "rps.", true, set_rps }, { "xps.", true, set_xps },
+	{ "rxhash.", true, set_rxhash },
 };
 
 static int smp_key_find(const char *key)
@@ -219,7 +248,7 @@ bool scn_has_steering(const struct scenario *s)
 	if (s->rfs)
 		return true;
 	for (int i = 0; i < VM_MAX_NICS; i++)
-		if (s->rps[i] || s->xps[i] || s->n_irq[i])
+		if (s->rps[i] || s->xps[i] || s->n_irq[i] || s->rxhash[i])
 			return true;
 	return false;
 }
@@ -240,8 +269,10 @@ static void check_mask(struct parse_ctx *c, unsigned int line, const char *what,
 	unsigned int cpus = scn_vm_cpus(c->s, n->vm);
 	unsigned long long m = strtoull(mask, NULL, 16);
 
-	if (m >> cpus)
-		scn_err(c, line, "%s.%c = %s names CPUs the VM of NIC %c lacks: it has %u (CPUs 0..%u; set cpus)",
+	/* CPUs it lacks are left out, as the kernel does: a matrix of cpus = 1 2
+	 * may say rps.B = 3 for "every CPU"; none of its own is an error. */
+	if (!(m & ((1ull << cpus) - 1)))
+		scn_err(c, line, "%s.%c = %s names none of the CPUs of NIC %c's VM: it has %u (CPUs 0..%u; set cpus)",
 			what, label, mask, label, cpus, cpus - 1);
 }
 
@@ -298,6 +329,7 @@ void scn_validate_steering(struct parse_ctx *c)
 		check_absent(c, &cfg, i, c->irq_line[i], "irq");
 		check_absent(c, &cfg, i, c->rps_line[i], "rps");
 		check_absent(c, &cfg, i, c->xps_line[i], "xps");
+		check_absent(c, &cfg, i, c->rxhash_line[i], "rxhash");
 	}
 	for (unsigned int k = 0; k < cfg.n_nics; k++)
 		check_nic(c, &cfg.nics[k]);
@@ -309,5 +341,6 @@ void scn_smp_free(struct scenario *s)
 		free(s->irq[i]);
 		free(s->rps[i]);
 		free(s->xps[i]);
+		free(s->rxhash[i]);
 	}
 }

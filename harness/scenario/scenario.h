@@ -105,6 +105,7 @@ struct scenario {
 	unsigned int n_irq[VM_MAX_NICS];
 	char *rps[VM_MAX_NICS];		/* rps.<L> = MASK (hex, as written), or NULL */
 	char *xps[VM_MAX_NICS];		/* xps.<L> = MASK, or NULL */
+	char *rxhash[VM_MAX_NICS];	/* rxhash.<L> = "udp4 sdfn": ethtool -N rx-flow-hash, or NULL */
 	unsigned int rfs;		/* rfs = N: rps_sock_flow_entries; 0 = off */
 	unsigned int duration_s;	/* default 10 */
 	unsigned int repeat;		/* default 1 */

@@ -112,6 +112,12 @@ static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, 
 			     "model take it?): $(cat $O/ethtool-L.err)\"\n",
 			  ns, n->ifname, s->queues[x], n->label, s->queues[x], n->ifname, s->queues[x],
 			  n->model->name);
+	if (s->rxhash[x])
+		sbuf_addf(o, "%s/usr/sbin/ethtool -N %s rx-flow-hash %s 2>$O/ethtool-N.err || "
+			     "setup_error \"rxhash.%c = %s: ethtool -N %s rx-flow-hash refused (does the %s "
+			     "model hash those fields?): $(cat $O/ethtool-N.err)\"\n",
+			  ns, n->ifname, s->rxhash[x], n->label, s->rxhash[x], n->ifname,
+			  n->model->name);
 	for (unsigned int q = 0; q < s->n_irq[x]; q++) {
 		sbuf_addf(o, "v=$(awk '$NF ~ /^%s%s%u%s$/ { sub(\":\", \"\", $1); print $1 }' /proc/interrupts)\n",
 			  n->ifname, q ? "-[A-Za-z]+-" : "(-[A-Za-z]+-", q, q ? "" : ")?");

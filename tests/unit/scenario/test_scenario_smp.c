@@ -86,6 +86,8 @@ static void test_scenario_smp__every_key_parsed(void **state)
 	assert_string_equal(s->xps[1], "1");
 	assert_null(s->rps[0]);
 	assert_int_equal(s->rfs, 4096);
+	assert_string_equal(s->rxhash[1], "udp4 sdfn");
+	assert_null(s->rxhash[0]);
 	assert_true(scn_has_steering(s));
 	assert_true(scn_has_queues(s));
 	scn_free(s);
@@ -135,19 +137,31 @@ static void test_scenario_smp__matrix_axes(void **state)
 	free(path);
 }
 
+/* A mask may name CPUs the VM lacks (a cpus axis beside it); 0 is off. */
+static void test_scenario_smp__mask_beyond_the_cpus_and_zero(void **state)
+{
+	struct scenario *s = parse_ok("good-rps-beyond.scn");
+
+	assert_string_equal(s->rps[1], "3");
+	assert_null(s->xps[1]);
+	scn_free(s);
+}
+
 static void test_scenario_smp__bad_values_name_file_and_line(void **state)
 {
 	expect_error("bad-cpus.scn", 2, "bad cpus '9': expected a CPU count in 1..8");
 	expect_error("bad-cpus-loop.scn", 3,
 		     "cpus.b, but topology 'loop' has one VM (use cpus)");
 	expect_error("bad-rps-hex.scn", 3,
-		     "bad rps.B '0xg1': expected a hex CPU mask, 1..ff (CPU 0 is 1, CPUs 0 and 1 are 3)");
+		     "bad rps.B '0xg1': expected a hex CPU mask, 0 (off) or 1..ff (CPU 0 is 1, CPUs 0 and 1 are 3)");
 	expect_error("bad-rps-mask.scn", 4,
-		     "rps.B = 4 names CPUs the VM of NIC B lacks: it has 2 (CPUs 0..1; set cpus)");
+		     "rps.B = 4 names none of the CPUs of NIC B's VM: it has 2 (CPUs 0..1; set cpus)");
 	expect_error("bad-irq-cpu.scn", 5,
 		     "irq.B: CPU 2 is not one of the 2 of NIC B's VM (CPUs 0..1; set cpus)");
 	expect_error("bad-irq-queues.scn", 5,
 		     "irq.B lists 2 CPUs, one per queue, but NIC B has 1 queue (set queues.B)");
+	expect_error("bad-rxhash.scn", 3,
+		     "bad rxhash.B 'udp4 sdq': expected FLOW FIELDS as ethtool -N rx-flow-hash takes them, e.g. 'udp4 sdfn' (FLOW tcp4, udp4, sctp4, tcp6, udp6, sctp6; FIELDS of m v t s d f n r)");
 	expect_error("bad-queues-label.scn", 2,
 		     "queues.C for NIC C, but topology 'loop' has NICs A..B");
 }
@@ -179,6 +193,8 @@ static void test_scenario_smp__script_sets_queues_irqs_and_steering(void **state
 		   "do echo 3 > $f || exit 1; done'");
 	expect(sc, "setup_error \"rps.B = 3: rps_cpus of ethB refused");
 	expect(sc, "/sys/class/net/ethB/queues/tx-*/xps_cpus; do echo 1 > $f");
+	expect(sc, "/sbin/ip netns exec b /usr/sbin/ethtool -N ethB rx-flow-hash udp4 sdfn 2>$O/ethtool-N.err || "
+		   "setup_error \"rxhash.B = udp4 sdfn: ethtool -N ethB rx-flow-hash refused");
 	expect(sc, "echo 4096 > /proc/sys/net/core/rps_sock_flow_entries");
 	expect(sc, "echo $((4096 / q)) > $f");
 	expect(sc, "> $O/queues-B 2>&1");
@@ -196,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_smp__defaults_are_one_cpu_no_steering),
 		cmocka_unit_test(test_scenario_smp__pair_cpus_per_vm),
 		cmocka_unit_test(test_scenario_smp__matrix_axes),
+		cmocka_unit_test(test_scenario_smp__mask_beyond_the_cpus_and_zero),
 		cmocka_unit_test(test_scenario_smp__bad_values_name_file_and_line),
 		cmocka_unit_test(test_scenario_smp__queue_limits_of_the_models),
 		cmocka_unit_test(test_scenario_smp__script_sets_queues_irqs_and_steering),
