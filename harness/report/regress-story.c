@@ -87,6 +87,33 @@ static size_t layer_labels(const struct metrics *m, const char *family, char *la
 	return n;
 }
 
+/*
+ * A NIC of several queues (drv.IF.qN.*): the queues whose completed
+ * descriptors were not all handed up, "; queue 1: 1004 descriptors, 647
+ * handed up (-357); queue 0 lost none".
+ */
+static void queue_evidence(const struct metrics *m, int il, const char *ifname, struct sbuf *b)
+{
+	bool some = false;
+
+	for (unsigned int q = 0; q < 64; q++) {
+		char dn[128], hn[128];
+		double d, h;
+
+		snprintf(dn, sizeof(dn), "drv.%.*s.q%u.rx.descs", il, ifname, q);
+		snprintf(hn, sizeof(hn), "drv.%.*s.q%u.rx.handoffs", il, ifname, q);
+		d = mget(m, dn);
+		h = mget(m, hn);
+		if (isnan(d))
+			break;
+		if (d > h)
+			sbuf_addf(b, "; queue %u: %.0f descriptors, %.0f handed up (-%.0f)", q, d, h, d - h);
+		else
+			sbuf_addf(b, "%s queue %u lost none (%.0f)", some ? "," : ";", q, d);
+		some = true;
+	}
+}
+
 /* "e1000e ethB: 8293 descriptors completed without a hand-off: len 1514 (8293); status 0x7 (8293)" */
 static void driver_evidence(const struct metrics *m, struct sbuf *b)
 {
@@ -118,6 +145,7 @@ static void driver_evidence(const struct metrics *m, struct sbuf *b)
 			add_by_count(b, m, prefix, pass ? "; status " : "; most: ", pass ? "" : " B");
 			free(prefix);
 		}
+		queue_evidence(m, (int)(nl - 4 - sl), ifname, b);
 		{
 			char *per = xasprintf("%.*s_period", (int)nl, name);
 			char *ph = xasprintf("%.*s_phase", (int)nl, name);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The loss story's CPU backlog layer (regress-story.c): softnet per CPU. */
+/*
+ * The loss story's layers of many CPUs, queues and flows (regress-story.c):
+ * softnet per CPU, the driver per queue, the flows that lost datagrams.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -65,6 +68,65 @@ static void test_regress_story_cpu__backlog_drop_names_the_cpu(void **state)
 	metrics_free(m);
 }
 
+/* A silent driver loss on one queue of two: the queue is named, the other cleared. */
+static void test_regress_story_cpu__driver_loss_names_the_queue(void **state)
+{
+	struct metrics *m = udp_run(0, 0);
+	char *story;
+
+	metrics_set(m, "nicrx.B.wire", 1000);
+	metrics_set(m, "nicrx.B.ip", 643);
+	metrics_set(m, "nicrx.B.lost", 357);
+	metrics_set(m, "drv.ethB.rx.no_handoff", 357);
+	metrics_set(m, "drv.ethB.q0.rx.descs", 3010);
+	metrics_set(m, "drv.ethB.q0.rx.handoffs", 3010);
+	metrics_set(m, "drv.ethB.q1.rx.descs", 1004);
+	metrics_set(m, "drv.ethB.q1.rx.handoffs", 647);
+	story = regress_loss_story(m);
+	assert_has(story, "driver: ethB completed 357 received descriptors without handing them to the stack; "
+			  "queue 0 lost none (3010); queue 1: 1004 descriptors, 647 handed up (-357)");
+	free(story);
+	metrics_free(m);
+}
+
+/* Several flows: the ones that lost, the most first, each through its layers. */
+static void test_regress_story_cpu__lossy_flows_named(void **state)
+{
+	struct metrics *m = udp_run(0, 0);
+	char *story;
+
+	metrics_set(m, "loss.lost_in_stack", 30);
+	metrics_set(m, "loss.misdelivered", 30);
+	metrics_set(m, "udp.flows", 3);
+	for (int k = 0; k < 3; k++) {
+		char n[64];
+
+		snprintf(n, sizeof(n), "udp.flow.%d.sent", k);
+		metrics_set(m, n, 100);
+		snprintf(n, sizeof(n), "udp.flow.%d.sport", k);
+		metrics_set(m, n, 41000 + k);
+		snprintf(n, sizeof(n), "udp.flow.%d.wire_tx", k);
+		metrics_set(m, n, 100);
+		snprintf(n, sizeof(n), "udp.flow.%d.wire_rx", k);
+		metrics_set(m, n, 100);
+		snprintf(n, sizeof(n), "udp.flow.%d.unique", k);
+		metrics_set(m, n, k == 2 ? 70 : 100);
+		snprintf(n, sizeof(n), "udp.flow.%d.lost", k);
+		metrics_set(m, n, k == 2 ? 30 : 0);
+		snprintf(n, sizeof(n), "udp.flow.%d.misdelivered", k);
+		metrics_set(m, n, k == 2 ? 30 : 0);
+	}
+	story = regress_loss_story(m);
+	assert_has(story, "flows: 1 of 3 lost datagrams (the most first):\n        flow 2 (source port 41002): "
+			  "sent 100 -> sender's wire 100 -> receiver's wire 100 -> its socket 70, lost 30, "
+			  "of them 30 delivered to another flow's socket (socket demux)");
+	assert_has(story, "30 of them delivered by the stack to another flow's socket (socket demux");
+	if (strstr(story, "flow 0") || strstr(story, "flow 1 "))
+		fail_msg("flows that lost nothing named: '%s'", story);
+	free(story);
+	metrics_free(m);
+}
+
 static void test_regress_story_cpu__no_drops_no_sentence(void **state)
 {
 	struct metrics *m = udp_run(0, 0);
@@ -80,6 +142,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_regress_story_cpu__backlog_drop_names_the_cpu),
+		cmocka_unit_test(test_regress_story_cpu__driver_loss_names_the_queue),
+		cmocka_unit_test(test_regress_story_cpu__lossy_flows_named),
 		cmocka_unit_test(test_regress_story_cpu__no_drops_no_sentence),
 	};
 
