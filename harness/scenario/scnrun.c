@@ -118,9 +118,14 @@ static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, 
 			     "model hash those fields?): $(cat $O/ethtool-N.err)\"\n",
 			  ns, n->ifname, s->rxhash[x], n->label, s->rxhash[x], n->ifname,
 			  n->model->name);
+	/* virtio-net's vectors are its virtio device's: virtioN-input.Q, virtioN-output.Q */
+	if (s->n_irq[x])
+		sbuf_addf(o, "vd=$(%sreadlink /sys/class/net/%s/device); vd=${vd##*/}\n", ns,
+			  n->ifname);
 	for (unsigned int q = 0; q < s->n_irq[x]; q++) {
-		sbuf_addf(o, "v=$(awk '$NF ~ /^%s%s%u%s$/ { sub(\":\", \"\", $1); print $1 }' /proc/interrupts)\n",
-			  n->ifname, q ? "-[A-Za-z]+-" : "(-[A-Za-z]+-", q, q ? "" : ")?");
+		sbuf_addf(o, "v=$(awk -v vd=\"$vd\" '$NF ~ /^%s%s%u%s$/ || $NF == vd \"-input.%u\" || "
+			     "$NF == vd \"-output.%u\" { sub(\":\", \"\", $1); print $1 }' /proc/interrupts)\n",
+			  n->ifname, q ? "-[A-Za-z]+-" : "(-[A-Za-z]+-", q, q ? "" : ")?", q, q);
 		sbuf_addf(o, "[ -n \"$v\" ] || setup_error \"irq.%c: no interrupt of %s queue %u in "
 			     "/proc/interrupts\"\n", n->label, n->ifname, q);
 		sbuf_addf(o, "for i in $v; do echo %u > /proc/irq/$i/smp_affinity_list 2>$O/irq.err || "
@@ -129,14 +134,19 @@ static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, 
 			  s->irq[x][q], n->label, n->ifname, q, s->irq[x][q]);
 	}
 	for (int dir = 0; dir < 2; dir++) {
-		const char *mask = dir ? s->xps[x] : s->rps[x], *what = dir ? "xps" : "rps";
+		const char *given = dir ? s->xps[x] : s->rps[x], *what = dir ? "xps" : "rps";
+		unsigned int cpus = scn_vm_cpus(s, n->vm);
+		char mask[32];
 
-		if (!mask)
+		if (!given)
 			continue;
+		/* The VM's CPUs of it: the kernel refuses a mask past its last CPU. */
+		snprintf(mask, sizeof(mask), "%llx",
+			 strtoull(given, NULL, 16) & ((1ull << cpus) - 1));
 		sbuf_addf(o, "%ssh -c 'for f in /sys/class/net/%s/queues/%s-*/%s_cpus; do "
 			     "echo %s > $f || exit 1; done' 2>$O/%s.err || setup_error \"%s.%c = %s: "
 			     "%s_cpus of %s refused: $(cat $O/%s.err)\"\n",
-			  ns, n->ifname, dir ? "tx" : "rx", what, mask, what, what, n->label, mask,
+			  ns, n->ifname, dir ? "tx" : "rx", what, mask, what, what, n->label, given,
 			  what, n->ifname, what);
 	}
 }

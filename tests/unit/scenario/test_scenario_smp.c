@@ -141,9 +141,15 @@ static void test_scenario_smp__matrix_axes(void **state)
 static void test_scenario_smp__mask_beyond_the_cpus_and_zero(void **state)
 {
 	struct scenario *s = parse_ok("good-rps-beyond.scn");
+	char *sc;
 
 	assert_string_equal(s->rps[1], "3");
 	assert_null(s->xps[1]);
+	/* written as the VM's CPUs of it: the kernel refuses bits past its last CPU */
+	sc = script_of(s, 0);
+	expect(sc, "/sys/class/net/ethB/queues/rx-*/rps_cpus; do echo 1 > $f");
+	assert_null(strstr(sc, "xps_cpus; do"));
+	free(sc);
 	scn_free(s);
 }
 
