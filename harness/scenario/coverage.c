@@ -104,9 +104,10 @@ static void mark(const struct dir *d, bool reverse, enum cov_class c)
 	}
 }
 
-static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering" };
+static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering", "flows" };
 static const char *const axis_values[COV_AXES][COV_AX_VALUES] = {
 	{ "1", "2+" }, { "1", "2+" }, { "none", "rps", "rfs", "xps" },
+	{ "1", "2+", "sockets", "sections" },
 };
 
 const char *coverage_axis_name(enum cov_axis a)
@@ -126,6 +127,33 @@ unsigned int coverage_axis_values(enum cov_axis a)
 const char *coverage_axis_value(enum cov_axis a, unsigned int v)
 {
 	return axis_values[a][v];
+}
+
+/*
+ * flows: 1, or 2+ at once (flows of a section, several sections); sockets:
+ * several receiving sockets or listeners on one port; sections: several
+ * generators at once.
+ */
+static void add_flows_axis(struct coverage *cv, const struct scenario *s)
+{
+	unsigned long flows = 0;
+	bool sockets = false;
+
+	for (size_t i = 0; i < scn_n_traffic(s); i++) {
+		struct scenario v;
+		const char *f, *k;
+
+		scn_traffic_view(s, i, &v);
+		f = scn_traffic_value(&v, "flows");
+		flows += f ? strtoul(f, NULL, 10) : 1;
+		k = scn_traffic_value(&v, "sockets");
+		sockets |= k && strtoul(k, NULL, 10) > 1;
+		k = scn_traffic_value(&v, "listeners");
+		sockets |= k && strtoul(k, NULL, 10) > 1;
+	}
+	cv->ax[COV_AX_FLOWS][flows > 1]++;
+	cv->ax[COV_AX_FLOWS][2] += sockets;
+	cv->ax[COV_AX_FLOWS][3] += scn_n_traffic(s) > 1;
 }
 
 /* cpus, queues and steering of s (the models of its NICs by index). */
@@ -154,6 +182,7 @@ static void add_axes(struct coverage *cv, const struct scenario *s, const char *
 	cv->ax[COV_AX_STEERING][2] += s->rfs > 0;
 	cv->ax[COV_AX_STEERING][3] += xps;
 	cv->ax[COV_AX_STEERING][0] += !rps && !xps && !s->rfs;
+	add_flows_axis(cv, s);
 }
 
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *nic_models)

@@ -38,7 +38,7 @@ unsigned int coverage_models(void);
  * most queues of its NICs, queues.<L> or the driver's default), steering
  * (none, or each of rps, rfs, xps the scenario sets).
  */
-enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AXES };
+enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AX_FLOWS, COV_AXES };
 #define COV_AX_VALUES 4
 
 struct coverage {

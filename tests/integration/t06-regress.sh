@@ -5,7 +5,7 @@
 need_guest
 S=$TOP/tests/integration/scenarios
 
-# The shipped suite is 83 cases, 72 of them the paths-* matrices (four NIC
+# The shipped suite is 133 cases, 72 of them the paths-* matrices (four NIC
 # models): about 12 minutes of a 2-core machine, the largest part of the CI
 # budget. The default
 # run takes every scenario that is not a matrix, and of each matrix a sample
@@ -14,7 +14,9 @@ S=$TOP/tests/integration/scenarios
 # paths-rr takes one direction per model: every transaction crosses B's NIC
 # both ways (request in, response out, or the reverse), so the direction
 # only swaps client and server.
-# NETLAB_SLOW_TESTS=1 runs all 83, as make regress does.
+# The concurrency files (many flows, CPUs, queues) add one case per NIC
+# model of their matrix and one case of each other file: 9 more.
+# NETLAB_SLOW_TESTS=1 runs them all, as make regress does.
 suite_cases() {
 	"$NETLAB" regress --list | awk '$1 !~ /\[/ { print $1 }'
 	local n d i=0 sizes=(32 1472 3000 32..1472) protos=(tcp udp)
@@ -34,6 +36,19 @@ suite_cases() {
 		echo "paths-jumbo[nic.B=$n,direction=$d]"
 		echo "paths-jumbo-tcp[nic.B=$n,direction=$d]"
 	done
+	# the concurrency matrix: each model once, every value of cpus, rps.B and
+	# flows met; then the other concurrency files' most telling case each
+	local c=("cpus=2,rps.B=3,flows=8" "cpus=2,rps.B=0,flows=1" "cpus=1,rps.B=3,flows=1" "cpus=1,rps.B=0,flows=8")
+	i=0
+	for n in $("$NETLAB" regress --list "concurrency[*" | sed -n "s/^concurrency\[nic\.B=\([^,]*\),.*/\1/p" | uniq); do
+		echo "concurrency[nic.B=$n,${c[$((i % 4))]}]"
+		i=$((i + 1))
+	done
+	echo "concurrency-backlog[nic.B=e1000e]"
+	echo "concurrency-mq[size=200..1472]"
+	echo "concurrency-connected[cpus=2]"
+	echo "concurrency-reuseport[cpus=1]"
+	echo "concurrency-tcp[nic.B=igb,cpus=2]"
 }
 
 test_expect_success 'the shipped suite passes (as make regress runs it; NETLAB_SLOW_TESTS=1: every case)' '
