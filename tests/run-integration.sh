@@ -8,8 +8,8 @@
 # .ci/run, measured). Each file's output is printed whole when it ends. Files that share
 # a host resource run in the same lane, one after the other:
 #   libvirt: t14, t17, t25 (t17 kills and restarts libvirtd);
-#   history: t12, t15, t21, t27 (the bisect-test histories in the cache, built
-#            in place; t12 only with NETLAB_SLOW_TESTS=1).
+#   history: t12, t15, t21, t27, t31 (the bisect-test histories in the cache,
+#            built in place; t12's and t31's only with NETLAB_SLOW_TESTS=1).
 # t20 checks that every file naming virsh or a cached bisect-test history is
 # in its group here.
 # The lanes are cut once, before anything runs, by each file's cost in a
@@ -22,12 +22,12 @@ cd "$(dirname "$0")/.."
 # CI seconds of each file (a clean-clone .ci/run, issue 19; t06, t13-t18,
 # t25 and t27 from the .ci/run of issue 33, on a loaded host; t21 skips
 # without NETLAB_SLOW_TESTS=1)
-declare -A FILE_S=([t06]=1083 [t16]=446 [t21]=2 [t13]=303 [t18]=461 [t14]=235
+declare -A FILE_S=([t06]=1330 [t16]=446 [t21]=2 [t13]=303 [t18]=461 [t14]=235
 	[t15]=484 [t22]=110 [t17]=203 [t26]=86 [t25]=99 [t10]=54 [t24]=53 [t11]=42
 	[t23]=42 [t09]=37 [t08]=34 [t03]=24 [t02]=23 [t01]=18 [t07]=18 [t04]=13
-	[t19]=7 [t20]=7 [t05]=16 [t12]=3 [t27]=631 [t28]=15 [t29]=25 [t30]=60)
+	[t19]=7 [t20]=7 [t05]=16 [t12]=3 [t27]=631 [t28]=15 [t29]=25 [t30]=60 [t31]=40)
 declare -A GROUP=([t14]=libvirt [t17]=libvirt [t25]=libvirt [t12]=history [t15]=history
-	[t21]=history [t27]=history)
+	[t21]=history [t27]=history [t31]=history)
 
 lanes=${NETLAB_TEST_JOBS:-2}
 case $lanes in '' | *[!0-9]* | 0)

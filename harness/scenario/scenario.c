@@ -423,7 +423,6 @@ static void validate_timeout(struct parse_ctx *c)
 			s->timeout_s, s->duration_s);
 }
 
-
 static void validate_option(struct parse_ctx *c, const struct tgen *g, const struct scn_kv *kv)
 {
 	const struct topt *o = tgen_key_opt(g, kv->key);
