@@ -48,7 +48,7 @@ suite_cases() {
 	echo "concurrency-mq[size=200..1472]"
 	echo "concurrency-connected[cpus=2]"
 	echo "concurrency-reuseport[cpus=1]"
-	echo "concurrency-tcp[nic.B=igb,cpus=2]"
+	echo "concurrency-tcp[nic.B=e1000e,cpus=2]"
 }
 
 test_expect_success 'the shipped suite passes (as make regress runs it; NETLAB_SLOW_TESTS=1: every case)' '
