@@ -176,9 +176,12 @@ static int open_any(int type, uint16_t port, struct tsock_addr *a, int *fd, char
 	return new_socket(AF_INET, type, fd, err);
 }
 
-/* A socket bound to @host (NULL: any) and @port; SO_REUSEPORT first if @reuseport. */
-static int open_bound(int type, const char *host, uint16_t port, bool reuseport, int *fd,
-		      char **err)
+/*
+ * A socket bound to @host (NULL: any) and @port; SO_REUSEPORT first if
+ * @reuseport; a stream socket listens with @backlog.
+ */
+static int open_bound(int type, const char *host, uint16_t port, int backlog, bool reuseport,
+		      int *fd, char **err)
 {
 	char s[TSOCK_ADDRSTRLEN];
 	struct tsock_addr a;
@@ -198,7 +201,8 @@ static int open_bound(int type, const char *host, uint16_t port, bool reuseport,
 		return terr_sys(err, ret, "this kernel lacks SO_REUSEPORT: use one socket",
 				"cannot set SO_REUSEPORT");
 	}
-	if (bind(*fd, (struct sockaddr *)&a.ss, a.len) || (type == SOCK_STREAM && listen(*fd, 1))) {
+	if (bind(*fd, (struct sockaddr *)&a.ss, a.len) ||
+	    (type == SOCK_STREAM && listen(*fd, backlog))) {
 		ret = errno;
 		close(*fd);
 		return terr_sys(err, ret, bind_hint(ret), "cannot bind '%s'",
@@ -219,7 +223,7 @@ static int open_bound(int type, const char *host, uint16_t port, bool reuseport,
  */
 int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **err)
 {
-	return open_bound(type, host, port, false, fd, err);
+	return open_bound(type, host, port, 1, false, fd, err);
 }
 
 /**
@@ -234,7 +238,7 @@ int tsock_open_bound(int type, const char *host, uint16_t port, int *fd, char **
  */
 int tsock_open_reuseport(int type, const char *host, uint16_t port, int *fd, char **err)
 {
-	return open_bound(type, host, port, true, fd, err);
+	return open_bound(type, host, port, 1, true, fd, err);
 }
 
 static int wait_fd(int fd, short events, uint64_t timeout_ns)
@@ -546,24 +550,5 @@ int tsock_recv_all(int fd, void *buf, size_t len, uint64_t idle_ns, bool (*stop)
 int tsock_listen(const char *host, uint16_t port, int backlog, bool reuseport, int *fd,
 		 char **err)
 {
-	char s[TSOCK_ADDRSTRLEN];
-	struct tsock_addr a;
-	int ret, on = 1;
-
-	ret = tsock_addr_opt("bind", host, port, &a, err);
-	if (ret)
-		return ret;
-	ret = host ? new_socket(a.ss.ss_family, SOCK_STREAM, fd, err) :
-		     open_any(SOCK_STREAM, port, &a, fd, err);
-	if (ret)
-		return ret;
-	setsockopt(*fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if ((reuseport && setsockopt(*fd, SOL_SOCKET, SO_REUSEPORT, &on, sizeof(on))) ||
-	    bind(*fd, (struct sockaddr *)&a.ss, a.len) || listen(*fd, backlog)) {
-		ret = errno;
-		close(*fd);
-		return terr_sys(err, ret, bind_hint(ret), "cannot bind '%s'",
-				tsock_addr_str(&a, s, sizeof(s)));
-	}
-	return 0;
+	return open_bound(SOCK_STREAM, host, port, backlog, reuseport, fd, err);
 }
