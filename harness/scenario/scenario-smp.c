@@ -299,6 +299,10 @@ static void check_nic(struct parse_ctx *c, const struct vm_nic *n)
 		check_mask(c, c->rps_line[i], "rps", n->label, s->rps[i], n);
 	if (s->xps[i])
 		check_mask(c, c->xps_line[i], "xps", n->label, s->xps[i], n);
+	/* The kernel maps transmit queues to CPUs only on a multi-queue device (ENOENT). */
+	if (s->xps[i] && q < 2)
+		scn_err(c, c->xps_line[i], "xps.%c: NIC %c (%s) has one transmit queue here; XPS maps several to CPUs (set queues.%c, on a model that has them)",
+			n->label, n->label, n->model->name, n->label);
 }
 
 static void check_absent(struct parse_ctx *c, const struct vm_config *cfg, int i,

@@ -15,7 +15,8 @@ S=$TOP/tests/integration/scenarios
 # both ways (request in, response out, or the reverse), so the direction
 # only swaps client and server.
 # The concurrency files (many flows, CPUs, queues) add one case per NIC
-# model of their matrix and one case of each other file: 9 more.
+# model of their matrix and one case of each other file but the TCP one
+# (baseline-relative): 8 more.
 # NETLAB_SLOW_TESTS=1 runs them all, as make regress does.
 suite_cases() {
 	"$NETLAB" regress --list | awk '$1 !~ /\[/ { print $1 }'
@@ -38,6 +39,8 @@ suite_cases() {
 	done
 	# the concurrency matrix: each model once, every value of cpus, rps.B and
 	# flows met; then the other concurrency files' most telling case each
+	# (not concurrency-tcp: its fairness and goodput against the baseline
+	# vary with the host's load; make regress runs it)
 	local c=("cpus=2,rps.B=3,flows=8" "cpus=2,rps.B=0,flows=1" "cpus=1,rps.B=3,flows=1" "cpus=1,rps.B=0,flows=8")
 	i=0
 	for n in $("$NETLAB" regress --list "concurrency[*" | sed -n "s/^concurrency\[nic\.B=\([^,]*\),.*/\1/p" | uniq); do
@@ -48,7 +51,6 @@ suite_cases() {
 	echo "concurrency-mq[size=200..1472]"
 	echo "concurrency-connected[cpus=2]"
 	echo "concurrency-reuseport[cpus=1]"
-	echo "concurrency-tcp[nic.B=e1000e,cpus=2]"
 }
 
 test_expect_success 'the shipped suite passes (as make regress runs it; NETLAB_SLOW_TESTS=1: every case)' '

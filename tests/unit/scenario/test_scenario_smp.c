@@ -166,6 +166,8 @@ static void test_scenario_smp__bad_values_name_file_and_line(void **state)
 		     "irq.B: CPU 2 is not one of the 2 of NIC B's VM (CPUs 0..1; set cpus)");
 	expect_error("bad-irq-queues.scn", 5,
 		     "irq.B lists 2 CPUs, one per queue, but NIC B has 1 queue (set queues.B)");
+	expect_error("bad-xps-onequeue.scn", 3,
+		     "xps.A: NIC A (e1000e) has one transmit queue here; XPS maps several to CPUs (set queues.A, on a model that has them)");
 	expect_error("bad-rxhash.scn", 3,
 		     "bad rxhash.B 'udp4 sdq': expected FLOW FIELDS as ethtool -N rx-flow-hash takes them, e.g. 'udp4 sdfn' (FLOW tcp4, udp4, sctp4, tcp6, udp6, sctp6; FIELDS of m v t s d f n r)");
 	expect_error("bad-queues-label.scn", 2,
