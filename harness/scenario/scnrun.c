@@ -98,8 +98,9 @@ static void script_snap(const struct vm_config *cfg, unsigned int vm, struct sbu
 /*
  * queues.<L> (ethtool -L), then irq.<L> (each queue's vectors, found by
  * name in /proc/interrupts: igb's ethB-TxRx-0 or ethB-rx-0/ethB-tx-0,
- * e1000e's ethB-rx-0, a single-vector NIC's ethB), rps.<L> and xps.<L> in
- * sysfs (in the NIC's namespace: sysfs shows the netns's devices).
+ * e1000e's ethB-rx-0, a single-vector NIC's ethB), rps.<L>, xps.<L> and
+ * rfs's rps_flow_cnt in sysfs (in the NIC's namespace: sysfs shows the
+ * netns's devices).
  */
 static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, const char *ns,
 			      struct sbuf *o)
@@ -149,30 +150,23 @@ static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, 
 			  ns, n->ifname, dir ? "tx" : "rx", what, mask, what, what, n->label, given,
 			  what, n->ifname, what);
 	}
+	/* rfs = N: N / (its rx queues) entries per queue, after queues.<L> set them */
+	if (s->rfs)
+		sbuf_addf(o, "%ssh -c 'q=$(ls -d /sys/class/net/%s/queues/rx-* | wc -l); "
+			     "for f in /sys/class/net/%s/queues/rx-*/rps_flow_cnt; do "
+			     "echo $((%u / q)) > $f || exit 1; done' 2>$O/rfs.err || "
+			     "setup_error \"rfs = %u: rps_flow_cnt of %s refused: $(cat $O/rfs.err)\"\n",
+			  ns, n->ifname, n->ifname, s->rfs, s->rfs, n->ifname);
 }
 
-/* rfs = N: the global flow table, and N / (its rx queues) entries per queue of each NIC. */
-static void script_rfs(const struct scenario *s, const struct vm_config *cfg, unsigned int vm,
-		       struct sbuf *o)
+/* rfs = N: the global flow table (each NIC's share: script_nic_queues). */
+static void script_rfs(const struct scenario *s, struct sbuf *o)
 {
 	if (!s->rfs)
 		return;
 	sbuf_addf(o, "echo %u > /proc/sys/net/core/rps_sock_flow_entries 2>$O/rfs.err || "
 		     "setup_error \"rfs = %u: net.core.rps_sock_flow_entries refused: "
 		     "$(cat $O/rfs.err)\"\n", s->rfs, s->rfs);
-	for (unsigned int i = 0; i < cfg->n_nics; i++) {
-		const struct vm_nic *n = &cfg->nics[i];
-		char nsb[64];
-		const char *ns = ns_prefix(n, nsb, sizeof(nsb));
-
-		if (n->vm != vm)
-			continue;
-		sbuf_addf(o, "%ssh -c 'q=$(ls -d /sys/class/net/%s/queues/rx-* | wc -l); "
-			     "for f in /sys/class/net/%s/queues/rx-*/rps_flow_cnt; do "
-			     "echo $((%u / q)) > $f || exit 1; done' 2>$O/rfs.err || "
-			     "setup_error \"rfs = %u: rps_flow_cnt of %s refused: $(cat $O/rfs.err)\"\n",
-			  ns, n->ifname, n->ifname, s->rfs, s->rfs, n->ifname);
-	}
 }
 
 /*
@@ -248,7 +242,7 @@ static void script_nic_setup(const struct scenario *s, const struct vm_config *c
 				  ns, n->ifname, s->netem[x] ? "netem " : "",
 				  s->netem[x] ? s->netem[x] : s->qdisc[x], s->netem[x] ? "netem" : "qdisc",
 				  n->label, s->netem[x] ? s->netem[x] : s->qdisc[x]);
-	}	script_rfs(s, cfg, vm, o);
+	}	script_rfs(s, o);
 	/* A scenario of one CPU and the drivers' queues records nothing more (as before). */
 	if (scn_vm_cpus(s, vm) > 1 || scn_has_queues(s) || scn_has_steering(s)) {
 		sbuf_adds(o, "note guest.cpus $(grep -c ^processor /proc/cpuinfo)\n");
