@@ -14,12 +14,14 @@
 #include "cmd/cmd.h"
 #include "lib/util.h"
 #include "report/report.h"
+#include "trace/pktpath.h"
 #include "trace/tracefile.h"
 
 #define USAGE                                                                      \
 	"usage: netlab report [--drops] [--latency] [--flows] [--timeline] [--ring] [--tx] [--wire]\n" \
 	"       [--interval S] [--list] [--packets] [--snoop] [--counters]\n"          \
-	"       [--first N | --worst N] [--dev IFNAME] [--json] RUN_DIR|TRACE.DAT\n" \
+	"       [--first N | --worst N] [--dev IFNAME] [--top N] [--sort bytes|drops|latency]\n" \
+	"       [--json] RUN_DIR|TRACE.DAT\n" \
 	"       netlab report --html [-o FILE] RUN_DIR|SUITE_DIR|BISECT_DIR|TRACE.DAT"
 
 static int parse_interval(const char *s, uint64_t *ns, char **err)
@@ -98,6 +100,18 @@ static int report_parse(int argc, char **argv, struct report_opts *ro, char **er
 			if (parse_count(a, next, a[2] == 'f' ? &ro->first : &ro->worst, err))
 				return -EINVAL;
 			i++;
+		} else if (!strcmp(a, "--top")) {
+			if (parse_count(a, next, &ro->top, err))
+				return -EINVAL;
+			i++;
+		} else if (!strcmp(a, "--sort")) {
+			if (!next || (ro->flow_order = pktpath_flow_order_parse(next)) < 0) {
+				err_set(err, "--sort '%s': expected bytes, drops or latency\nhint: " USAGE,
+					next ? next : "");
+				return -EINVAL;
+			}
+			ro->sections |= REPORT_FLOWS;
+			i++;
 		} else if (!strcmp(a, "--dev")) {
 			if (!next || !*next) {
 				err_set(err, "--dev needs an interface name (ethA)\nhint: " USAGE);
@@ -159,7 +173,8 @@ int cmd_report(int argc, char **argv)
 		     "Sections (default: every one the input allows):\n"
 		     "  --drops       dropwatch: drops per interval and in total, by location and reason\n"
 		     "  --latency     stage latency per direction and process (drv->ip->tcp/udp->app, app->ip->qdisc->dev)\n"
-		     "  --flows       per-flow packets/bytes in and out, drops, retransmits, sending and receiving tasks\n"
+		     "  --flows       per flow: packets/bytes in and out, drops, retransmits, CPUs, latency p50/p99,\n"
+		     "                sending and receiving tasks (tcptop-like)\n"
 		     "  --timeline    perf netdev-times: irq -> softirq -> napi_poll -> skb -> copy/free trees, TX table\n"
 		     "  --ring        (driver patches) RX/TX ring occupancy, refills, NAPI budget, irq->poll, low-ring episodes\n"
 		     "  --tx          per NIC: frames the stack handed to the driver, what it gave the NIC and what it dropped\n"
@@ -173,6 +188,9 @@ int cmd_report(int argc, char **argv)
 		     "  --first N     the timeline's first N interrupts (default 5)\n"
 		     "  --worst N     instead, the N with the worst irq -> copy latency\n"
 		     "  --dev IFNAME  the timeline of one device only\n"
+		     "  --top N       the flow table's first N flows (default: all)\n"
+		     "  --sort ORDER  the flow table by bytes (default), drops (then retransmits)\n"
+		     "                or latency (the worse p99 of its two directions)\n"
 		     "  --json        one JSON object with the same figures\n"
 		     "  --html        one self-contained HTML page with plots (RUN_DIR/report.html; a suite\n"
 		     "                directory's report.html from its summary.json, a bisection's from its\n"

@@ -31,6 +31,7 @@
 #include "run/result.h"
 #include "report/runview.h"
 #include "lib/metrics.h"
+#include "report/genflows.h"
 #include "trace/analysis.h"
 #include "trace/drvring.h"
 #include "trace/netrx.h"
@@ -498,10 +499,41 @@ static int compute(struct report *r, char **err)
 	return 0;
 }
 
+/* The generators' flows of a run directory (its metrics.json), after the trace's. */
+static void print_genflows(const struct report *r)
+{
+	static const enum genflow_order order[PKTPATH_FLOW_ORDERS] = {
+		[PKTPATH_BY_BYTES] = GENFLOW_BY_BYTES,
+		[PKTPATH_BY_DROPS] = GENFLOW_BY_LOSS,
+		[PKTPATH_BY_LATENCY] = GENFLOW_BY_LATENCY,
+	};
+	enum genflow_order o = order[r->ro->flow_order];
+	char *path = xasprintf("%s/metrics.json", r->ro->target);
+	struct json_object *mj = access(path, R_OK) ? NULL : json_file_get(path);
+	struct metrics *m = mj ? metrics_new() : NULL;
+	struct genflow *g = NULL;
+	size_t n;
+
+	if (m)
+		metrics_add_json(m, NULL, mj);
+	n = genflows_collect(m, o, &g);
+	if (n) {
+		putchar('\n');
+		genflows_print(stdout, g, n, r->ro->top, o);
+	}
+	free(g);
+	metrics_free(m);
+	json_object_put(mj);
+	free(path);
+}
+
 static void print_report(const struct report *r)
 {
 	const struct report_opts *ro = r->ro;
-	struct pktpath_print_opts po = { .processes = true, .flows = !!(r->have & REPORT_FLOWS) };
+	struct pktpath_print_opts po = { .processes = true,
+					 .flows = !!(r->have & REPORT_FLOWS),
+					 .max_flows = ro->top,
+					 .flow_order = (enum pktpath_flow_order)ro->flow_order };
 	bool sep = r->list.header_done || r->packets_header || r->snoop_header;
 
 	if (r->have & REPORT_DROPS) {
@@ -525,6 +557,8 @@ static void print_report(const struct report *r)
 		if (!(r->have & REPORT_LATENCY) || !(ro->sections & REPORT_LATENCY && !(ro->sections & REPORT_FLOWS)))
 			po.flows = true;
 		pktpath_print(r->pp, stdout, &po);
+		if (po.flows && report_is_dir(ro->target))
+			print_genflows(r);
 		sep = true;
 	}
 	if (r->have & REPORT_TIMELINE) {

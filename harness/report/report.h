@@ -28,6 +28,8 @@ struct report_opts {
 	uint64_t interval_ns;
 	bool list, packets, snoop, counters;
 	unsigned int first, worst;
+	unsigned int top;	/* --top N: the flow table's first N (0: all) */
+	int flow_order;		/* --sort: enum pktpath_flow_order */
 	const char *dev;
 	bool json;
 	bool html;		/* the HTML page instead (report/html.h) */

@@ -85,6 +85,7 @@ static int ip_fields(struct reader *r, struct tep_record *rec, int e, struct pkt
 	uint32_t flow = 0;
 
 	k->fl |= F_IP | F_V4;
+	k->ip_cpu = (int16_t)rec->cpu;
 	k->ip_len = (uint16_t)U(e, len);
 	k->vihl = (uint8_t)IP(e, 0, 1, vihl);
 	k->frag = swap16(IP(e, 6, 2, frag));
@@ -247,6 +248,7 @@ static int rx_copy(struct reader *r, struct tep_record *rec, struct pkt *k)
 	if (in_irq(r, rec) || pid <= 0)
 		return 0;
 	k->pid = pid;
+	k->copy_cpu = (int16_t)rec->cpu;
 	i = pktpath_proc_get(r, pid);
 	if (!(k->fl & F_IP) || (!(k->fl & (F_PORTS | F_GUESSED)) && l4_ports(k->proto)))
 		flow = sock_flow(r, &r->ts[i], k);
@@ -799,6 +801,8 @@ void pktpath_free(struct pktpath *p)
 			free(p->flows[i].receivers[j].comm);
 		free(p->flows[i].senders);
 		free(p->flows[i].receivers);
+		free(p->flows[i].lat[PKTPATH_RX]);
+		free(p->flows[i].lat[PKTPATH_TX]);
 	}
 	for (size_t i = 0; i < p->n_present; i++)
 		free(p->present[i]);

@@ -124,6 +124,7 @@ struct pkt {
 	uint8_t dev; /* the device it passed: index + 1 in pktpath.devs, 0 while unknown */
 	uint32_t flow; /* index + 1, 0 for none */
 	int pid; /* rx: the copying task; tx: the sending task; -1 */
+	int16_t ip_cpu, copy_cpu; /* the CPU of its IP-stage event and of its copy; -1 */
 };
 
 /* Per task: its latest socket calls, for the sendmsg join. */

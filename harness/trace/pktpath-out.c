@@ -257,36 +257,63 @@ static void tasks_str(char *buf, size_t n, const struct pktpath_task *t, size_t 
 		snprintf(buf, n, "-");
 }
 
-static void print_flows(FILE *f, const struct pktpath *p, size_t max)
+/* " 12.3" us, or "-" when the flow has no followed packet that way. */
+static char *lat_str(uint64_t ns, uint64_t count, char *buf, size_t n)
 {
-	size_t n = max && max < p->n_flows ? max : p->n_flows;
+	if (!count)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.1f", (double)ns / 1000);
+	return buf;
+}
 
+static void print_flows(FILE *f, const struct pktpath *p, const struct pktpath_print_opts *o)
+{
+	size_t n = o->max_flows && o->max_flows < p->n_flows ? o->max_flows : p->n_flows;
+	size_t *idx = xcalloc(p->n_flows, sizeof(*idx));
+
+	pktpath_flows_sorted(p, o->flow_order, idx);
 	fprintf(f,
-		"\nFlows (source -> destination as the packets travel; tx at ip_output, rx at ip_local_deliver)\n");
-	fprintf(f, "  %-5s %-21s    %-21s %7s %9s %7s %9s %5s %7s  %-20s %s\n", "PROTO", "SOURCE",
-		"DESTINATION", "TX_PKTS", "TX_KB", "RX_PKTS", "RX_KB", "DROPS", "RETRANS",
+		"\nFlows, %s%zu by %s (source -> destination as the packets travel; tx at ip_output, rx at ip_local_deliver;\n"
+		"  CPUs: tx at ip_output, rx at ip_local_deliver (after RPS), app at the copy; latency us, sendmsg -> free and hand-off -> copy)\n",
+		n < p->n_flows ? "top " : "", n, pktpath_flow_order_name(o->flow_order));
+	fprintf(f, "  %-5s %-21s    %-21s %7s %9s %7s %9s %5s %7s %6s %6s %6s %8s %8s %8s %8s  %-20s %s\n",
+		"PROTO", "SOURCE", "DESTINATION", "TX_PKTS", "TX_KB", "RX_PKTS", "RX_KB", "DROPS",
+		"RETRANS", "TX_CPU", "RX_CPU", "APPCPU", "TX_P50", "TX_P99", "RX_P50", "RX_P99",
 		"SENDERS", "RECEIVERS");
-	for (size_t i = 0; i < n; i++) {
-		const struct pktpath_flow *fl = &p->flows[i];
-		char src[32], dst[32], snd[128], rcv[128], pr[8];
+	for (size_t j = 0; j < n; j++) {
+		const struct pktpath_flow *fl = &p->flows[idx[j]];
+		char src[32], dst[32], snd[128], rcv[128], pr[8], c[3][32], l[4][24];
 		const char *pn = proto_name(fl->t.proto);
+		struct pktpath_lat_summary tx, rx;
 
 		if (!pn) {
 			snprintf(pr, sizeof(pr), "%u", fl->t.proto);
 			pn = pr;
 		}
+		pktpath_lat_summarize(fl->lat[PKTPATH_TX], &tx);
+		pktpath_lat_summarize(fl->lat[PKTPATH_RX], &rx);
 		endpoint(src, sizeof(src), fl->t.saddr, fl->t.sport, &fl->t, false);
 		endpoint(dst, sizeof(dst), fl->t.daddr, fl->t.dport, &fl->t, false);
 		tasks_str(snd, sizeof(snd), fl->senders, fl->n_senders);
 		tasks_str(rcv, sizeof(rcv), fl->receivers, fl->n_receivers);
-		fprintf(f, "  %-5s %-21s -> %-21s %7llu %9.1f %7llu %9.1f %5llu %7llu  %-20s %s\n",
+		fprintf(f,
+			"  %-5s %-21s -> %-21s %7llu %9.1f %7llu %9.1f %5llu %7llu %6s %6s %6s %8s %8s %8s %8s  %-20s %s\n",
 			pn, src, dst, (unsigned long long)fl->tx_packets,
 			(double)fl->tx_bytes / 1024, (unsigned long long)fl->rx_packets,
 			(double)fl->rx_bytes / 1024, (unsigned long long)fl->drops,
-			(unsigned long long)fl->retransmits, snd, rcv);
+			(unsigned long long)fl->retransmits,
+			pktpath_cpus_str(fl->ip_cpus[PKTPATH_TX], c[0], sizeof(c[0])),
+			pktpath_cpus_str(fl->ip_cpus[PKTPATH_RX], c[1], sizeof(c[1])),
+			pktpath_cpus_str(fl->copy_cpus, c[2], sizeof(c[2])),
+			lat_str(tx.p50, tx.count, l[0], sizeof(l[0])),
+			lat_str(tx.p99, tx.count, l[1], sizeof(l[1])),
+			lat_str(rx.p50, rx.count, l[2], sizeof(l[2])),
+			lat_str(rx.p99, rx.count, l[3], sizeof(l[3])), snd, rcv);
 	}
 	if (n < p->n_flows)
 		fprintf(f, "  ... %zu more flows\n", p->n_flows - n);
+	free(idx);
 }
 
 void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_opts *o)
@@ -333,7 +360,7 @@ void pktpath_print(const struct pktpath *p, FILE *f, const struct pktpath_print_
 			}
 	}
 	if (o->flows && p->n_flows)
-		print_flows(f, p, o->max_flows);
+		print_flows(f, p, o);
 }
 
 /* -- JSON -- */
@@ -429,6 +456,49 @@ static struct json_object *json_tasks(const struct pktpath_task *t, size_t n)
 	return a;
 }
 
+static struct json_object *json_cpu_list(uint64_t mask)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int c = 0; a && c < 64; c++)
+		if (mask & (1ULL << c))
+			json_object_array_add(a, json_object_new_int(c));
+	return a;
+}
+
+/* {"tx": [0], "rx": [1], "app": [1]}: see pktpath_flow.ip_cpus */
+static struct json_object *json_flow_cpus(const struct pktpath_flow *fl)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "tx", json_cpu_list(fl->ip_cpus[PKTPATH_TX]));
+	json_object_object_add(o, "rx", json_cpu_list(fl->ip_cpus[PKTPATH_RX]));
+	json_object_object_add(o, "app", json_cpu_list(fl->copy_cpus));
+	return o;
+}
+
+/* {"tx": {"count", "min", "p50", "p99", "max"}, "rx": ...}, a direction without packets left out */
+static struct json_object *json_flow_latency(const struct pktpath_flow *fl)
+{
+	struct json_object *o = json_object_new_object();
+
+	for (int d = 0; o && d < PKTPATH_DIRS; d++) {
+		struct pktpath_lat_summary s;
+		struct json_object *x;
+
+		pktpath_lat_summarize(fl->lat[d], &s);
+		if (!s.count || !(x = json_object_new_object()))
+			continue;
+		json_object_object_add(x, "count", json_object_new_uint64(s.count));
+		json_object_object_add(x, "min", json_us((double)s.min / 1000));
+		json_object_object_add(x, "p50", json_us((double)s.p50 / 1000));
+		json_object_object_add(x, "p99", json_us((double)s.p99 / 1000));
+		json_object_object_add(x, "max", json_us((double)s.max / 1000));
+		json_object_object_add(o, d == PKTPATH_RX ? "rx" : "tx", x);
+	}
+	return o;
+}
+
 static struct json_object *json_flow(const struct pktpath_flow *fl)
 {
 	struct json_object *o = json_object_new_object();
@@ -454,6 +524,8 @@ static struct json_object *json_flow(const struct pktpath_flow *fl)
 	json_object_object_add(o, "retransmits", json_object_new_uint64(fl->retransmits));
 	json_object_object_add(o, "senders", json_tasks(fl->senders, fl->n_senders));
 	json_object_object_add(o, "receivers", json_tasks(fl->receivers, fl->n_receivers));
+	json_object_object_add(o, "cpus", json_flow_cpus(fl));
+	json_object_object_add(o, "latency_us", json_flow_latency(fl));
 	return o;
 }
 

@@ -386,6 +386,8 @@ struct pkt *pktpath_pkt_new(struct reader *r, uint64_t skb, int dir, int stage, 
 	r->tab[j].stage = (uint8_t)stage;
 	r->tab[j].ts[stage] = ts;
 	r->tab[j].pid = -1;
+	r->tab[j].ip_cpu = -1;
+	r->tab[j].copy_cpu = -1;
 	r->tab_n++;
 	return &r->tab[j];
 }
@@ -507,6 +509,168 @@ static void stages_of(const struct pkt *k, bool followed, int64_t *ns)
 	}
 }
 
+/* ---- per-flow latency and CPUs ---------------------------------------------------- */
+
+#define LAT_SHIFT 4 /* hist.h buckets per pktpath_lat bucket: 1 << LAT_SHIFT */
+#define LAT_BUCKETS (HIST_BUCKETS >> LAT_SHIFT)
+
+struct pktpath_lat {
+	uint64_t count, min, max;
+	uint32_t b[LAT_BUCKETS]; /* saturating */
+};
+
+static int lat_record(struct pktpath_lat **lp, uint64_t v)
+{
+	struct pktpath_lat *l = *lp;
+	unsigned int i = hist_index(v) >> LAT_SHIFT;
+
+	if (!l) {
+		if (!(l = calloc(1, sizeof(*l))))
+			return -ENOMEM;
+		l->min = UINT64_MAX;
+		*lp = l;
+	}
+	l->count++;
+	l->min = v < l->min ? v : l->min;
+	l->max = v > l->max ? v : l->max;
+	if (l->b[i] != UINT32_MAX)
+		l->b[i]++;
+	return 0;
+}
+
+/*
+ * The @pct-th percentile (nearest rank, as hist_percentile()): the midpoint
+ * of the coarse bucket that holds it, clamped to min..max.
+ */
+static uint64_t lat_percentile(const struct pktpath_lat *l, unsigned int pct)
+{
+	uint64_t rank = (l->count * pct + 99) / 100, seen = 0;
+
+	for (unsigned int i = 0; i < LAT_BUCKETS; i++) {
+		uint64_t lo, v;
+
+		seen += l->b[i];
+		if (seen < rank)
+			continue;
+		lo = hist_bucket_lo(i << LAT_SHIFT);
+		v = lo + (hist_bucket_lo((i + 1) << LAT_SHIFT) - lo) / 2;
+		return v < l->min ? l->min : v > l->max ? l->max : v;
+	}
+	return l->max;
+}
+
+void pktpath_lat_summarize(const struct pktpath_lat *l, struct pktpath_lat_summary *s)
+{
+	*s = (struct pktpath_lat_summary){ 0 };
+	if (!l || !l->count)
+		return;
+	s->count = l->count;
+	s->min = l->min;
+	s->max = l->max;
+	s->p50 = lat_percentile(l, 50);
+	s->p99 = lat_percentile(l, 99);
+}
+
+static uint64_t cpu_bit(int cpu)
+{
+	return cpu < 0 ? 0 : 1ULL << (cpu < 63 ? cpu : 63);
+}
+
+char *pktpath_cpus_str(uint64_t mask, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < 64 && len < n; c++)
+		if (mask & (1ULL << c))
+			len += (size_t)snprintf(buf + len, n - len, "%s%d%s", len ? "," : "", c,
+						c == 63 ? "+" : "");
+	if (!mask)
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* A packet closing: its flow's CPUs, and its latency when it was followed. */
+static int flow_close(struct pktpath_flow *fl, const struct pkt *k, const struct pktpath_packet *pk)
+{
+	int total = k->dir == PKTPATH_RX ? PKTPATH_RX_TOTAL : PKTPATH_TX_TOTAL;
+
+	fl->ip_cpus[k->dir] |= cpu_bit(k->ip_cpu);
+	fl->copy_cpus |= cpu_bit(k->copy_cpu);
+	if (pk->stage_ns[total] < 0)
+		return 0;
+	return lat_record(&fl->lat[k->dir], (uint64_t)pk->stage_ns[total]);
+}
+
+static const char *const flow_orders[PKTPATH_FLOW_ORDERS] = {
+	[PKTPATH_BY_BYTES] = "bytes",
+	[PKTPATH_BY_DROPS] = "drops",
+	[PKTPATH_BY_LATENCY] = "latency",
+};
+
+const char *pktpath_flow_order_name(enum pktpath_flow_order o)
+{
+	return (unsigned int)o < PKTPATH_FLOW_ORDERS ? flow_orders[o] : "?";
+}
+
+int pktpath_flow_order_parse(const char *name)
+{
+	for (int o = 0; o < PKTPATH_FLOW_ORDERS; o++)
+		if (!strcmp(name, flow_orders[o]))
+			return o;
+	return -1;
+}
+
+static uint64_t flow_p99(const struct pktpath_flow *fl)
+{
+	struct pktpath_lat_summary rx, tx;
+
+	pktpath_lat_summarize(fl->lat[PKTPATH_RX], &rx);
+	pktpath_lat_summarize(fl->lat[PKTPATH_TX], &tx);
+	return rx.p99 > tx.p99 ? rx.p99 : tx.p99;
+}
+
+struct flow_key {
+	uint64_t k1, k2;
+	size_t i;
+};
+
+/* Descending by k1, k2; then pktpath.flows' order (stable). */
+static int cmp_flow_key(const void *a, const void *b)
+{
+	const struct flow_key *x = a, *y = b;
+
+	if (x->k1 != y->k1)
+		return x->k1 < y->k1 ? 1 : -1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+void pktpath_flows_sorted(const struct pktpath *p, enum pktpath_flow_order order, size_t *idx)
+{
+	struct flow_key *key = xcalloc(p->n_flows ? p->n_flows : 1, sizeof(*key));
+
+	for (size_t i = 0; i < p->n_flows; i++) {
+		const struct pktpath_flow *fl = &p->flows[i];
+
+		key[i].i = i;
+		if (order == PKTPATH_BY_DROPS) {
+			key[i].k1 = fl->drops;
+			key[i].k2 = fl->retransmits;
+		} else if (order == PKTPATH_BY_LATENCY) {
+			key[i].k1 = flow_p99(fl);
+		} else {
+			key[i].k1 = fl->tx_bytes + fl->rx_bytes;
+		}
+	}
+	if (p->n_flows > 1)
+		qsort(key, p->n_flows, sizeof(*key), cmp_flow_key);
+	for (size_t i = 0; i < p->n_flows; i++)
+		idx[i] = key[i].i;
+	free(key);
+}
+
 static int stats_add(struct pktpath_stats *s, const struct pktpath_packet *pk)
 {
 	s->packets++;
@@ -578,6 +742,8 @@ int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool 
 	if (stats_add(&p->dir[k->dir], &pk))
 		goto nomem;
 	if (k->dev && stats_add(&p->devs[k->dev - 1].dir[k->dir], &pk))
+		goto nomem;
+	if (k->flow && flow_close(&p->flows[k->flow - 1], k, &pk))
 		goto nomem;
 	/* Per process: rx at the copy, tx at the sendmsg. */
 	if (proc >= 0 && (k->dir == PKTPATH_RX ? how == C_COPY : k->t_app != 0) &&

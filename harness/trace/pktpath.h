@@ -82,6 +82,7 @@
 #include <stdio.h>
 
 struct hist;
+struct pktpath_lat;
 struct json_object;
 struct metrics;
 
@@ -275,7 +276,32 @@ struct pktpath_flow {
 	size_t n_senders;
 	struct pktpath_task *receivers; /* the tasks that copied its packets */
 	size_t n_receivers;
+	/*
+	 * CPUs, a bit each (CPU 63 and above share bit 63): where its packets
+	 * met the IP layer (tx ip_output; rx ip_local_deliver, the CPU RPS
+	 * steered them to) and where the receiver copied them.
+	 */
+	uint64_t ip_cpus[PKTPATH_DIRS];
+	uint64_t copy_cpus;
+	/* End-to-end latency of its followed packets per direction (the "total" stage), or NULL. */
+	struct pktpath_lat *lat[PKTPATH_DIRS];
 };
+
+/*
+ * A flow's latency: hist.h's buckets taken sixteen at a time, so that a
+ * flow costs 2 KiB rather than 58 (a trace of short connections has
+ * thousands): a percentile is within 1/16 of the value, clamped to min..max.
+ */
+struct pktpath_lat_summary {
+	uint64_t count;
+	uint64_t min, p50, p99, max; /* ns */
+};
+
+/* @l may be NULL (no packets): all zero. */
+void pktpath_lat_summarize(const struct pktpath_lat *l, struct pktpath_lat_summary *s);
+
+/* "0,1" for a CPU mask, "-" for none, into @buf of @n bytes; returns @buf. */
+char *pktpath_cpus_str(uint64_t mask, char *buf, size_t n);
 
 struct pktpath {
 	char *path;
@@ -380,10 +406,29 @@ char *pktpath_tcpflags_str(int flags, char *buf);
 /* A stage's percentile in us (p in 0..100), or -1 when it has no sample. */
 double pktpath_stage_us(const struct pktpath_stats *s, int stage, double p);
 
+/* Orders of the flow table: the top N by ... */
+enum pktpath_flow_order {
+	PKTPATH_BY_BYTES, /* tx + rx bytes (pktpath.flows' own order) */
+	PKTPATH_BY_DROPS, /* drops, then retransmits */
+	PKTPATH_BY_LATENCY, /* the worst p99 of either direction */
+	PKTPATH_FLOW_ORDERS
+};
+
+/* "bytes", "drops", "latency"; pktpath_flow_order_parse() gives -1 for an unknown name. */
+const char *pktpath_flow_order_name(enum pktpath_flow_order o);
+int pktpath_flow_order_parse(const char *name);
+
+/*
+ * The indexes of pktpath.flows in @order, into @idx (p->n_flows entries);
+ * stable: equal flows keep pktpath.flows' order.
+ */
+void pktpath_flows_sorted(const struct pktpath *p, enum pktpath_flow_order order, size_t *idx);
+
 struct pktpath_print_opts {
 	bool processes; /* the per-process tables */
 	bool flows; /* the flow table */
 	size_t max_flows; /* 0: all */
+	enum pktpath_flow_order flow_order; /* the flow table's order */
 };
 
 /*

@@ -288,6 +288,124 @@ static void test_pktpath__tcp_rr_flows_both_directions_with_rr_pids(void **state
 }
 
 /*
+ * Per flow: the end-to-end latency of its followed packets. In tcp-rr every
+ * followed packet belongs to one of the two flows, so their counts add up to
+ * the direction's "total" stage, with percentiles inside min..max. In
+ * udp-path one flow is all the receive traffic: its p50 and p99 are within
+ * 1/16 of the direction's (hist.h's buckets, sixteen at a time).
+ */
+static void test_pktpath__flow_latency_adds_up_to_the_direction(void **state)
+{
+	struct pktpath *p = read_ok("tcp-rr", NULL);
+	const int total[PKTPATH_DIRS] = { PKTPATH_RX_TOTAL, PKTPATH_TX_TOTAL };
+
+	for (int d = 0; d < PKTPATH_DIRS; d++) {
+		const struct hist *h = p->dir[d].stage[total[d]];
+		uint64_t sum = 0;
+
+		assert_non_null(h);
+		for (size_t i = 0; i < p->n_flows; i++) {
+			struct pktpath_lat_summary s;
+
+			pktpath_lat_summarize(p->flows[i].lat[d], &s);
+			sum += s.count;
+			if (!s.count)
+				continue;
+			assert_true(s.min <= s.p50 && s.p50 <= s.p99 && s.p99 <= s.max);
+		}
+		assert_int_equal(sum, h->count);
+	}
+	/* the request flow alone: its receive p50 against the direction's */
+	{
+		const struct pktpath_flow *req = flow_find(p, 6, A, B, -1, 5202);
+		const struct pktpath_flow *resp = flow_find(p, 6, B, A, 5202, -1);
+		struct pktpath_lat_summary a, b;
+		const struct hist *h = p->dir[PKTPATH_RX].stage[PKTPATH_RX_TOTAL];
+
+		pktpath_lat_summarize(req->lat[PKTPATH_RX], &a);
+		pktpath_lat_summarize(resp->lat[PKTPATH_RX], &b);
+		assert_int_equal(a.count + b.count, h->count);
+		assert_true(a.min >= h->min && a.max <= h->max);
+		assert_true(b.min >= h->min && b.max <= h->max);
+	}
+	pktpath_free(p);
+	p = read_ok("udp-path", NULL);
+	{
+		const struct hist *h = p->dir[PKTPATH_RX].stage[PKTPATH_RX_TOTAL];
+		const struct pktpath_flow *f = flow_find(p, 17, A, B, -1, -1);
+		struct pktpath_lat_summary s;
+		const double q[2] = { 50, 99 };
+
+		assert_non_null(f);
+		pktpath_lat_summarize(f->lat[PKTPATH_RX], &s);
+		assert_int_equal(s.count, h->count);
+		assert_int_equal(s.min, h->min);
+		assert_int_equal(s.max, h->max);
+		for (int i = 0; i < 2; i++) {
+			uint64_t want = hist_percentile(h, q[i]), got = i ? s.p99 : s.p50;
+			uint64_t diff = got > want ? got - want : want - got;
+
+			assert_true(diff <= want / 16 + 1);
+		}
+	}
+	pktpath_free(p);
+}
+
+/* CPUs per flow: one vCPU, so every flow that passed a stage did so on CPU 0. */
+static void test_pktpath__flow_cpus(void **state)
+{
+	struct pktpath *p = read_ok("tcp-rr", NULL);
+	const struct pktpath_flow *req = flow_find(p, 6, A, B, -1, 5202);
+	char buf[32];
+
+	assert_int_equal(req->ip_cpus[PKTPATH_TX], 1);
+	assert_int_equal(req->ip_cpus[PKTPATH_RX], 1);
+	assert_int_equal(req->copy_cpus, 1);
+	assert_string_equal(pktpath_cpus_str(0, buf, sizeof(buf)), "-");
+	assert_string_equal(pktpath_cpus_str(0x5, buf, sizeof(buf)), "0,2");
+	assert_string_equal(pktpath_cpus_str(1ULL << 63 | 2, buf, sizeof(buf)), "1,63+");
+	pktpath_free(p);
+}
+
+/* The flow table's orders: each descending in its key, stable, a permutation. */
+static void test_pktpath__flow_orders(void **state)
+{
+	struct pktpath *p = read_ok("tcp-stream", NULL);
+	size_t *idx = xcalloc(p->n_flows, sizeof(*idx));
+
+	assert_true(p->n_flows >= 2);
+	assert_int_equal(pktpath_flow_order_parse("bytes"), PKTPATH_BY_BYTES);
+	assert_int_equal(pktpath_flow_order_parse("drops"), PKTPATH_BY_DROPS);
+	assert_int_equal(pktpath_flow_order_parse("latency"), PKTPATH_BY_LATENCY);
+	assert_int_equal(pktpath_flow_order_parse("size"), -1);
+	/* bytes: pktpath.flows' own order */
+	pktpath_flows_sorted(p, PKTPATH_BY_BYTES, idx);
+	for (size_t i = 0; i < p->n_flows; i++)
+		assert_int_equal(idx[i], i);
+	pktpath_flows_sorted(p, PKTPATH_BY_LATENCY, idx);
+	for (size_t i = 1; i < p->n_flows; i++) {
+		struct pktpath_lat_summary a[2], b[2];
+
+		for (int d = 0; d < PKTPATH_DIRS; d++) {
+			pktpath_lat_summarize(p->flows[idx[i - 1]].lat[d], &a[d]);
+			pktpath_lat_summarize(p->flows[idx[i]].lat[d], &b[d]);
+		}
+		assert_true((a[0].p99 > a[1].p99 ? a[0].p99 : a[1].p99) >=
+			    (b[0].p99 > b[1].p99 ? b[0].p99 : b[1].p99));
+	}
+	pktpath_flows_sorted(p, PKTPATH_BY_DROPS, idx);
+	for (size_t i = 1; i < p->n_flows; i++) {
+		const struct pktpath_flow *x = &p->flows[idx[i - 1]], *y = &p->flows[idx[i]];
+
+		assert_true(x->drops > y->drops ||
+			    (x->drops == y->drops && (x->retransmits > y->retransmits ||
+						      (x->retransmits == y->retransmits && idx[i - 1] < idx[i]))));
+	}
+	free(idx);
+	pktpath_free(p);
+}
+
+/*
  * 9 responses reach the copy without their netlab:ip_local_deliver and
  * tcp_v4_rcv events (checked in `trace-cmd report`: the NET_RX softirq ran
  * on the interrupt exit right after a tcp_recvmsg kprobe hit): missed_probe,
@@ -1095,6 +1213,9 @@ int main(void)
 		cmocka_unit_test(test_pktpath__udp_path_follows_every_datagram_received),
 		cmocka_unit_test(test_pktpath__udp_path_flow_has_sender_and_receiver),
 		cmocka_unit_test(test_pktpath__tcp_rr_flows_both_directions_with_rr_pids),
+		cmocka_unit_test(test_pktpath__flow_latency_adds_up_to_the_direction),
+		cmocka_unit_test(test_pktpath__flow_cpus),
+		cmocka_unit_test(test_pktpath__flow_orders),
 		cmocka_unit_test(test_pktpath__tcp_rr_missed_kprobes_and_acks_are_not_followed),
 		cmocka_unit_test(test_pktpath__tcp_stream_fragments_reassembled_not_dropped),
 		cmocka_unit_test(test_pktpath__tcp_stream_softirq_sends_are_no_app),
