@@ -48,6 +48,34 @@ test_expect_success 'a 16-flow mixed scenario: per-flow figures add up to the to
 	awk "BEGIN { exit !($(metric "$m" traffic.bulk.tcp.flow_goodput_min_bps) > 0) }"
 '
 
+test_expect_success 'its report and run page: every flow with its loss, latency and CPUs, by the generators and by the trace' '
+	r=$T_TMP/mixed/concurrency-mixed/run-1
+	m=$r/metrics.json
+	"$NETLAB" report --flows --sort drops "$r" >"$T_TMP/flows.txt"
+	cat "$T_TMP/flows.txt"
+	# the generators: sixteen UDP flows of section dgram, four TCP of bulk; their LOST adds up
+	test "$(grep -cE "^  dgram +udp +[0-9]+ " "$T_TMP/flows.txt")" = 16
+	test "$(grep -cE "^  bulk +tcp +[0-9]+ " "$T_TMP/flows.txt")" = 4
+	test "$(awk "/^  dgram +udp / { s += \$7 } END { print s + 0 }" "$T_TMP/flows.txt")" = "$(metric "$m" udp.lost)"
+	test "$(awk "/^  dgram +udp / { s += \$5 } END { print s + 0 }" "$T_TMP/flows.txt")" = "$(metric "$m" udp.sent)"
+	# every UDP row has its latency and the CPU it was received on
+	test "$(grep -E "^  dgram +udp " "$T_TMP/flows.txt" | awk "\$10 ~ /^[0-9.]+\$/ && \$11 ~ /^[0-9.]+\$/ && \$17 ~ /^[0-9]+\$/" | wc -l)" = 16
+	# the trace: sixteen UDP flows to the receiver port, each with CPUs and a receive p99
+	test "$(grep -E "^  udp +198\.18\.0\.1:[0-9]+ +-> 198\.18\.0\.2:[0-9]+ " "$T_TMP/flows.txt" |
+		awk "\$11 ~ /^[0-9,]+\$/ && \$17 ~ /^[0-9.]+\$/" | wc -l)" = 16
+	# top N by latency: N rows, worst first
+	"$NETLAB" report --flows --top 3 --sort latency "$r" >"$T_TMP/top.txt"
+	grep -q "^Flows, top 3 by latency" "$T_TMP/top.txt"
+	grep -q "^Generator flows, top 3 by latency" "$T_TMP/top.txt"
+	# the run page: the same tables, each number tied to its metric
+	test "$(grep -o "<tr class=\"genflow\">" "$r/report.html" | wc -l)" = 20
+	for k in 0 7 15; do
+		grep -q "data-metric=\"traffic.dgram.udp.flow.$k.lost\" data-source=\"metrics\"" "$r/report.html"
+	done
+	grep -q "<table class=\"flows\" data-order=\"latency\">" "$r/report.html"
+	test "$(grep -c "<tr class=\"flow\">" "$r/report.html")" -ge 24
+'
+
 # --- the planted regressions: opt-in (kernel builds) ---------------------
 slow() {
 	if [ "${NETLAB_SLOW_TESTS:-}" != 1 ]; then
