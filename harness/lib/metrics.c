@@ -288,6 +288,8 @@ static const struct metric_family {
 	/* The NET_RX timeline and the TX table (netrx.c). */
 	{ NULL, "netrx.{polls,budget_exhausted,budget_exhausted_pct,softirqs,softirqs_without_irq}" },
 	{ NULL, "netrx.frames_per_poll.mean" },
+	/* NET_RX per CPU of the trace: softirqs, time in them (entry -> exit, or -> the last record), frames. */
+	{ NULL, "netrx.<CPU>.{softirqs,time_us,frames}" },
 	{ NULL, "netrx.{irq_softirq,poll,rx_copy}.{p50_us,p99_us}" },
 	{ NULL, "netrx.dev.*.{polls,budget_exhausted,frames}" },
 	{ NULL, "tx.{packets,dropped}" },

@@ -694,6 +694,31 @@ static void netrx_plot(struct sbuf *b, const struct netrx *nr, const struct netr
 	svg_end(&p);
 }
 
+/* NET_RX per CPU (timeline.per_cpu): softirqs, time in them, frames. */
+static void netrx_cpu_table(struct sbuf *b, const struct html_run *r)
+{
+	static const char *const cols[] = { "softirqs", "receive", "time_us", "frames" };
+	struct json_object *pc = html_json_at(r->rep, "timeline.per_cpu");
+	size_t n = pc && json_object_is_type(pc, json_type_array) ? json_object_array_length(pc) : 0;
+
+	if (!n)
+		return;
+	sbuf_addf(b, "<h3>NET_RX per CPU</h3>\n<p>time: softirq entry -&gt; %s</p>\n",
+		  r->nr && r->nr->time_exact ?
+			  "exit" :
+			  "its last record (the trace has no softirq_exit): a lower bound");
+	sbuf_adds(b, "<table class=\"netrx-cpu\"><tr><th>cpu</th>");
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
+		sbuf_addf(b, "<th>%s</th>", cols[c]);
+	sbuf_adds(b, "</tr>\n");
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(b, "<tr><td>%zu</td>", i);
+		num_cells(b, r, "timeline.per_cpu", i, cols, ARRAY_SIZE(cols));
+		sbuf_adds(b, "</tr>\n");
+	}
+	sbuf_adds(b, "</table>\n");
+}
+
 static void sec_netrx(struct sbuf *b, const struct html_run *r)
 {
 	const struct netrx *nr = r->nr;
@@ -722,6 +747,7 @@ static void sec_netrx(struct sbuf *b, const struct html_run *r)
 	esc_html(b, nr->trees[0]->context);
 	sbuf_adds(b, "</code></p>\n");
 	netrx_plot(b, nr, nr->trees[0]);
+	netrx_cpu_table(b, r);
 	section_end(b);
 }
 

@@ -469,6 +469,7 @@ static int find_events(struct reader *r, const char *path, char **err)
 	}
 	nr->has_irq = r->has[E_IRQ_ENTRY] && r->has[E_RAISE];
 	nr->has_softirq = r->has[E_SIRQ_ENTRY];
+	nr->time_exact = r->has[E_SIRQ_EXIT];
 	nr->has_napi = r->has[E_NAPI];
 	nr->has_rx = r->has[E_RECV] || r->has[E_GRO];
 	nr->has_copy = r->has[E_COPY_IOV] || r->has[E_COPY_UDP] || r->has[E_CONSUME_UDP] ||
@@ -586,6 +587,7 @@ static int reader_init(struct reader *r)
 	nr->select = r->o->select;
 	nr->n = n;
 	r->cpus = xcalloc(nr->cpus > 0 ? nr->cpus : 1, sizeof(*r->cpus));
+	nr->per_cpu = xcalloc(nr->cpus > 0 ? nr->cpus : 1, sizeof(*nr->per_cpu));
 	r->trees = (struct heap){ .v = xcalloc(n, sizeof(void *)),
 				  .cap = n,
 				  .less = netrx_tree_less,
@@ -716,6 +718,7 @@ void netrx_free(struct netrx *nr)
 	free(nr->trees);
 	free(nr->tx);
 	free(nr->devs);
+	free(nr->per_cpu);
 	free(nr->irqs);
 	free(nr->path);
 	free(nr);

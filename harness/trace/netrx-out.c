@@ -130,6 +130,30 @@ static const char *select_name(enum netrx_select s)
 					  : "first";
 }
 
+static double span_ms(const struct netrx *nr)
+{
+	return nr->last_ts > nr->t0 ? (double)(nr->last_ts - nr->t0) / 1e6 : 0;
+}
+
+/* NET_RX per CPU: softirqs, time in them and its share of the trace, frames. */
+static void print_per_cpu(const struct netrx *nr, FILE *f)
+{
+	double span = span_ms(nr);
+
+	if (!nr->has_softirq || !nr->per_cpu)
+		return;
+	fprintf(f, "NET_RX per CPU (time: softirq entry -> %s; share of the trace's %.1f ms):\n",
+		nr->time_exact ? "exit" : "its last record, a lower bound", span);
+	for (int c = 0; c < nr->cpus; c++) {
+		const struct netrx_cpu *pc = &nr->per_cpu[c];
+		double ms = (double)pc->time_ns / 1e6;
+
+		fprintf(f, "  cpu%d: %llu softirqs (%llu received), %.3f ms (%.1f%%), %llu frames\n", c,
+			(unsigned long long)pc->softirqs, (unsigned long long)pc->receive, ms,
+			span > 0 ? 100 * ms / span : 0, (unsigned long long)pc->frames);
+	}
+}
+
 void netrx_print(const struct netrx *nr, FILE *f)
 {
 	fprintf(f, "NET_RX trees: the %s %zu of %llu receive softirqs in '%s'\n\n",
@@ -173,6 +197,7 @@ void netrx_print(const struct netrx *nr, FILE *f)
 	fprintf(f, "sent skbs: %llu (%llu requeued, %llu freed before net_dev_xmit)\n",
 		(unsigned long long)nr->tx_packets, (unsigned long long)nr->tx_busy,
 		(unsigned long long)nr->tx_dropped);
+	print_per_cpu(nr, f);
 	if (nr->lost_gaps || nr->skbs_untracked)
 		fprintf(f, "warning: %llu events lost in %llu gaps; %llu skbs not followed\n",
 			(unsigned long long)nr->lost, (unsigned long long)nr->lost_gaps,
@@ -434,6 +459,32 @@ static struct json_object *json_tree(const struct netrx *nr, const struct netrx_
 	return o;
 }
 
+/* [{"cpu", "softirqs", "receive", "time_us", "frames"}], time_exact beside it; NULL without softirqs */
+static struct json_object *json_per_cpu(const struct netrx *nr)
+{
+	struct json_object *a;
+
+	if (!nr->has_softirq || !nr->per_cpu || !(a = json_object_new_array()))
+		return NULL;
+	for (int c = 0; c < nr->cpus; c++) {
+		const struct netrx_cpu *pc = &nr->per_cpu[c];
+		struct json_object *x = json_object_new_object();
+		char us[32];
+
+		if (!x)
+			break;
+		snprintf(us, sizeof(us), "%.3f", (double)pc->time_ns / 1e3);
+		add(x, "cpu", json_object_new_int(c));
+		add_u(x, "softirqs", pc->softirqs);
+		add_u(x, "receive", pc->receive);
+		add(x, "time_us", json_object_new_double_s((double)pc->time_ns / 1e3, us));
+		add(x, "time_exact", json_object_new_boolean(nr->time_exact));
+		add_u(x, "frames", pc->frames);
+		json_object_array_add(a, x);
+	}
+	return a;
+}
+
 struct json_object *netrx_to_json(const struct netrx *nr)
 {
 	struct json_object *o = json_object_new_object(), *sel = json_object_new_object();
@@ -457,6 +508,7 @@ struct json_object *netrx_to_json(const struct netrx *nr)
 	add_u(sel, "of", nr->receive_trees);
 	add(o, "selection", sel);
 	add(o, "rx", json_rx(nr));
+	add(o, "per_cpu", json_per_cpu(nr));
 	for (size_t i = 0; i < nr->n_irqs; i++) {
 		struct json_object *q = json_object_new_object();
 
@@ -501,6 +553,16 @@ void netrx_metrics(const struct netrx *nr, struct metrics *m)
 	char name[128];
 
 	metrics_set(m, "netrx.softirqs", (double)nr->softirqs);
+	for (int c = 0; nr->has_softirq && nr->per_cpu && c < nr->cpus; c++) {
+		const struct netrx_cpu *pc = &nr->per_cpu[c];
+
+		snprintf(name, sizeof(name), "netrx.cpu%d.softirqs", c);
+		metrics_set(m, name, (double)pc->softirqs);
+		snprintf(name, sizeof(name), "netrx.cpu%d.time_us", c);
+		metrics_set(m, name, (double)pc->time_ns / 1e3);
+		snprintf(name, sizeof(name), "netrx.cpu%d.frames", c);
+		metrics_set(m, name, (double)pc->frames);
+	}
 	metrics_set(m, "netrx.softirqs_without_irq", (double)(nr->softirqs - nr->softirqs_irq));
 	metrics_set(m, "netrx.polls", (double)nr->polls);
 	metrics_set(m, "netrx.budget_exhausted", (double)nr->budget_exhausted);

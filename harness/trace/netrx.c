@@ -342,6 +342,16 @@ void netrx_softirq_close(struct reader *r, struct cpu *c, uint64_t ts)
 	if (!t)
 		return;
 	t->t.exit_ts = ts;
+	if (t->t.cpu >= 0 && t->t.cpu < r->nr->cpus) {
+		struct netrx_cpu *pc = &r->nr->per_cpu[t->t.cpu];
+		uint64_t end = ts ? ts : c->last_sirq_ts;
+
+		pc->softirqs++;
+		pc->receive += t->frames != 0;
+		pc->frames += t->frames;
+		if (end > t->t.softirq_ts)
+			pc->time_ns += end - t->t.softirq_ts;
+	}
 	if (!t->frames || !tree_matches(r, t)) {
 		tree_discard(r, t);
 		return;

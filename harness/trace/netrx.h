@@ -156,6 +156,18 @@ struct netrx_tx {
 	uint64_t free_ns; /* net_dev_xmit -> free, when freed */
 };
 
+/*
+ * One CPU's NET_RX softirqs: how many, how long they ran (entry -> exit, or
+ * -> their last record in a trace without irq:softirq_exit, so a lower
+ * bound), and the frames they received (skbs plus poll work).
+ */
+struct netrx_cpu {
+	uint64_t softirqs;
+	uint64_t receive; /* of them, softirqs that received frames */
+	uint64_t time_ns;
+	uint64_t frames;
+};
+
 struct netrx {
 	char *path;
 	int cpus;
@@ -193,6 +205,8 @@ struct netrx {
 	size_t n_trees;
 	struct netrx_tx *tx; /* the selected TX rows, in time order */
 	size_t n_tx;
+	struct netrx_cpu *per_cpu; /* [cpus] */
+	bool time_exact; /* softirq_exit recorded: per_cpu time is entry -> exit */
 };
 
 /**

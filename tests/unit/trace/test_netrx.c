@@ -454,11 +454,43 @@ static void test_netrx__trace_without_net_events_is_enodata(void **state)
 	expect_bad(xstrdup(FIXTURES "/traces/rcvbuf.dat"), -ENODATA, "[trace] set", false);
 }
 
+/*
+ * NET_RX per CPU: every softirq and every receive tree counted on its CPU;
+ * time in them no longer than the trace, and with softirq_exit (tcp-rr) at
+ * least the sum of the selected trees' entry -> exit.
+ */
+static void test_netrx__per_cpu_adds_up(void **state)
+{
+	const char *const runs[] = { "tcp-rr", "lean-udp" };
+
+	for (size_t k = 0; k < ARRAY_SIZE(runs); k++) {
+		struct netrx *nr = read_ok(runs[k], NETRX_FIRST, ALL);
+		uint64_t softirqs = 0, receive = 0, time = 0, trees = 0;
+
+		assert_non_null(nr->per_cpu);
+		for (int c = 0; c < nr->cpus; c++) {
+			softirqs += nr->per_cpu[c].softirqs;
+			receive += nr->per_cpu[c].receive;
+			time += nr->per_cpu[c].time_ns;
+		}
+		assert_int_equal(softirqs, nr->softirqs);
+		assert_int_equal(receive, nr->receive_trees);
+		assert_true(time > 0 && time <= nr->last_ts - nr->t0);
+		assert_int_equal(nr->time_exact, k == 0);
+		for (size_t i = 0; i < nr->n_trees; i++)
+			if (nr->trees[i]->exit_ts)
+				trees += nr->trees[i]->exit_ts - nr->trees[i]->softirq_ts;
+		assert_true(trees <= time);
+		netrx_free(nr);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_netrx__udp_path_matches_golden_json),
 		cmocka_unit_test(test_netrx__tcp_rr_matches_golden_json),
+		cmocka_unit_test(test_netrx__per_cpu_adds_up),
 		cmocka_unit_test(test_netrx__tcp_stream_matches_golden_json),
 		cmocka_unit_test(test_netrx__lean_udp_matches_golden_json),
 		cmocka_unit_test(test_netrx__exits_are_not_needed),
