@@ -53,6 +53,7 @@ struct parse_ctx {
 	unsigned int mtu_line[VM_MAX_NICS], direction_line;
 	unsigned int cpus_line, vm_cpus_line[VM_MAX_VMS], rfs_line;
 	unsigned int queues_line[VM_MAX_NICS], irq_line[VM_MAX_NICS];
+	bool irq_list[VM_MAX_NICS]; /* irq.<L> = CPU,... (not irq.<L>.qN) */
 	unsigned int rps_line[VM_MAX_NICS], xps_line[VM_MAX_NICS], rxhash_line[VM_MAX_NICS];
 	/* A matrix case: the value of each axis of s->axes, and whether the
 	 * file has the axis's key (else it is added after the file is read). */

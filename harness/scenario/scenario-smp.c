@@ -8,6 +8,7 @@
  *   cpus.b = 4		; one VM of a pair (a or b)
  *   queues.B = 2	; ethtool -L combined 2 (the model's maximum, nicmodel.c)
  *   irq.B = 0,1	; queue i's interrupts on the i-th CPU listed
+ *   irq.B.q1 = 1	; or one queue's (the queues not named are left alone)
  *   rps.B = 3		; hex CPU mask in every rx-N/rps_cpus
  *   rfs = 4096		; net.core.rps_sock_flow_entries, rps_flow_cnt per queue
  *   xps.B = 1		; hex CPU mask in every tx-N/xps_cpus
@@ -101,16 +102,49 @@ static int set_queues(struct parse_ctx *c, const char *key, const char *value)
 	return 0;
 }
 
-/* irq.<L> = CPU[,CPU...] */
+/* irq.<L>.q<N> = CPU: one queue's interrupts; the queues not named are left alone. */
+static int set_irq_queue(struct parse_ctx *c, const char *key, int i, const char *qs,
+			 const char *value)
+{
+	unsigned long q, cpu;
+
+	if (qs[0] != 'q' || parse_uint(qs + 1, 0, 63, &q))
+		return scn_err(c, c->line, "bad key '%s': expected irq.%c.qN with N a queue in 0..63",
+			       key, 'A' + i);
+	if (parse_uint(value, 0, SCN_CPUS_MAX - 1, &cpu))
+		return scn_err(c, c->line, "bad %s '%s': expected a CPU number in 0..%d", key, value,
+			       SCN_CPUS_MAX - 1);
+	if (c->irq_line[i] && c->irq_list[i])
+		return scn_err(c, c->line, "%s: irq.%c already gave every queue's CPU (line %d); use one form",
+			       key, 'A' + i, c->irq_line[i]);
+	c->irq_line[i] = c->line;
+	while (c->s->n_irq[i] <= q) {
+		c->s->irq[i] = xrealloc_array(c->s->irq[i], c->s->n_irq[i] + 1, sizeof(unsigned int));
+		c->s->irq[i][c->s->n_irq[i]++] = SCN_IRQ_KEEP;
+	}
+	c->s->irq[i][q] = (unsigned int)cpu;
+	return 0;
+}
+
+/* irq.<L> = CPU[,CPU...], or irq.<L>.q<N> = CPU */
 static int set_irq(struct parse_ctx *c, const char *key, const char *value)
 {
-	int i = label_of(c, key, key + 4);
+	const char *dot = strchr(key + 4, '.');
+	char label[8];
 	char *list, *rest, *f;
-	int ret = 0;
+	int i, ret = 0;
 
+	snprintf(label, sizeof(label), "%.*s", dot ? (int)(dot - key - 4) : 7, key + 4);
+	i = label_of(c, key, label);
 	if (i < 0)
 		return i;
+	if (dot)
+		return set_irq_queue(c, key, i, dot + 1, value);
+	if (c->irq_line[i] && !c->irq_list[i])
+		return scn_err(c, c->line, "%s: irq.%c.qN keys already gave queues' CPUs (line %d); use one form",
+			       key, 'A' + i, c->irq_line[i]);
 	c->irq_line[i] = c->line;
+	c->irq_list[i] = true;
 	free(c->s->irq[i]);
 	c->s->irq[i] = NULL;
 	c->s->n_irq[i] = 0;
@@ -286,11 +320,14 @@ static void check_nic(struct parse_ctx *c, const struct vm_nic *n)
 		scn_err(c, c->queues_line[i], "queues.%c = %u: NIC model '%s' carries at most %u queue%s (%s)",
 			n->label, s->queues[i], n->model->name, n->model->queues_max,
 			n->model->queues_max == 1 ? "" : "s", n->model->queues_why);
-	if (s->n_irq[i] > q)
+	if (s->n_irq[i] > q && c->irq_list[i])
 		scn_err(c, c->irq_line[i], "irq.%c lists %u CPUs, one per queue, but NIC %c has %u queue%s (set queues.%c)",
 			n->label, s->n_irq[i], n->label, q, q == 1 ? "" : "s", n->label);
+	else if (s->n_irq[i] > q)
+		scn_err(c, c->irq_line[i], "irq.%c.q%u: NIC %c has %u queue%s, 0..%u (set queues.%c)",
+			n->label, s->n_irq[i] - 1, n->label, q, q == 1 ? "" : "s", q - 1, n->label);
 	for (unsigned int k = 0; k < s->n_irq[i]; k++)
-		if (s->irq[i][k] >= cpus) {
+		if (s->irq[i][k] != SCN_IRQ_KEEP && s->irq[i][k] >= cpus) {
 			scn_err(c, c->irq_line[i], "irq.%c: CPU %u is not one of the %u of NIC %c's VM (CPUs 0..%u; set cpus)",
 				n->label, s->irq[i][k], cpus, n->label, cpus - 1);
 			break;

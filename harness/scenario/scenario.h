@@ -99,9 +99,11 @@ struct scenario {
 	unsigned int mtu[VM_MAX_NICS];	/* mtu.<L>: set in the guest; 0 = the driver's */
 	/* SMP and steering (README-scenarios.md, "CPUs, queues and steering"). */
 	unsigned int cpus;		/* cpus = N: every VM's vCPUs; default 1 */
+#define SCN_IRQ_KEEP (~0u)
 	unsigned int vm_cpus[VM_MAX_VMS];	/* cpus.a / cpus.b; 0 = cpus */
 	unsigned int queues[VM_MAX_NICS];	/* queues.<L>: ethtool -L; 0 = the driver's */
-	unsigned int *irq[VM_MAX_NICS];	/* irq.<L> = CPU,...: queue i's IRQs on irq[i] */
+	unsigned int *irq[VM_MAX_NICS];	/* irq.<L> = CPU,... or irq.<L>.qN = CPU: queue i's IRQs on
+					   irq[i], SCN_IRQ_KEEP for a queue left alone */
 	unsigned int n_irq[VM_MAX_NICS];
 	char *rps[VM_MAX_NICS];		/* rps.<L> = MASK (hex, as written), or NULL */
 	char *xps[VM_MAX_NICS];		/* xps.<L> = MASK, or NULL */

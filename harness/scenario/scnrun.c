@@ -124,6 +124,8 @@ static void script_nic_queues(const struct scenario *s, const struct vm_nic *n, 
 		sbuf_addf(o, "vd=$(%sreadlink /sys/class/net/%s/device); vd=${vd##*/}\n", ns,
 			  n->ifname);
 	for (unsigned int q = 0; q < s->n_irq[x]; q++) {
+		if (s->irq[x][q] == SCN_IRQ_KEEP)
+			continue;
 		sbuf_addf(o, "v=$(awk -v vd=\"$vd\" '$NF ~ /^%s%s%u%s$/ || $NF == vd \"-input.%u\" || "
 			     "$NF == vd \"-output.%u\" { sub(\":\", \"\", $1); print $1 }' /proc/interrupts)\n",
 			  n->ifname, q ? "-[A-Za-z]+-" : "(-[A-Za-z]+-", q, q ? "" : ")?", q, q);

@@ -213,6 +213,28 @@ static void test_scenario_smp__script_sets_queues_irqs_and_steering(void **state
 	scn_free(s);
 }
 
+/* irq.L.qN = CPU: that queue alone; the others keep their affinity. */
+static void test_scenario_smp__irq_per_queue(void **state)
+{
+	struct scenario *s = parse_ok("good-irq-queue.scn");
+	char *sc;
+
+	assert_int_equal(s->n_irq[1], 2);
+	assert_int_equal(s->irq[1][0], SCN_IRQ_KEEP);
+	assert_int_equal(s->irq[1][1], 1);
+	sc = script_of(s, 0);
+	expect(sc, "$NF ~ /^ethB-[A-Za-z]+-1$/");
+	expect(sc, "do echo 1 > /proc/irq/$i/smp_affinity_list");
+	assert_null(strstr(sc, "$NF ~ /^ethB(-[A-Za-z]+-0)?$/"));
+	free(sc);
+	scn_free(s);
+	expect_error("bad-irq-queue-n.scn", 5, "irq.B.q3: NIC B has 2 queues, 0..1 (set queues.B)");
+	expect_error("bad-irq-forms.scn", 6,
+		     "irq.B.q1: irq.B already gave every queue's CPU (line 5); use one form");
+	expect_error("bad-irq-qkey.scn", 5,
+		     "bad key 'irq.B.x1': expected irq.B.qN with N a queue in 0..63");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_scenario_smp__bad_values_name_file_and_line),
 		cmocka_unit_test(test_scenario_smp__queue_limits_of_the_models),
 		cmocka_unit_test(test_scenario_smp__script_sets_queues_irqs_and_steering),
+		cmocka_unit_test(test_scenario_smp__irq_per_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
