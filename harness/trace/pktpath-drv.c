@@ -104,6 +104,8 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 		if (!k)
 			return 0;
 		k->fl |= F_DRV;
+		if (l->q >= 0 && l->q < 64)
+			k->q = (int16_t)l->q;
 		if (d && k->ts[S_DRV] == ts) {
 			k->drv[D_IRQ] = d->poll_irq;
 			k->drv[D_POLL] = d->poll;
@@ -130,6 +132,8 @@ static int on_drv_line(struct reader *r, const struct pktpath_drv_line *l, uint6
 			return 0;
 		if (!k->drv[xmit ? D_XMIT : D_DONE] && (xmit || k->drv[D_XMIT]))
 			k->drv[xmit ? D_XMIT : D_DONE] = ts;
+		if (xmit && k->q < 0 && l->q >= 0 && l->q < 64)
+			k->q = (int16_t)l->q;
 		/* The device, where no net_dev_* event named it. */
 		pktpath_pkt_dev(r, k, l->ifname, strlen(l->ifname));
 		return 0;

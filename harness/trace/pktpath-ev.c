@@ -655,6 +655,42 @@ static void finish_devs(struct pktpath *p)
 		qsort(p->devs, p->n_devs, sizeof(*p->devs), cmp_dev);
 }
 
+/* The length of a queue entry's device name ("ethB" of "ethB_q1"). */
+static size_t queue_dev_len(const char *name)
+{
+	const char *q = strrchr(name, '_');
+
+	return q ? (size_t)(q - name) : strlen(name);
+}
+
+/* Keep the queues of devices that had two or more, by name. */
+static void finish_queues(struct pktpath *p)
+{
+	size_t n = 0;
+	bool *keep = xcalloc(p->n_queues ? p->n_queues : 1, sizeof(*keep));
+
+	for (size_t i = 0; i < p->n_queues; i++)
+		for (size_t j = 0; j < p->n_queues; j++)
+			if (j != i && queue_dev_len(p->queues[i].name) == queue_dev_len(p->queues[j].name) &&
+			    !strncmp(p->queues[i].name, p->queues[j].name, queue_dev_len(p->queues[i].name)))
+				keep[i] = true;
+	for (size_t i = 0; i < p->n_queues; i++) {
+		struct pktpath_dev *q = &p->queues[i];
+
+		if (keep[i]) {
+			p->queues[n++] = *q;
+		} else {
+			free(q->name);
+			stats_release(&q->dir[PKTPATH_RX]);
+			stats_release(&q->dir[PKTPATH_TX]);
+		}
+	}
+	free(keep);
+	p->n_queues = n;
+	if (p->n_queues > 1)
+		qsort(p->queues, p->n_queues, sizeof(*p->queues), cmp_dev);
+}
+
 /* Sort flows and processes; keep only processes with packets. */
 static void finish(struct pktpath *p)
 {
@@ -677,6 +713,7 @@ static void finish(struct pktpath *p)
 	if (p->n_procs > 1)	/* qsort(NULL, 0) is undefined */
 		qsort(p->procs, p->n_procs, sizeof(*p->procs), cmp_proc);
 	finish_devs(p);
+	finish_queues(p);
 	if (p->handoff_drv && !p->handoff_napi)
 		p->handoff = "netlab_drv rx_handoff";
 	else if (p->handoff_drv)
@@ -794,6 +831,12 @@ void pktpath_free(struct pktpath *p)
 		stats_release(&p->devs[i].dir[PKTPATH_RX]);
 		stats_release(&p->devs[i].dir[PKTPATH_TX]);
 	}
+	for (size_t i = 0; i < p->n_queues; i++) {
+		free(p->queues[i].name);
+		stats_release(&p->queues[i].dir[PKTPATH_RX]);
+		stats_release(&p->queues[i].dir[PKTPATH_TX]);
+	}
+	free(p->queues);
 	for (size_t i = 0; i < p->n_flows; i++) {
 		for (size_t j = 0; j < p->flows[i].n_senders; j++)
 			free(p->flows[i].senders[j].comm);

@@ -125,6 +125,7 @@ struct pkt {
 	uint32_t flow; /* index + 1, 0 for none */
 	int pid; /* rx: the copying task; tx: the sending task; -1 */
 	int16_t ip_cpu, copy_cpu; /* the CPU of its IP-stage event and of its copy; -1 */
+	int16_t q; /* the queue its driver line named; -1 */
 };
 
 /* Per task: its latest socket calls, for the sendmsg join. */

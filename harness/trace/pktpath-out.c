@@ -177,23 +177,24 @@ static void print_dev_row(FILE *f, const struct pktpath_dev *const *v, size_t n,
  * that one NIC's stage is not read through the other's; one line when a
  * single device has all of the direction's packets.
  */
-static void print_devs(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
+static void print_devs_of(FILE *f, const struct pktpath *p, enum pktpath_dir dir,
+			  const struct pktpath_dev *devs, size_t n_devs, const char *title)
 {
 	const struct pktpath_dev *v[PKTPATH_MAX_DEVS];
 	size_t n = 0;
 	char name[24];
 
-	for (size_t i = 0; i < p->n_devs && n < ARRAY_SIZE(v); i++)
-		if (p->devs[i].dir[dir].packets)
-			v[n++] = &p->devs[i];
-	if (n == 1 && v[0]->dir[dir].packets == p->dir[dir].packets) {
+	for (size_t i = 0; i < n_devs && n < ARRAY_SIZE(v); i++)
+		if (devs[i].dir[dir].packets)
+			v[n++] = &devs[i];
+	if (devs == p->devs && n == 1 && v[0]->dir[dir].packets == p->dir[dir].packets) {
 		fprintf(f, "  by NIC: all on %s\n", dev_shown(v[0]->name, name, sizeof(name)));
 		return;
 	}
 	for (size_t g = 0; g < n; g += DEVS_PER_TABLE) {
 		size_t m = n - g < DEVS_PER_TABLE ? n - g : DEVS_PER_TABLE;
 
-		fprintf(f, "  %-12s", g ? "" : "by NIC");
+		fprintf(f, "  %-12s", g ? "" : title);
 		for (size_t j = 0; j < m; j++) {
 			char head[48];
 
@@ -219,6 +220,13 @@ static void print_devs(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
 			fputc('\n', f);
 		}
 	}
+}
+
+static void print_devs(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
+{
+	print_devs_of(f, p, dir, p->devs, p->n_devs, "by NIC");
+	if (p->n_queues)
+		print_devs_of(f, p, dir, p->queues, p->n_queues, "by queue");
 }
 
 static void print_dir(FILE *f, const struct pktpath *p, enum pktpath_dir dir)
@@ -417,7 +425,26 @@ static struct json_object *json_stats(const struct pktpath_stats *s, enum pktpat
 	return o;
 }
 
-/* A direction's stats and, in "by_dev", its devices': name -> packets, stages. */
+static void json_by(struct json_object *by, const struct pktpath_dev *devs, size_t n,
+		    enum pktpath_dir dir)
+{
+	for (size_t i = 0; by && i < n; i++) {
+		const struct pktpath_stats *s = &devs[i].dir[dir];
+		struct json_object *x;
+
+		if (!s->packets)
+			continue;
+		x = json_object_new_object();
+		json_object_object_add(x, "packets", json_object_new_uint64(s->packets));
+		json_object_object_add(x, "stages", json_stages(s, dir));
+		json_object_object_add(by, devs[i].name, x);
+	}
+}
+
+/*
+ * A direction's stats and, in "by_dev", its devices': name -> packets,
+ * stages; "by_queue" the same per queue ("ethB_q1"), when a device had two.
+ */
 static struct json_object *json_dir(const struct pktpath *p, enum pktpath_dir dir)
 {
 	struct json_object *o = json_stats(&p->dir[dir], dir), *by = json_object_new_object();
@@ -427,18 +454,13 @@ static struct json_object *json_dir(const struct pktpath *p, enum pktpath_dir di
 		json_object_put(by);
 		return NULL;
 	}
-	for (size_t i = 0; i < p->n_devs; i++) {
-		const struct pktpath_stats *s = &p->devs[i].dir[dir];
-		struct json_object *x;
-
-		if (!s->packets)
-			continue;
-		x = json_object_new_object();
-		json_object_object_add(x, "packets", json_object_new_uint64(s->packets));
-		json_object_object_add(x, "stages", json_stages(s, dir));
-		json_object_object_add(by, p->devs[i].name, x);
-	}
+	json_by(by, p->devs, p->n_devs, dir);
 	json_object_object_add(o, "by_dev", by);
+	if (p->n_queues) {
+		by = json_object_new_object();
+		json_by(by, p->queues, p->n_queues, dir);
+		json_object_object_add(o, "by_queue", by);
+	}
 	return o;
 }
 
@@ -663,6 +685,11 @@ void pktpath_metrics(const struct pktpath *p, struct metrics *m)
 			if (pktpath_dev_metric_name(p->devs[i].name))
 				stage_metrics(m, &p->devs[i].dir[d], (enum pktpath_dir)d,
 					      p->devs[i].name);
+		/* Per queue of a multi-queue device: latency.DIR.STAGE.ethB_q1.* */
+		for (size_t i = 0; i < p->n_queues; i++)
+			if (pktpath_dev_metric_name(p->queues[i].name))
+				stage_metrics(m, &p->queues[i].dir[d], (enum pktpath_dir)d,
+					      p->queues[i].name);
 	}
 	for (size_t i = 0; i < p->n_flows; i++) {
 		drops += p->flows[i].drops;

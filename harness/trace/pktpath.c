@@ -388,6 +388,7 @@ struct pkt *pktpath_pkt_new(struct reader *r, uint64_t skb, int dir, int stage, 
 	r->tab[j].pid = -1;
 	r->tab[j].ip_cpu = -1;
 	r->tab[j].copy_cpu = -1;
+	r->tab[j].q = -1;
 	r->tab_n++;
 	return &r->tab[j];
 }
@@ -671,6 +672,21 @@ void pktpath_flows_sorted(const struct pktpath *p, enum pktpath_flow_order order
 	free(key);
 }
 
+/* The entry of queue @q of device @dev ("ethB_q1"), added when new. */
+static struct pktpath_dev *queue_of(struct pktpath *p, const char *dev, int q)
+{
+	char name[40];
+
+	snprintf(name, sizeof(name), "%s_q%d", dev, q);
+	for (size_t i = 0; i < p->n_queues; i++)
+		if (!strcmp(p->queues[i].name, name))
+			return &p->queues[i];
+	p->queues = xrealloc_array(p->queues, p->n_queues + 1, sizeof(*p->queues));
+	memset(&p->queues[p->n_queues], 0, sizeof(*p->queues));
+	p->queues[p->n_queues].name = xstrdup(name);
+	return &p->queues[p->n_queues++];
+}
+
 static int stats_add(struct pktpath_stats *s, const struct pktpath_packet *pk)
 {
 	s->packets++;
@@ -744,6 +760,9 @@ int pktpath_pkt_close(struct reader *r, struct pkt *k, enum close_how how, bool 
 	if (k->dev && stats_add(&p->devs[k->dev - 1].dir[k->dir], &pk))
 		goto nomem;
 	if (k->flow && flow_close(&p->flows[k->flow - 1], k, &pk))
+		goto nomem;
+	if (k->dev && k->q >= 0 &&
+	    stats_add(&queue_of(p, p->devs[k->dev - 1].name, k->q)->dir[k->dir], &pk))
 		goto nomem;
 	/* Per process: rx at the copy, tx at the sendmsg. */
 	if (proc >= 0 && (k->dir == PKTPATH_RX ? how == C_COPY : k->t_app != 0) &&

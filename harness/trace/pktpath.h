@@ -324,6 +324,14 @@ struct pktpath {
 	struct pktpath_stats dir[PKTPATH_DIRS];
 	struct pktpath_dev *devs; /* by name; only devices with packets */
 	size_t n_devs;
+	/*
+	 * Per queue of a device, named "ethB_q1": the queue the driver's
+	 * lines (driver-patches/, q=) gave its packets (rx: the hand-off line;
+	 * tx: the xmit line). Only devices whose lines named two queues or
+	 * more; by name.
+	 */
+	struct pktpath_dev *queues;
+	size_t n_queues;
 	struct pktpath_proc *procs; /* by pid */
 	size_t n_procs;
 	struct pktpath_flow *flows; /* by bytes (tx + rx), descending */
