@@ -105,6 +105,9 @@ void scn_traffic_header(struct parse_ctx *c, const char *name, size_t len)
 	if (!scn_chars_ok(n, "_-") || strpbrk(n, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") || len > 32) {
 		scn_err(c, c->line, "bad section name [traffic.%s]: NAME is [a-z0-9_-]+, at most 32 characters",
 			n);
+	} else if (!strcmp(n, SCN_TRAFFIC_ALL)) {
+		scn_err(c, c->line, "bad section name [traffic.%s]: traffic.%s.* are the sums over every section; name it otherwise",
+			n, n);
 	} else if (t) {
 		scn_err(c, c->line, "duplicate section [traffic.%s] (first at line %u)", n, t->line);
 	} else if (c->sec_line[SEC_TRAFFIC]) {
@@ -320,6 +323,46 @@ static char *section_list(const struct scenario *s)
 	return sbuf_detach(&b);
 }
 
+/*
+ * The metrics traffic.all.* sums over the sections: counts and rates, not
+ * percentiles or ratios. A leaf (the name's last word) in this list.
+ */
+static const char *const additive[] = {
+	"sent",	       "received",    "unique",	     "lost",	      "misdelivered", "reordered",
+	"duplicated",  "bytes",	      "goodput_bps", "retransmits", "transactions", "stalled",
+	"flows",       "flows_lossy", "sockets",     "sockets_used", "connections",
+};
+
+bool scn_traffic_additive(const char *metric)
+{
+	const char *leaf = strrchr(metric, '.');
+
+	if (strstr(metric, ".flow."))
+		return false; /* per flow: flow K of one section is not flow K of another */
+	leaf = leaf ? leaf + 1 : metric;
+	for (size_t i = 0; i < ARRAY_SIZE(additive); i++)
+		if (!strcmp(leaf, additive[i]))
+			return true;
+	return false;
+}
+
+/* traffic.all.METRIC: an additive metric of at least one section's generator. */
+static int all_metric_check(const struct scenario *s, const char *name, char **why)
+{
+	const char *metric = name + strlen("traffic." SCN_TRAFFIC_ALL ".");
+
+	if (!scn_traffic_additive(metric)) {
+		err_set(why, "metric '%s': traffic.%s.* sums the sections' counts and rates (sent, lost, bytes, goodput_bps, ...), not '%s'",
+			name, SCN_TRAFFIC_ALL, metric);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < s->n_sections; i++)
+		if (!metrics_gen_name_check(metric, scn_gen_metrics, s->sections[i].generator, NULL))
+			return 0;
+	err_set(why, "metric '%s': no section's generator has '%s'", name, metric);
+	return -EINVAL;
+}
+
 /* traffic.NAME.METRIC: METRIC one of the section's generator's own. */
 static int section_metric_check(const struct scenario *s, const char *name, char **why)
 {
@@ -353,6 +396,8 @@ int scn_sections_metric_check(const struct scenario *s, const char *name, char *
 
 	if (!strcmp(name, "traffic.sections"))
 		return 0;
+	if (!strncmp(name, "traffic." SCN_TRAFFIC_ALL ".", strlen("traffic." SCN_TRAFFIC_ALL ".")))
+		return all_metric_check(s, name, why);
 	if (!strncmp(name, "traffic.", 8))
 		return section_metric_check(s, name, why);
 	/* udp.*, tcp.*, rr.*: the first section of the family's; loss.*: the first UDP stream's. */

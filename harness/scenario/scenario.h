@@ -300,6 +300,14 @@ int scn_traffic_find(const struct scenario *s, const char *name);
  * udp, tcp, rr): its metrics are also the unprefixed udp.*, tcp.*, rr.*.
  */
 bool scn_traffic_first_of_family(const struct scenario *s, size_t i);
+
+/*
+ * traffic.all.METRIC: METRIC summed over every section that has it, for the
+ * additive metrics (counts and rates: sent, lost, bytes, goodput_bps, ...;
+ * not percentiles, ratios or per-flow names). "all" is no section's name.
+ */
+#define SCN_TRAFFIC_ALL "all"
+bool scn_traffic_additive(const char *metric);
 /*
  * The section that feeds the UDP loss identity (scngen.h loss_identity):
  * the first such section, or -1 when there is none.

@@ -90,6 +90,14 @@ int scnrun_collect_sections(struct collect *c)
 			full = xasprintf("traffic.%s.%s", s->sections[i].name, name);
 			metrics_set(c->m, full, v);
 			free(full);
+			if (scn_traffic_additive(name)) {
+				double sum = 0;
+
+				full = xasprintf("traffic." SCN_TRAFFIC_ALL ".%s", name);
+				metrics_get(c->m, full, &sum);
+				metrics_set(c->m, full, sum + v);
+				free(full);
+			}
 			if (first)
 				metrics_set(c->m, name, v);
 		}

@@ -123,6 +123,18 @@ static void test_scenario__named_traffic_sections_errors(void **state)
 		     "duplicate key 'port' in [traffic.bulk] (first at line 3)");
 	expect_error("bad-mixed-no-generator.scn", 4,
 		     "[traffic.empty] has no generator (udp-stream, tcp-stream, rr)");
+	/* traffic.all.*: the sums, of counts and rates, of a family some section has */
+	expect_error("bad-mixed-all.scn", 1,
+		     "bad section name [traffic.all]: traffic.all.* are the sums over every section; name it otherwise");
+	expect_error("bad-mixed-all-metric.scn", 7,
+		     "check 'wrong': metric 'traffic.all.udp.latency_us.p99': traffic.all.* sums the sections' counts and rates (sent, lost, bytes, goodput_bps, ...), not 'udp.latency_us.p99'");
+	expect_error("bad-mixed-all-family.scn", 4,
+		     "check 'wrong': metric 'traffic.all.rr.transactions': no section's generator has 'rr.transactions'");
+	assert_true(scn_traffic_additive("udp.lost"));
+	assert_true(scn_traffic_additive("tcp.goodput_bps"));
+	assert_false(scn_traffic_additive("udp.flow.3.lost"));
+	assert_false(scn_traffic_additive("tcp.fairness_jain"));
+	assert_false(scn_traffic_additive("udp.latency_us.p50"));
 }
 
 static void test_scenario__trace_section_and_its_defaults(void **state)

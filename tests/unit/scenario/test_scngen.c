@@ -310,6 +310,12 @@ static void test_scngen__sections_prefix_their_metrics(void **state)
 	assert_true(metrics_get(r.m, "udp.lost", &v) && v == 1);
 	assert_true(metrics_get(r.m, "udp.sent", &v) && v == 10);
 	assert_false(metrics_get(r.m, "traffic.bulk.udp.lost", &v));
+	/* traffic.all.*: the sums over the sections that have each */
+	assert_true(metrics_get(r.m, "traffic.all.udp.sent", &v) && v == 30);
+	assert_true(metrics_get(r.m, "traffic.all.udp.lost", &v) && v == 6);
+	assert_true(metrics_get(r.m, "traffic.all.udp.unique", &v) && v == 24);
+	assert_true(metrics_get(r.m, "traffic.all.tcp.goodput_bps", &v) && v == 4000);
+	assert_false(metrics_get(r.m, "traffic.all.udp.latency_us.p50", &v));
 	/* A section without results is the run's error. */
 	d = xasprintf("%s/late/%s", r.dir, u->rx_out);
 	unlink(d);
