@@ -43,6 +43,9 @@ test_expect_success 'a 16-flow mixed scenario: per-flow figures add up to the to
 	# the counters: the identity holds with nothing left over
 	test "$(metric "$m" loss.unaccounted)" = 0
 	test "$(metric "$m" udp.flow_lost_max)" = 0
+	# the sums over the sections: one UDP and one TCP section here
+	test "$(metric "$m" traffic.all.udp.sent)" = "$(metric "$m" udp.sent)"
+	test "$(metric "$m" traffic.all.tcp.bytes)" = "$(metric "$m" traffic.bulk.tcp.bytes)"
 	# the TCP section ran beside it, every connection moved
 	test "$(metric "$m" traffic.bulk.tcp.stalled)" = 0
 	awk "BEGIN { exit !($(metric "$m" traffic.bulk.tcp.flow_goodput_min_bps) > 0) }"
