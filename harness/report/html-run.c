@@ -312,21 +312,22 @@ static void cdf_series(struct svg_plot *p, struct json_object *stage, const stru
  * path (pktpath_dev_metric_name()) is left out; the names come from the
  * guest, so they are escaped like the rest.
  */
-static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_dir d)
+static void latency_by(struct sbuf *b, const struct html_run *r, enum pktpath_dir d,
+		       const struct pktpath_dev *devs, size_t n, const char *key, const char *col)
 {
 	static const char *const cols[] = { "count", "p50_us", "p90_us", "p99_us", "max_us" };
 	const char *dn = d == PKTPATH_RX ? "rx" : "tx";
-	const struct pktpath *pp = r->pp;
 	bool head = false;
 
-	for (size_t i = 0; i < pp->n_devs; i++) {
-		const struct pktpath_stats *s = &pp->devs[i].dir[d];
-		const char *dev = pp->devs[i].name;
+	for (size_t i = 0; i < n; i++) {
+		const struct pktpath_stats *s = &devs[i].dir[d];
+		const char *dev = devs[i].name;
 
 		if (!s->packets || !pktpath_dev_metric_name(dev))
 			continue;
 		if (!head)
-			sbuf_adds(b, "<table class=\"stages\" data-by-dev><tr><th class=\"l\">NIC</th><th class=\"l\">stage</th><th>count</th><th>p50 us</th><th>p90 us</th><th>p99 us</th><th>max us</th></tr>\n");
+			sbuf_addf(b, "<table class=\"stages\" data-%s><tr><th class=\"l\">%s</th><th class=\"l\">stage</th><th>count</th><th>p50 us</th><th>p90 us</th><th>p99 us</th><th>max us</th></tr>\n",
+				  !strcmp(key, "by_dev") ? "by-dev" : "by-queue", col);
 		head = true;
 		for (int k = 0; k < pktpath_stages(d); k++) {
 			const char *name = pktpath_stage_name(d, k);
@@ -340,8 +341,8 @@ static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_
 			sbuf_adds(b, "</td>");
 			for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 				sbuf_adds(b, "<td>");
-				html_numf(b, r->rep, NULL, "path.%s.by_dev.%s.stages.%s.%s", dn,
-					  dev, name, cols[c]);
+				html_numf(b, r->rep, NULL, "path.%s.%s.%s.stages.%s.%s", dn,
+					  key, dev, name, cols[c]);
 				sbuf_adds(b, "</td>");
 			}
 			sbuf_adds(b, "</tr>\n");
@@ -349,6 +350,13 @@ static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_
 	}
 	if (head)
 		sbuf_adds(b, "</table>\n");
+}
+
+/* Per NIC, then per queue of a multi-queue NIC ("ethB_q1"): by_dev and by_queue. */
+static void latency_devs(struct sbuf *b, const struct html_run *r, enum pktpath_dir d)
+{
+	latency_by(b, r, d, r->pp->devs, r->pp->n_devs, "by_dev", "NIC");
+	latency_by(b, r, d, r->pp->queues, r->pp->n_queues, "by_queue", "queue");
 }
 
 static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_dir d)
