@@ -44,7 +44,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
 	       scenario/scngdb \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \
-	       report/report report/html report/html-bisect report/html-run report/html-suite report/html-util report/svg \
+	       report/report report/html report/html-bisect report/html-run report/html-flows report/html-suite report/html-util report/svg \
 	       report/runview report/genflows report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \

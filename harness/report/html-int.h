@@ -76,4 +76,16 @@ void html_numf(struct sbuf *b, struct json_object *root, const char *source, con
 /* A string of the JSON (escaped), or @dflt. */
 void html_str(struct sbuf *b, struct json_object *root, const char *path, const char *dflt);
 
+/* A run page's section: <section id=@id data-section=@id><h2>@title</h2> ... </section>. */
+void html_section_begin(struct sbuf *b, const char *id, const char *title);
+void html_section_end(struct sbuf *b);
+/* <p class="missing">@why</p>: what a section lacks, and why. */
+void html_missing(struct sbuf *b, const char *why);
+/* One <td> per column: the number at @path.@i.COLUMN of the run's report. */
+void html_num_cells(struct sbuf *b, const struct html_run *r, const char *path, size_t i,
+		    const char *const *cols, size_t n);
+
+/* The run page's flows and processes section (html-flows.c). */
+void html_sec_flows(struct sbuf *b, const struct html_run *r);
+
 #endif /* NETLAB_HTML_INT_H */

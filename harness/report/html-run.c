@@ -12,7 +12,6 @@
 
 #include <json-c/json.h>
 
-#include "report/genflows.h"
 #include "report/html-int.h"
 #include "report/svg.h"
 #include "lib/metrics.h"
@@ -26,37 +25,8 @@
 #define PLOT_H 340
 #define NETRX_MAX_ROWS 40	/* skbs drawn in the NET_RX tree; the rest are counted */
 
-static void section_begin(struct sbuf *b, const char *id, const char *title)
-{
-	sbuf_addf(b, "<section id=\"%s\" data-section=\"%s\">\n<h2>", id, id);
-	esc_html(b, title);
-	sbuf_adds(b, "</h2>\n");
-}
-
-static void section_end(struct sbuf *b)
-{
-	sbuf_adds(b, "</section>\n");
-}
-
-static void missing(struct sbuf *b, const char *why)
-{
-	sbuf_adds(b, "<p class=\"missing\">");
-	esc_html(b, why);
-	sbuf_adds(b, "</p>\n");
-}
-
 /* ---- header ----------------------------------------------------------------------- */
 
-/* One <td> per column: the number at PATH.@i.COLUMN of the run's report. */
-static void num_cells(struct sbuf *b, const struct html_run *r, const char *path, size_t i,
-		      const char *const *cols, size_t n)
-{
-	for (size_t c = 0; c < n; c++) {
-		sbuf_adds(b, "<td>");
-		html_numf(b, r->rep, NULL, "%s.%zu.%s", path, i, cols[c]);
-		sbuf_adds(b, "</td>");
-	}
-}
 
 static void header(struct sbuf *b, const struct html_run *r)
 {
@@ -91,7 +61,7 @@ static void header(struct sbuf *b, const struct html_run *r)
 	}
 	sbuf_adds(b, "</table>\n");
 	if (!r->result && r->dir)
-		missing(b, "no result.json in the run directory");
+		html_missing(b, "no result.json in the run directory");
 }
 
 /* ---- loss story ------------------------------------------------------------------- */
@@ -119,12 +89,12 @@ static void sec_loss(struct sbuf *b, const struct html_run *r)
 	struct svg_plot p;
 	char *story;
 
-	section_begin(b, "loss", "Loss story: where the datagrams went, layer by layer");
+	html_section_begin(b, "loss", "Loss story: where the datagrams went, layer by layer");
 	sent = m ? metrics_value(m, "loss.app_sent", NAN) : NAN;
 	if (isnan(sent)) {
-		missing(b, r->m ? "metrics.json has no loss.* metrics (they come from a scenario whose traffic counts what it sent and received, under netlab regress)"
+		html_missing(b, r->m ? "metrics.json has no loss.* metrics (they come from a scenario whose traffic counts what it sent and received, under netlab regress)"
 				: "no metrics.json: the loss story comes from netlab regress's per-run metrics");
-		section_end(b);
+		html_section_end(b);
 		return;
 	}
 	before = metrics_value(m, "loss.lost_before_wire", 0);
@@ -173,7 +143,7 @@ static void sec_loss(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, "</pre>\n");
 	}
 	free(story);
-	section_end(b);
+	html_section_end(b);
 }
 
 /* ---- drops over time --------------------------------------------------------------- */
@@ -231,11 +201,11 @@ static void sec_drops(struct sbuf *b, const struct html_run *r)
 {
 	const struct tracedrops *td = r->td;
 
-	section_begin(b, "drops", "Drops over time by reason (dropwatch)");
+	html_section_begin(b, "drops", "Drops over time by reason (dropwatch)");
 	if (!td) {
-		missing(b, r->trace ? "the trace has no skb:kfree_skb events (or could not be read)"
+		html_missing(b, r->trace ? "the trace has no skb:kfree_skb events (or could not be read)"
 				    : "no trace: drops come from the run's trace.dat");
-		section_end(b);
+		html_section_end(b);
 		return;
 	}
 	sbuf_adds(b, "<p>");
@@ -246,8 +216,8 @@ static void sec_drops(struct sbuf *b, const struct html_run *r)
 	html_num(b, r->rep, NULL, "trace.lost_events");
 	sbuf_adds(b, "</p>\n");
 	if (!td->total) {
-		missing(b, "nothing was dropped: no skb:kfree_skb record in the trace");
-		section_end(b);
+		html_missing(b, "nothing was dropped: no skb:kfree_skb record in the trace");
+		html_section_end(b);
 		return;
 	}
 	drops_plot(b, td);
@@ -260,7 +230,7 @@ static void sec_drops(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, "</td></tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
-	section_end(b);
+	html_section_end(b);
 }
 
 /* ---- stage latency ------------------------------------------------------------------ */
@@ -378,7 +348,7 @@ static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_d
 			hi = fmax(hi, (double)s->stage[k]->max / 1e3);
 		}
 	if (!(hi > 0)) {
-		missing(b, "no stage of this direction has a sample");
+		html_missing(b, "no stage of this direction has a sample");
 		return;
 	}
 	id = xasprintf("latency-%s", dn);
@@ -420,14 +390,14 @@ static void latency_dir(struct sbuf *b, const struct html_run *r, enum pktpath_d
 
 static void sec_latency(struct sbuf *b, const struct html_run *r)
 {
-	section_begin(b, "latency", "Per-stage latency (packet path)");
+	html_section_begin(b, "latency", "Per-stage latency (packet path)");
 	if (!r->pp)
-		missing(b, r->trace ? "the trace holds none of the packet-path events (or could not be read)"
+		html_missing(b, r->trace ? "the trace holds none of the packet-path events (or could not be read)"
 				    : "no trace: stage latency comes from the run's trace.dat");
 	else
 		for (int d = 0; d < PKTPATH_DIRS; d++)
 			latency_dir(b, r, d);
-	section_end(b);
+	html_section_end(b);
 }
 
 /* ---- driver rings ------------------------------------------------------------------- */
@@ -603,11 +573,11 @@ static void sec_ring(struct sbuf *b, const struct html_run *r)
 	};
 	const struct drvring *d = r->dr;
 
-	section_begin(b, "ring", "Driver rings and NAPI");
+	html_section_begin(b, "ring", "Driver rings and NAPI");
 	if (!d) {
-		missing(b, r->trace ? "the trace has no netlab_drv driver lines nor fallback probes: the driver patches are not in this kernel"
+		html_missing(b, r->trace ? "the trace has no netlab_drv driver lines nor fallback probes: the driver patches are not in this kernel"
 				    : "no trace: the rings come from the run's trace.dat");
-		section_end(b);
+		html_section_end(b);
 		return;
 	}
 	for (size_t i = 0; i < d->n_queues; i++)
@@ -633,7 +603,7 @@ static void sec_ring(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
-	section_end(b);
+	html_section_end(b);
 }
 
 /* ---- NET_RX tree ------------------------------------------------------------------- */
@@ -721,7 +691,7 @@ static void netrx_cpu_table(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "</tr>\n");
 	for (size_t i = 0; i < n; i++) {
 		sbuf_addf(b, "<tr><td>%zu</td>", i);
-		num_cells(b, r, "timeline.per_cpu", i, cols, ARRAY_SIZE(cols));
+		html_num_cells(b, r, "timeline.per_cpu", i, cols, ARRAY_SIZE(cols));
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
@@ -731,12 +701,12 @@ static void sec_netrx(struct sbuf *b, const struct html_run *r)
 {
 	const struct netrx *nr = r->nr;
 
-	section_begin(b, "netrx", "NET_RX timeline of the worst interrupt (irq -> last copy)");
+	html_section_begin(b, "netrx", "NET_RX timeline of the worst interrupt (irq -> last copy)");
 	if (!nr || !nr->n_trees) {
-		missing(b, !r->trace ? "no trace: the timeline comes from the run's trace.dat" :
+		html_missing(b, !r->trace ? "no trace: the timeline comes from the run's trace.dat" :
 			   nr ? "no NET_RX softirq received a frame in this trace" :
 				"the trace has none of the irq, softirq, napi and net events (or could not be read)");
-		section_end(b);
+		html_section_end(b);
 		return;
 	}
 	sbuf_adds(b, "<p>irq -> softirq ");
@@ -756,184 +726,10 @@ static void sec_netrx(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "</code></p>\n");
 	netrx_plot(b, nr, nr->trees[0]);
 	netrx_cpu_table(b, r);
-	section_end(b);
+	html_section_end(b);
 }
 
-/* ---- flows, processes, wire -------------------------------------------------------- */
-
-static void tasks(struct sbuf *b, struct json_object *arr)
-{
-	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-		struct json_object *t = json_object_array_get_idx(arr, i);
-
-		sbuf_adds(b, i ? ", " : "");
-		html_str(b, t, "comm", "?");
-		sbuf_adds(b, "/");
-		html_str(b, t, "pid", "?");
-	}
-}
-
-/* A JSON array of CPU numbers as "0,1", "-" for none. */
-static void cpu_list(struct sbuf *b, struct json_object *arr)
-{
-	size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		sbuf_addf(b, "%s%d", i ? "," : "", json_object_get_int(json_object_array_get_idx(arr, i)));
-	if (!n)
-		sbuf_adds(b, "-");
-}
-
-/*
- * The trace's flows, the first @max in @order (tcptop-like: bytes, drops,
- * latency, with the tasks and CPUs at each end). A row's numbers are those
- * of path.flows.I, I its index in the report.
- */
-static void flows_table(struct sbuf *b, const struct html_run *r, enum pktpath_flow_order order,
-			size_t max)
-{
-	static const char *const cols[] = { "tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
-					    "drops", "retransmits", "latency_us.tx.p50",
-					    "latency_us.tx.p99", "latency_us.rx.p50",
-					    "latency_us.rx.p99" };
-	struct json_object *flows = html_json_at(r->rep, "path.flows");
-	size_t n = flows ? json_object_array_length(flows) : 0, shown;
-	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx));
-
-	for (size_t i = 0; i < n; i++)
-		idx[i] = i;
-	if (r->pp && r->pp->n_flows == n)
-		pktpath_flows_sorted(r->pp, order, idx);
-	shown = max && max < n ? max : n;
-	sbuf_addf(b, "<h3>flows in the trace, %s%zu by %s</h3>\n", shown < n ? "top " : "", shown,
-		  pktpath_flow_order_name(order));
-	sbuf_addf(b, "<table class=\"flows\" data-order=\"%s\"><tr><th class=\"l\">flow</th>",
-		  pktpath_flow_order_name(order));
-	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
-		sbuf_addf(b, "<th>%s</th>", cols[c]);
-	sbuf_adds(b, "<th>tx cpu</th><th>rx cpu</th><th>app cpu</th><th class=\"l\">senders</th><th class=\"l\">receivers</th></tr>\n");
-	for (size_t j = 0; j < shown; j++) {
-		size_t i = idx[j];
-		struct json_object *f = json_object_array_get_idx(flows, i);
-
-		sbuf_adds(b, "<tr class=\"flow\"><td class=\"l\">");
-		html_str(b, f, "proto", "?");
-		sbuf_adds(b, " ");
-		html_str(b, f, "saddr", "?");
-		sbuf_adds(b, ":");
-		html_str(b, f, "sport", "?");
-		sbuf_adds(b, " -&gt; ");
-		html_str(b, f, "daddr", "?");
-		sbuf_adds(b, ":");
-		html_str(b, f, "dport", "?");
-		sbuf_adds(b, "</td>");
-		num_cells(b, r, "path.flows", i, cols, ARRAY_SIZE(cols));
-		for (int c = 0; c < 3; c++) {
-			sbuf_adds(b, "<td>");
-			cpu_list(b, html_json_at(f, c == 0 ? "cpus.tx" : c == 1 ? "cpus.rx" : "cpus.app"));
-			sbuf_adds(b, "</td>");
-		}
-		sbuf_adds(b, "<td class=\"l\">");
-		tasks(b, html_json_at(f, "senders"));
-		sbuf_adds(b, "</td><td class=\"l\">");
-		tasks(b, html_json_at(f, "receivers"));
-		sbuf_adds(b, "</td></tr>\n");
-	}
-	sbuf_adds(b, "</table>\n");
-	if (shown < n)
-		sbuf_addf(b, "<p>... %zu more flows (<code>netlab report --flows</code> lists them all)</p>\n",
-			  n - shown);
-	free(idx);
-}
-
-/* A metric cell of a generator flow: its metrics.json name is PREFIX + @what. */
-static void genflow_cell(struct sbuf *b, const struct html_run *r, const struct genflow *g,
-			 const char *what)
-{
-	char name[160];
-
-	snprintf(name, sizeof(name), "%s%s", g->prefix, what);
-	sbuf_adds(b, "<td>");
-	html_num(b, r->mj, "metrics", name);
-	sbuf_adds(b, "</td>");
-}
-
-/* The generators' own per-flow counts (report/genflows.h), most loss first. */
-static void genflows_table(struct sbuf *b, const struct html_run *r, size_t max)
-{
-	static const char *const cols[] = { "sport",	 "sent",	  "unique",
-					    "lost",	 "misdelivered",  "reordered",
-					    "latency_us.p50", "latency_us.p99", "bytes",
-					    "goodput_bps", "retransmits",	  "rtt_us",
-					    "socket",	 "tx_cpu",	  "rx_cpu" };
-	struct genflow *g = NULL;
-	size_t n = genflows_collect(r->m, GENFLOW_BY_LOSS, &g), shown = max && max < n ? max : n;
-
-	if (!n) {
-		free(g);
-		return;
-	}
-	sbuf_addf(b, "<h3>flows as the generators counted them, %s%zu by loss</h3>\n",
-		  shown < n ? "top " : "", shown);
-	sbuf_adds(b, "<table class=\"genflows\"><tr><th class=\"l\">section</th><th class=\"l\">flow</th>");
-	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
-		sbuf_addf(b, "<th>%s</th>", cols[c]);
-	sbuf_adds(b, "</tr>\n");
-	for (size_t i = 0; i < shown; i++) {
-		sbuf_adds(b, "<tr class=\"genflow\"><td class=\"l\">");
-		esc_html(b, g[i].section[0] ? g[i].section : "-");
-		sbuf_addf(b, "</td><td class=\"l\">%s %u</td>", g[i].tcp ? "tcp" : "udp", g[i].k);
-		for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
-			genflow_cell(b, r, &g[i], cols[c]);
-		sbuf_adds(b, "</tr>\n");
-	}
-	sbuf_adds(b, "</table>\n");
-	if (shown < n)
-		sbuf_addf(b, "<p>... %zu more flows (<code>netlab report --flows</code> lists them all)</p>\n",
-			  n - shown);
-	free(g);
-}
-
-static void procs_table(struct sbuf *b, const struct html_run *r)
-{
-	struct json_object *procs = html_json_at(r->rep, "path.processes");
-
-	sbuf_adds(b, "<h3>processes</h3>\n<table class=\"procs\"><tr><th>pid</th><th class=\"l\">comm</th><th>rx packets</th><th>rx total p50 us</th><th>rx total p99 us</th><th>tx packets</th><th>tx total p50 us</th><th>tx total p99 us</th></tr>\n");
-	for (size_t i = 0; procs && i < json_object_array_length(procs); i++) {
-		struct json_object *pr = json_object_array_get_idx(procs, i);
-		static const char *const cols[] = { "rx.packets", "rx.stages.total.p50_us",
-						    "rx.stages.total.p99_us", "tx.packets",
-						    "tx.stages.total.p50_us", "tx.stages.total.p99_us" };
-
-		sbuf_adds(b, "<tr class=\"proc\"><td>");
-		html_numf(b, r->rep, NULL, "path.processes.%zu.pid", i);
-		sbuf_adds(b, "</td><td class=\"l\">");
-		html_str(b, pr, "comm", "?");
-		sbuf_adds(b, "</td>");
-		num_cells(b, r, "path.processes", i, cols, ARRAY_SIZE(cols));
-		sbuf_adds(b, "</tr>\n");
-	}
-	sbuf_adds(b, "</table>\n");
-}
-
-static void sec_flows(struct sbuf *b, const struct html_run *r)
-{
-	section_begin(b, "flows", "Flows and processes");
-	genflows_table(b, r, 32);
-	if (!html_json_at(r->rep, "path")) {
-		missing(b, "no packet path in the trace (or no trace): no flows");
-	} else {
-		size_t n = r->pp ? r->pp->n_flows : 0;
-
-		flows_table(b, r, PKTPATH_BY_BYTES, 32);
-		if (n > 1 && r->pp->drops_in_flows + r->pp->retransmits)
-			flows_table(b, r, PKTPATH_BY_DROPS, 10);
-		if (n > 1)
-			flows_table(b, r, PKTPATH_BY_LATENCY, 10);
-		procs_table(b, r);
-	}
-	section_end(b);
-}
+/* ---- wire ------------------------------------------------------------------------- */
 
 static void sec_wire(struct sbuf *b, const struct html_run *r)
 {
@@ -941,10 +737,10 @@ static void sec_wire(struct sbuf *b, const struct html_run *r)
 					    "nic_drops", "ip_in", "ip_out", "delivered" };
 	struct json_object *links = html_json_at(r->rep, "wire.links");
 
-	section_begin(b, "wire", "The wire beside the stack (pcaps and counters)");
+	html_section_begin(b, "wire", "The wire beside the stack (pcaps and counters)");
 	if (!links) {
-		missing(b, "no wire view: it needs a run directory with result.json, metrics.json and pcaps");
-		section_end(b);
+		html_missing(b, "no wire view: it needs a run directory with result.json, metrics.json and pcaps");
+		html_section_end(b);
 		return;
 	}
 	sbuf_adds(b, "<table class=\"links\"><tr><th class=\"l\">link</th>");
@@ -961,11 +757,11 @@ static void sec_wire(struct sbuf *b, const struct html_run *r)
 		sbuf_adds(b, " (");
 		html_str(b, l, "model", "");
 		sbuf_adds(b, ")</td>");
-		num_cells(b, r, "wire.links", i, cols, ARRAY_SIZE(cols));
+		html_num_cells(b, r, "wire.links", i, cols, ARRAY_SIZE(cols));
 		sbuf_adds(b, "</tr>\n");
 	}
 	sbuf_adds(b, "</table>\n");
-	section_end(b);
+	html_section_end(b);
 }
 
 /* One command line "CMD PATH[SUFFIX]" to paste, as HTML: PATH quoted for a shell, then escaped. */
@@ -991,7 +787,7 @@ static void sec_open(struct sbuf *b, const struct html_run *r)
 	const char *base = r->dir && realpath(r->dir, abs) ? abs : r->dir;
 	struct json_object *nics = html_json_at(r->result, "nics");
 
-	section_begin(b, "open", "Look for yourself");
+	html_section_begin(b, "open", "Look for yourself");
 	sbuf_adds(b, "<ul>\n");
 	if (r->dir && r->trace) {
 		sbuf_adds(b, "<li>open in KernelShark: ");
@@ -1023,7 +819,7 @@ static void sec_open(struct sbuf *b, const struct html_run *r)
 	sbuf_adds(b, "<li>the same figures as JSON: ");
 	command(b, "netlab report --json --worst 1", r->dir ? base : r->target, NULL);
 	sbuf_adds(b, "</li>\n</ul>\n");
-	section_end(b);
+	html_section_end(b);
 }
 
 void html_run_render(struct sbuf *b, const struct html_run *r)
@@ -1038,7 +834,7 @@ void html_run_render(struct sbuf *b, const struct html_run *r)
 	sec_latency(b, r);
 	sec_ring(b, r);
 	sec_netrx(b, r);
-	sec_flows(b, r);
+	html_sec_flows(b, r);
 	sec_wire(b, r);
 	sec_open(b, r);
 	html_page_end(b);

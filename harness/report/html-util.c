@@ -114,3 +114,35 @@ void html_str(struct sbuf *b, struct json_object *root, const char *path, const 
 
 	esc_html(b, v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : dflt);
 }
+
+/* ---- a run page's parts (html-run.c, html-flows.c) ---- */
+
+void html_section_begin(struct sbuf *b, const char *id, const char *title)
+{
+	sbuf_addf(b, "<section id=\"%s\" data-section=\"%s\">\n<h2>", id, id);
+	esc_html(b, title);
+	sbuf_adds(b, "</h2>\n");
+}
+
+void html_section_end(struct sbuf *b)
+{
+	sbuf_adds(b, "</section>\n");
+}
+
+void html_missing(struct sbuf *b, const char *why)
+{
+	sbuf_adds(b, "<p class=\"missing\">");
+	esc_html(b, why);
+	sbuf_adds(b, "</p>\n");
+}
+
+/* One <td> per column: the number at PATH.@i.COLUMN of the run's report. */
+void html_num_cells(struct sbuf *b, const struct html_run *r, const char *path, size_t i,
+			   const char *const *cols, size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		sbuf_adds(b, "<td>");
+		html_numf(b, r->rep, NULL, "%s.%zu.%s", path, i, cols[c]);
+		sbuf_adds(b, "</td>");
+	}
+}

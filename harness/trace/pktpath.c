@@ -526,8 +526,7 @@ static int lat_record(struct pktpath_lat **lp, uint64_t v)
 	unsigned int i = hist_index(v) >> LAT_SHIFT;
 
 	if (!l) {
-		if (!(l = calloc(1, sizeof(*l))))
-			return -ENOMEM;
+		l = xcalloc(1, sizeof(*l));
 		l->min = UINT64_MAX;
 		*lp = l;
 	}
