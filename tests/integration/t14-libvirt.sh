@@ -126,13 +126,10 @@ else test_expect_success "$T" '
 '
 fi
 
-# VM b boots beside VM a and nobody waits for it: on a loaded host (a
-# .ci/run rehearsal beside other guests) three pings a second apart got no
-# reply. -w: until the third reply, or 300 s.
 test_expect_success 'pair topology through libvirt: the two domains talk over UDP' '
 	d=$T_TMP/pair
 	"$NETLAB" run --backend libvirt --topology pair --timeout 600 --out "$d" \
-		--exec "ping -c 3 -w 300 198.18.0.2 | grep -c ttl=" >"$T_TMP/pair.out" 2>&1 ||
+		--exec "ping -c 3 198.18.0.2 | grep -c ttl=" >"$T_TMP/pair.out" 2>&1 ||
 		{ cat "$T_TMP/pair.out"; false; }
 	test "$(cat "$d/vm-a/stdout")" = 3
 	test "$(jq -r ".domains | length" "$d/result.json")" = 2
