@@ -640,6 +640,20 @@ static int rx_wait_many(struct udps_rx *rx)
 }
 
 /*
+ * What a batch's result @n says: nonzero (the error set in @err) for a
+ * failure, 0 for datagrams, none yet (EAGAIN) or a signal (EINTR).
+ */
+static int rx_failed(const struct udps_rx *rx, int n, char **err)
+{
+	if (n == -ENOMEM)
+		return terr_sys(err, ENOMEM, NULL, "cannot allocate a flow");
+	if (n < 0 && n != -EAGAIN && n != -EINTR)
+		return terr_sys(err, -n, NULL, "cannot receive on port %llu",
+				(unsigned long long)rx->o->port);
+	return 0;
+}
+
+/*
  * What the sockets hold when the receiver stops is read too, not freed
  * unread at close: the kernel counts no drop for a datagram purged from a
  * closing socket's queue, so an END copy (or a late datagram) left there
@@ -652,15 +666,13 @@ static int rx_drain(struct udps_rx *rx, char **err)
 {
 	for (unsigned int i = 0; i < rx->nfds; i++) {
 		for (int b = 0; b < UDPS_DRAIN_BATCHES; b++) {
-			int n = rx_batch(rx, i, MSG_DONTWAIT);
+			int n = rx_batch(rx, i, MSG_DONTWAIT), ret;
 
 			if (n == -EAGAIN || n == -EWOULDBLOCK || n == 0)
 				break;
-			if (n == -ENOMEM)
-				return terr_sys(err, ENOMEM, NULL, "cannot allocate a flow");
-			if (n < 0 && n != -EINTR)
-				return terr_sys(err, -n, NULL, "cannot receive on port %llu",
-						(unsigned long long)rx->o->port);
+			ret = rx_failed(rx, n, err);
+			if (ret)
+				return ret;
 		}
 	}
 	return 0;
@@ -669,16 +681,14 @@ static int rx_drain(struct udps_rx *rx, char **err)
 static int rx_loop(struct udps_rx *rx, char **err)
 {
 	uint64_t t = tclock_now();
-	int n;
+	int n, ret;
 
 	while (!(rx->end_reason = rx_should_end(rx, t))) {
 		n = rx->nfds == 1 ? rx_wait_one(rx) : rx_wait_many(rx);
 		t = tclock_now();
-		if (n == -ENOMEM)
-			return terr_sys(err, ENOMEM, NULL, "cannot allocate a flow");
-		if (n < 0 && n != -EAGAIN && n != -EINTR)
-			return terr_sys(err, -n, NULL, "cannot receive on port %llu",
-					(unsigned long long)rx->o->port);
+		ret = rx_failed(rx, n, err);
+		if (ret)
+			return ret;
 		if (n > 0)
 			rx->activity_ns = t;
 		if (n > 0 && rx->o->read_delay_ns)
