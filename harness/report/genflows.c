@@ -77,11 +77,11 @@ static double z(double v)
 	return isnan(v) ? 0 : v;
 }
 
-static enum genflow_order sort_order;
-
-static void keys(const struct genflow *g, double k[2])
+static void keys(struct genflow *g, enum genflow_order order)
 {
-	switch (sort_order) {
+	double *k = g->key;
+
+	switch (order) {
 	case GENFLOW_BY_BYTES:
 		k[0] = g->tcp ? z(g->bytes) : z(g->sent);
 		k[1] = 0;
@@ -101,14 +101,11 @@ static void keys(const struct genflow *g, double k[2])
 static int cmp_genflow(const void *a, const void *b)
 {
 	const struct genflow *x = a, *y = b;
-	double kx[2], ky[2];
 	int c;
 
-	keys(x, kx);
-	keys(y, ky);
 	for (int i = 0; i < 2; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? 1 : -1;
+		if (x->key[i] != y->key[i])
+			return x->key[i] < y->key[i] ? 1 : -1;
 	c = strcmp(x->section, y->section);
 	if (c)
 		return c;
@@ -133,13 +130,13 @@ size_t genflows_collect(const struct metrics *m, enum genflow_order order, struc
 				continue;
 			xgrow_array(&g, &cap, n + 1, sizeof(*g));
 			fill(m, &one);
+			keys(&one, order);
 			g[n++] = one;
 			sections |= pass == 0;
 		}
 		if (sections)
 			break; /* the unprefixed ones repeat the first section of each kind */
 	}
-	sort_order = order;
 	if (n > 1)
 		qsort(g, n, sizeof(*g), cmp_genflow);
 	*out = g;

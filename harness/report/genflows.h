@@ -26,6 +26,7 @@ struct genflow {
 	double p50_us, p99_us; /* UDP one-way latency */
 	double bytes, goodput_bps, retransmits, rtt_us; /* TCP */
 	double socket, tx_cpu, rx_cpu;
+	double key[2]; /* its sort keys in the order it was collected in, descending */
 };
 
 enum genflow_order { GENFLOW_BY_LOSS, GENFLOW_BY_BYTES, GENFLOW_BY_LATENCY };
