@@ -31,7 +31,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
 # harness/: one folder per subsystem (README "Source tree").
 HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock lib/metrics \
-	       vm/vm vm/qemu vm/topo vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
+	       vm/vm vm/qemu vm/topo vm/topofile vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
 	       boot/kernel boot/initrd boot/acpi boot/kmod \
 	       run/run run/rundir run/result run/counters run/pcapstat run/pcapcsum \
@@ -40,7 +40,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       trace/netrx trace/netrx-ev trace/netrx-out trace/drvring trace/drvring-read trace/drvring-out trace/txpath trace/txpath-out \
 	       trace/hist-json \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-traffic scenario/scenario-exec scenario/scenario-smp scenario/ktap scenario/check \
-	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-exec \
+	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-hops scenario/scnrun-exec \
 	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
 	       scenario/scngdb \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \

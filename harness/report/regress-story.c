@@ -431,6 +431,67 @@ static void flow_evidence(const struct metrics *m, struct sbuf *b)
 }
 
 /*
+ * Loss between the two ends' links: hop by hop when the topology has hops
+ * (scnrun-hops.c: hop.NAME.*, the reasons its namespace counted), the rest
+ * as lost on the wire.
+ */
+static double hop_value(const struct metrics *m, const char *hop, const char *what)
+{
+	char *key = xasprintf("hop.%s.%s", hop, what);
+	double v = metrics_value(m, key, 0);
+
+	free(key);
+	return isnan(v) ? 0 : v;
+}
+
+static void hop_evidence(const struct metrics *m, double wire, struct sbuf *b)
+{
+	static const struct { const char *what, *says; } r[] = {
+		{ "no_route", "no route" },
+		{ "hdr_errors", "header errors/TTL expired" },
+		{ "too_big", "too big for the next link's MTU (fragmentation needed)" },
+		{ "addr_errors", "address errors" },
+		{ "in_discards", "discarded on input" },
+		{ "out_discards", "discarded on output" },
+		{ "neigh_unresolved", "neighbour unresolved" },
+		{ "driver", "dropped by its in NIC's driver" },
+	};
+	double in_hops = 0;
+
+	for (size_t i = 0; i < metrics_count(m); i++) {
+		const char *name, *dot;
+		double v, counted, silent;
+		char hop[32];
+
+		metrics_at(m, i, &name, &v);
+		if (strncmp(name, "hop.", 4) || !(dot = strrchr(name, '.')) ||
+		    strcmp(dot, ".lost") || v <= 0 || (size_t)(dot - name - 4) >= sizeof(hop))
+			continue;
+		snprintf(hop, sizeof(hop), "%.*s", (int)(dot - name - 4), name + 4);
+		in_hops += v;
+		sbuf_addf(b, " %.0f at hop %s (%s; in %.0f, out %.0f):", v, hop,
+			  hop_value(m, hop, "bridge") > 0 ? "the bridge" : "IP forwarding",
+			  hop_value(m, hop, "in"), hop_value(m, hop, "out"));
+		for (size_t k = 0; k < ARRAY_SIZE(r); k++) {
+			double n = hop_value(m, hop, r[k].what);
+
+			if (n > 0)
+				sbuf_addf(b, " %s %.0f,", r[k].says, n);
+		}
+		counted = hop_value(m, hop, "counted");
+		silent = v - counted;
+		if (!(counted > 0))
+			sbuf_adds(b, " no counter of its namespace moved (silent: see kfree_skb above);");
+		else if (silent > 0)
+			sbuf_addf(b, " %.0f that no counter explains;", silent);
+		else
+			sbuf_adds(b, ";");
+	}
+	if (wire - in_hops > 0)
+		sbuf_addf(b, " %.0f between the NICs (on the wire);", wire - in_hops);
+}
+
+/*
  * " N frames dropped at CPU K's backlog (...);" for each CPU of the receiving
  * VM whose softnet dropped moved, and the trace's CPU_BACKLOG drops; the
  * total in *n.
@@ -577,7 +638,7 @@ char *regress_loss_story(const struct metrics *m)
 				sbuf_adds(&b, " (no counter moved; kfree_skb saw them);");
 		}
 		if (wire > 0)
-			sbuf_addf(&b, " %.0f between the NICs (on the wire);", wire);
+			hop_evidence(m, wire, &b);
 		/* A layer of its own, between the driver's hand-off and IP, per CPU. */
 		cpu_backlog_evidence(m, &b, &backlog);
 		for (size_t i = 0; i < n_labels; i++) {

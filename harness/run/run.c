@@ -22,6 +22,7 @@
 #include "lib/proc.h"
 #include "boot/kernel.h"
 #include "run/run.h"
+#include "vm/topofile.h"
 #include "run/rundir.h"
 #include "vm/backend.h"
 #include "vm/share.h"
@@ -600,10 +601,17 @@ static int write_initrd(struct run_ctx *c, unsigned int i, char **err)
 	char *exec, *jobpath = xasprintf("%s/job", v->dir);
 	int ret;
 
+	struct sbuf sb;
+
 	/* With ACPI tables, keep the IRQ lines as the command starts (NICs are up). */
-	exec = c->acpi.n ? xasprintf("cat /proc/interrupts > " NETLAB_GUEST_OUTDIR "/" ACPI_IRQ_FILE
-				     " 2>/dev/null\n%s\n", v->exec)
-			 : xasprintf("%s\n", v->exec);
+	sbuf_init(&sb);
+	if (c->acpi.n)
+		sbuf_adds(&sb, "cat /proc/interrupts > " NETLAB_GUEST_OUTDIR "/" ACPI_IRQ_FILE
+			       " 2>/dev/null\n");
+	/* A topology file's namespaces, devices and routes, before the command. */
+	topo_setup_script(c->cfg.topo, i, &sb);
+	sbuf_addf(&sb, "%s\n", v->exec);
+	exec = sbuf_detach(&sb);
 	v->initrd = xasprintf("%s/initrd.img", v->dir);
 	sbuf_init(&job);
 	job_text(&c->cfg, i, &job);

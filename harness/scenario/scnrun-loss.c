@@ -291,6 +291,22 @@ static int collect_csum(struct collect *c, unsigned int i, const char *path)
 }
 
 /*
+ * @f, and the same frames tagged with an 802.1Q header: a topology file's
+ * links may carry VLANs (libpcap's `vlan` moves the offsets after it).
+ */
+static char *vlan_too(char *f)
+{
+	char *both;
+
+	if (!f)
+		return NULL;
+	both = xasprintf("(%s) or (vlan and (%s))", f, f);
+
+	free(f);
+	return both;
+}
+
+/*
  * Each link's capture, read once: its frames, the IP frames to its NIC
  * (nicrx), and for UDP the data datagrams and END copies towards the port.
  */
@@ -328,6 +344,9 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 			filters[k] = udp_flow_filter(v6, port,
 						     (unsigned int)metrics_value(c->m, id, 0));
 		}
+		if (c->cfg->topo->data)
+			for (size_t k = 0; k < n_filters; k++)
+				filters[k] = vlan_too(filters[k]);
 		ret = pcap_stats_read_many(path, (const char *const *)filters, n_filters, st, c->err);
 		free(path);
 		for (size_t k = 0; k < n_filters; k++) {
@@ -359,6 +378,12 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 			metrics_set(c->m, name, (double)st[k].matched);
 		}
 		collect_nic_rx(c, i, (double)st[0].matched);
+	}
+	if (!ret && udp) {
+		char *f = vlan_too(udp_filter(v6, port, 1));
+
+		ret = scnrun_collect_hops(c, rundir, f, v6) ? -EINVAL : 0;
+		free(f);
 	}
 	free(filters);
 	free(st);

@@ -55,6 +55,15 @@ static const char *ns_prefix(const struct vm_nic *n, char *buf, size_t len)
 	return buf;
 }
 
+/* Prefix to run a command at the traffic's end on NIC n (vm_nic.tr_netns). */
+static const char *tr_prefix(const struct vm_nic *n, char *buf, size_t len)
+{
+	if (!n->tr_netns[0])
+		return "";
+	snprintf(buf, len, "/sbin/ip netns exec %s ", n->tr_netns);
+	return buf;
+}
+
 /* The per-NIC counter sources (scnrun-int.h). */
 const struct snap_source scnrun_snap_sources[] = {
 	{ "snmp", "cat /proc/net/snmp", false, "snmp.%c", counters_parse_snmp, true },
@@ -298,8 +307,8 @@ static void receiver_cmd(const struct scenario *s, const struct vm_config *cfg,
 	unsigned int idle = scn_gen_find(g->name)->rx_idle_timeout_s;
 	char dst[64], nsb[64];
 
-	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
-	sbuf_addf(o, "%s%s --%s --bind %s", ns_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
+	addr_of(v6 ? rx->tr_ipv6 : rx->tr_ipv4, dst, sizeof(dst));
+	sbuf_addf(o, "%s%s --%s --bind %s", tr_prefix(rx, nsb, sizeof(nsb)), g->name, g->rx_flag,
 		  dst);
 	end_args(s, g, TGEN_RX, o);
 	/* connected = yes: each receiving socket connect()s to the sender's address. */
@@ -307,7 +316,7 @@ static void receiver_cmd(const struct scenario *s, const struct vm_config *cfg,
 		const struct vm_nic *tx = &cfg->nics[scn_tx_nic(s)];
 		char peer[64];
 
-		addr_of(v6 ? tx->ipv6 : tx->ipv4, peer, sizeof(peer));
+		addr_of(v6 ? tx->tr_ipv6 : tx->tr_ipv4, peer, sizeof(peer));
 		sbuf_addf(o, " --peer %s", peer);
 	}
 	idle = idle > min_idle ? idle : min_idle;
@@ -346,8 +355,8 @@ static void sender_cmd(const struct scenario *s, const struct vm_config *cfg,
 	bool v6 = scn_traffic_v6(s);
 	char dst[64], nsb[64];
 
-	addr_of(v6 ? rx->ipv6 : rx->ipv4, dst, sizeof(dst));
-	sbuf_addf(o, "%s%s --%s --dst %s", ns_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_flag,
+	addr_of(v6 ? rx->tr_ipv6 : rx->tr_ipv4, dst, sizeof(dst));
+	sbuf_addf(o, "%s%s --%s --dst %s", tr_prefix(tx, nsb, sizeof(nsb)), g->name, g->tx_flag,
 		  dst);
 	end_args(s, g, TGEN_TX, o);
 	if (!scn_traffic_value(s, "count"))

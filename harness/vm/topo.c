@@ -6,8 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <dirent.h>
 
 #include "vm/vmcfg.h"
+#include "vm/topofile.h"
 #include "netlab-proto.h"
 
 unsigned int vm_gdb_default(const struct vm_config *cfg)
@@ -65,6 +69,15 @@ static struct vm_nic *nic_add(struct vm_config *cfg, char label, const char *def
 	return n;
 }
 
+void vm_nic_traffic_default(struct vm_nic *n)
+{
+	_Static_assert(sizeof(n->tr_netns) == sizeof(n->netns) && sizeof(n->tr_ipv4) == sizeof(n->ipv4) &&
+		       sizeof(n->tr_ipv6) == sizeof(n->ipv6), "traffic end fields");
+	memcpy(n->tr_netns, n->netns, sizeof(n->tr_netns));
+	memcpy(n->tr_ipv4, n->ipv4, sizeof(n->tr_ipv4));
+	memcpy(n->tr_ipv6, n->ipv6, sizeof(n->tr_ipv6));
+}
+
 /* Reject a model asked for a NIC the topology does not have. */
 static int check_extra_models(const struct vm_config *cfg, char **err)
 {
@@ -89,6 +102,8 @@ static struct vm_nic *add_a_and_b(struct vm_config *cfg)
 	b = nic_add(cfg, 'B', "virtio-net");
 	snprintf(b->ipv4, sizeof(b->ipv4), "%s", NETLAB_LOOP_B_IPV4);
 	snprintf(b->ipv6, sizeof(b->ipv6), "%s", NETLAB_LOOP_B_IPV6);
+	vm_nic_traffic_default(a);
+	vm_nic_traffic_default(b);
 	return b;
 }
 
@@ -98,6 +113,7 @@ static int loop_setup(struct vm_config *cfg, char **err)
 	struct vm_nic *b = add_a_and_b(cfg);
 
 	snprintf(b->netns, sizeof(b->netns), "%s", NETLAB_LOOP_B_NETNS);
+	vm_nic_traffic_default(b);
 	return check_extra_models(cfg, err);
 }
 
@@ -182,7 +198,7 @@ static void nic_device_args(const struct vm_config *cfg, const struct vm_nic *n,
 }
 
 /* Each NIC on a hub port. */
-static void hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a)
+void vm_hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a)
 {
 	for (unsigned int i = 0; i < cfg->n_nics; i++) {
 		const struct vm_nic *n = &cfg->nics[i];
@@ -236,21 +252,123 @@ static void none_qemu_args(const struct vm_config *cfg, unsigned int vm, struct 
 
 static const struct topology topologies[] = {
 	{ "loop", "one VM, NIC A (e1000e) and NIC B (virtio-net, netns b) on a QEMU hub", 1,
-	  loop_setup, hub_nics_qemu_args },
+	  loop_setup, vm_hub_nics_qemu_args, NULL },
 	{ "pair", "two VMs: NIC A (e1000e) in one, NIC B (virtio-net) in the other, wired by "
-		  "datagram sockets", 2, pair_setup, pair_qemu_args },
-	{ "none", "one VM without NICs", 1, none_setup, none_qemu_args },
+		  "datagram sockets", 2, pair_setup, pair_qemu_args, NULL },
+	{ "none", "one VM without NICs", 1, none_setup, none_qemu_args, NULL },
 };
 
-const struct topology *topology_find(const char *name)
+/* Topology files loaded so far, by the name they were asked by: they live until exit. */
+static struct loaded_topo {
+	char *name;
+	const struct topology *t;
+} *loaded;
+static size_t n_loaded, cap_loaded;
+
+static bool is_path(const char *name)
 {
+	size_t n = strlen(name);
+
+	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".topo"));
+}
+
+/* Shipped topology names: a-z 0-9 - _ only, so a name never walks out of the directory. */
+static bool is_plain_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+			return false;
+	return true;
+}
+
+const struct topology *topology_lookup(const char *name, char **err)
+{
+	const struct topology *t;
+	char *path;
+
 	for (size_t i = 0; i < ARRAY_SIZE(topologies); i++)
 		if (!strcmp(topologies[i].name, name))
 			return &topologies[i];
-	return NULL;
+	for (size_t i = 0; i < n_loaded; i++)
+		if (!strcmp(loaded[i].name, name))
+			return loaded[i].t;
+	if (is_path(name)) {
+		path = xstrdup(name);
+	} else if (is_plain_name(name)) {
+		char *dir = topo_file_dir();
+
+		path = xasprintf("%s/%s.topo", dir, name);
+		free(dir);
+		if (access(path, R_OK)) {
+			err_set(err, "unknown topology '%s' (topologies: %s)", name, topology_list());
+			free(path);
+			return NULL;
+		}
+	} else {
+		err_set(err, "unknown topology '%s' (topologies: %s)", name, topology_list());
+		return NULL;
+	}
+	t = topo_file_load(is_path(name) ? name : strrchr(path, '/') + 1, path, err);
+	free(path);
+	if (!t)
+		return NULL;
+	if (!is_path(name))
+		((struct topology *)t)->name = xstrdup(name);
+	xgrow_array(&loaded, &cap_loaded, n_loaded + 1, sizeof(*loaded));
+	loaded[n_loaded].name = xstrdup(name);
+	loaded[n_loaded++].t = t;
+	return t;
+}
+
+const struct topology *topology_find(const char *name)
+{
+	char *err = NULL;
+	const struct topology *t = topology_lookup(name, &err);
+
+	free(err);
+	return t;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 const char *topology_list(void)
 {
-	return "loop, pair, none";
+	static char *list;
+	char *dir, **names = NULL;
+	size_t n = 0, cap = 0;
+	struct sbuf b;
+	DIR *d;
+
+	if (list)
+		return list;
+	sbuf_init(&b);
+	sbuf_adds(&b, "loop, pair, none");
+	dir = topo_file_dir();
+	d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 5 && !strcmp(e->d_name + len - 5, ".topo")) {
+			xgrow_array(&names, &cap, n + 1, sizeof(*names));
+			names[n++] = xstrndup(e->d_name, len - 5);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(&b, ", %s", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	sbuf_adds(&b, ", or a .topo file");
+	list = sbuf_detach(&b);
+	return list;
 }

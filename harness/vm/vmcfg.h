@@ -26,7 +26,16 @@ struct vm_nic {
 	char ipv6[64];
 	unsigned int hub;		/* QEMU hub the NIC's link joins */
 	unsigned int vm;		/* the VM the NIC is in (0, or 1 for pair's B) */
+	/* The traffic's end on this NIC (A, B): its namespace and addresses,
+	 * the NIC's own unless the topology puts the end elsewhere (a VLAN, a
+	 * bridge, a tunnel, a namespace behind a veth pair). */
+	char tr_netns[16];
+	char tr_ipv4[48];
+	char tr_ipv6[64];
 };
+
+/* Set n's traffic end to the NIC itself. */
+void vm_nic_traffic_default(struct vm_nic *n);
 
 #define VM_MAX_VMS 2
 
@@ -40,6 +49,7 @@ const char *vm_accel_name(enum vm_accel a);
 int vm_accel_parse(const char *s, enum vm_accel *out);
 
 struct topology;
+struct topo_data;
 struct vm_share;
 
 struct vm_config {
@@ -101,10 +111,22 @@ struct topology {
 	int (*setup)(struct vm_config *cfg, char **err);
 	/* Append -netdev/-device/-object arguments for the NICs of VM `vm`. */
 	void (*qemu_args)(const struct vm_config *cfg, unsigned int vm, struct argv *a);
+	/* A topology file's contents (vm/topofile.h); NULL for the built-in ones. */
+	const struct topo_data *data;
 };
 
+/*
+ * A built-in topology (loop, pair, none), a shipped topology file
+ * (harness/topologies/NAME.topo), or the topology file at a path (a name
+ * with a '/' or ending in .topo). NULL when there is none; *err (may be
+ * NULL) then says why, naming a bad file's line.
+ */
+const struct topology *topology_lookup(const char *name, char **err);
 const struct topology *topology_find(const char *name);
+/* Every topology's name, the shipped files' included, comma-separated. */
 const char *topology_list(void);
+/* Each NIC on a hub port (cfg->nics[].hub), with its capture. */
+void vm_hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a);
 
 /* Label -> index ('A' -> 0); -1 when out of range. */
 int vm_nic_index(char label);
