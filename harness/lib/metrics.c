@@ -331,6 +331,11 @@ static const struct metric_family {
 	/* Frames the receiving VM dropped at a CPU's backlog (softnet.<CPU>.dropped summed). */
 	{ NULL, "loss.cpu_backlog_drops" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
+	/* The hops of a topology file's path (scnrun-hops.c), per hop name. */
+	{ NULL, "hop.*.{in,out,lost,counted,silent,bridge,forwarded,no_route,hdr_errors,too_big,"
+		"addr_errors,in_discards,out_discards,neigh_unresolved,driver}" },
+	{ NULL, "loss.lost_in_hops" },
+	{ NULL, "topology.hops" },
 };
 
 /*

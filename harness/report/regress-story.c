@@ -472,18 +472,19 @@ static void hop_evidence(const struct metrics *m, double wire, struct sbuf *b)
 		sbuf_addf(b, " %.0f at hop %s (%s; in %.0f, out %.0f):", v, hop,
 			  hop_value(m, hop, "bridge") > 0 ? "the bridge" : "IP forwarding",
 			  hop_value(m, hop, "in"), hop_value(m, hop, "out"));
-		for (size_t k = 0; k < ARRAY_SIZE(r); k++) {
+		for (size_t k = 0, first = 1; k < ARRAY_SIZE(r); k++) {
 			double n = hop_value(m, hop, r[k].what);
 
 			if (n > 0)
-				sbuf_addf(b, " %s %.0f,", r[k].says, n);
+				sbuf_addf(b, "%s %s %.0f", first ? "" : ",", r[k].says, n);
+			first = first && !(n > 0);
 		}
 		counted = hop_value(m, hop, "counted");
 		silent = v - counted;
 		if (!(counted > 0))
 			sbuf_adds(b, " no counter of its namespace moved (silent: see kfree_skb above);");
 		else if (silent > 0)
-			sbuf_addf(b, " %.0f that no counter explains;", silent);
+			sbuf_addf(b, ", %.0f that no counter explains;", silent);
 		else
 			sbuf_adds(b, ";");
 	}

@@ -290,6 +290,16 @@ static int collect_csum(struct collect *c, unsigned int i, const char *path)
 	return 0;
 }
 
+/* Whether NIC i's namespace holds another NIC of its VM. */
+static bool shares_netns(const struct vm_config *cfg, unsigned int i)
+{
+	for (unsigned int k = 0; k < cfg->n_nics; k++)
+		if (k != i && cfg->nics[k].vm == cfg->nics[i].vm &&
+		    !strcmp(cfg->nics[k].netns, cfg->nics[i].netns))
+			return true;
+	return false;
+}
+
 /*
  * @f, and the same frames tagged with an 802.1Q header: a topology file's
  * links may carry VLANs (libpcap's `vlan` moves the offsets after it).
@@ -327,17 +337,19 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 
 	metrics_set(c->m, "loss.lost_in_driver", 0);
 	metrics_set(c->m, "loss.silent_in_driver", 0);
-	for (unsigned int i = 0; i < c->cfg->n_nics && i < 2 && !ret; i++) {
+	/* NICs past A and B (a topology file's hops): their links' frames, no UDP identity. */
+	for (unsigned int i = 0; i < c->cfg->n_nics && !ret; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
+		size_t n_used = i < 2 ? n_filters : 2;
 
 		filters[0] = nic_rx_filter(&c->cfg->nics[i], v6);
 		filters[1] = nic_tx_filter(&c->cfg->nics[i]);
-		if (udp) {
+		if (udp && i < 2) {
 			filters[2] = udp_filter(v6, port, 1);
 			filters[3] = udp_filter(v6, port, 2);
 		}
-		for (size_t k = 4; k < n_filters; k++) {
+		for (size_t k = 4; k < n_used; k++) {
 			char id[64];
 
 			snprintf(id, sizeof(id), "udp.flow.%zu.id", k - 4);
@@ -345,9 +357,9 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 						     (unsigned int)metrics_value(c->m, id, 0));
 		}
 		if (c->cfg->topo->data)
-			for (size_t k = 0; k < n_filters; k++)
+			for (size_t k = 0; k < n_used; k++)
 				filters[k] = vlan_too(filters[k]);
-		ret = pcap_stats_read_many(path, (const char *const *)filters, n_filters, st, c->err);
+		ret = pcap_stats_read_many(path, (const char *const *)filters, n_used, st, c->err);
 		free(path);
 		for (size_t k = 0; k < n_filters; k++) {
 			free(filters[k]);
@@ -366,18 +378,21 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		metrics_set(c->m, name, (double)st[0].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
 		metrics_set(c->m, name, (double)st[0].bytes);
-		if (udp) {
+		if (udp && i < 2) {
 			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
 				    (double)st[2].matched);
 			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
 				    (double)st[3].matched);
 		}
-		for (size_t k = 4; k < n_filters; k++) {
+		for (size_t k = 4; k < n_used; k++) {
 			snprintf(name, sizeof(name), "udp.flow.%zu.%s", k - 4,
 				 i == rx ? "wire_rx" : "wire_tx");
 			metrics_set(c->m, name, (double)st[k].matched);
 		}
-		collect_nic_rx(c, i, (double)st[0].matched);
+		/* A namespace's IP counters cannot tell its NICs apart: two NICs of one
+		 * (a router's, a bridge's) are the hop's layer (scnrun-hops.c). */
+		if (!shares_netns(c->cfg, i))
+			collect_nic_rx(c, i, (double)st[0].matched);
 	}
 	if (!ret && udp) {
 		char *f = vlan_too(udp_filter(v6, port, 1));
