@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Topologies as data (harness/topologies/*.topo): a bad topology is an error
+# naming its file and line; the shipped router, VLAN-filtering bridge and
+# VLAN topologies carry both address families with nothing lost at any
+# layer or hop; the VLAN's frames are tagged on the wire; a fault at the
+# router (a smaller MTU on its out link) is put at hop r, IP forwarding.
+. "$(dirname "$0")/../lib.sh"
+command -v jq >/dev/null || skip_all "jq missing (make deps)"
+S=$TOP/tests/regress
+
+metric() { jq -r --arg n "$2" '.metrics[$n] // .[$n] // empty' "$1"; }
+
+test_expect_success 'an unknown topology lists the shipped files; a bad file names its line (exit 2)' '
+	rc=0; "$NETLAB" run --topology nosuch --exec true 2>"$T_TMP/e1" || rc=$?
+	cat "$T_TMP/e1"; test $rc = 2
+	grep -q "router" "$T_TMP/e1" && grep -q "bridge-vlan" "$T_TMP/e1"
+	printf "[topology]\ndescription = x\n[nic.A]\nlink = 0\n[nic.B]\nlink = 9\n" >"$T_TMP/bad.topo"
+	rc=0; "$NETLAB" run --topology "$T_TMP/bad.topo" --exec true 2>"$T_TMP/e2" || rc=$?
+	cat "$T_TMP/e2"; test $rc = 2
+	grep -q "bad.topo:6: link .9.: expected a link number 0 to 7" "$T_TMP/e2"
+	printf "[topology]\ndescription = x\n[nic.A]\nlink = 0\n[nic.C]\nlink = 0\n" >"$T_TMP/gap.topo"
+	rc=0; "$NETLAB" run --topology "$T_TMP/gap.topo" --exec true 2>"$T_TMP/e3" || rc=$?
+	cat "$T_TMP/e3"; test $rc = 2
+	grep -q "NIC C without NIC B" "$T_TMP/e3"
+'
+
+need_guest
+
+test_expect_success 'router (IPv4, fragmented), VLAN-filtering bridge (IPv6) and VLAN (IPv4): no loss at any layer or hop' '
+	rc=0; "$NETLAB" regress -j 1 --out "$T_TMP/topo" \
+		"topologies[topology=router,dst-ipv6=no,size=3000]" \
+		"topologies[topology=bridge-vlan,dst-ipv6=yes,size=1200]" \
+		"topologies[topology=vlan,dst-ipv6=no,size=1200]" >"$T_TMP/topo.out" 2>&1 || rc=$?
+	cat "$T_TMP/topo.out"; test $rc = 0
+	r=$(ls -d "$T_TMP"/topo/topologies+router+*/run-1)
+	test "$(metric "$r/metrics.json" hop.r.in)" = "$(metric "$r/metrics.json" udp.sent)"
+	test "$(metric "$r/metrics.json" hop.r.lost)" = 0
+	# the datagrams crossed the router: on the sender link and on the receiver link
+	test "$(tcpdump -nr "$r/nic-C.pcap" "udp dst port 5201" 2>/dev/null | wc -l)" -gt 0
+	test "$(tcpdump -nr "$r/nic-D.pcap" "ip[8] = 63 and udp dst port 5201" 2>/dev/null | wc -l)" -gt 0
+	r=$(ls -d "$T_TMP"/topo/topologies+vlan+*/run-1)
+	# every datagram on the VLAN link was tagged 10 (and the END copies), none left untagged
+	test "$(tcpdump -nr "$r/nic-A.pcap" "vlan 10 and udp dst port 5201" 2>/dev/null | wc -l)" -ge "$(metric "$r/metrics.json" udp.sent)"
+	test "$(tcpdump -nr "$r/nic-A.pcap" "not vlan and udp dst port 5201" 2>/dev/null | wc -l)" = 0
+'
+
+test_expect_success 'a smaller MTU past the router: the story puts the loss at hop r, IP forwarding, too big' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/mtu" "$TOP/tests/integration/scenarios/router-mtu.scn" >"$T_TMP/mtu.out" 2>&1 || rc=$?
+	cat "$T_TMP/mtu.out"; test $rc = 1
+	m=$T_TMP/mtu/router-mtu/run-1/metrics.json
+	test "$(metric "$m" hop.r.lost)" -ge 1
+	test "$(metric "$m" hop.r.too_big)" = "$(metric "$m" hop.r.lost)"
+	test "$(metric "$m" loss.unaccounted)" = 0
+	grep -q "at hop r (IP forwarding; in [0-9]*, out [0-9]*): too big for the next link.s MTU" "$T_TMP/mtu.out"
+'
+
+test_done
