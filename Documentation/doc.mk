@@ -14,7 +14,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 INSTALL     ?= install
 
 # Section 5: file formats; everything else is a command (section 1).
-DOC_MAN5    := netlab-scenario
+DOC_MAN5    := netlab-scenario netlab-topology
 DOC_MAN1    := $(filter-out $(DOC_MAN5),$(patsubst Documentation/%.txt,%,$(wildcard Documentation/netlab*.txt)))
 DOC_PAGES   := $(DOC_MAN1:%=$(B)/man/man1/%.1) $(DOC_MAN5:%=$(B)/man/man5/%.5)
 COMPLETION  := harness/cmd/netlab.bash-completion

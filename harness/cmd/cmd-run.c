@@ -27,7 +27,8 @@ static const char run_usage[] =
 	"      --accel MODE      auto|kvm|tcg (default auto: probe KVM once, fall back to TCG)\n"
 	"      --timeout S       stop the guest after S seconds (default 300)\n"
 	"  -o, --out DIR         run directory (default runs/run-DATE-PID); must be new or empty\n"
-	"      --topology NAME   loop|pair|none (default loop)\n"
+	"      --topology NAME   loop|pair|none, a topology file's name (harness/vm/topologies/)\n"
+	"                        or FILE.topo (default loop)\n"
 	"      --peer-exec CMD   pair: command for VM B (default: idle until A's command ends)\n"
 	"      --peer-kernel F   pair: bzImage for VM B (default: --kernel)\n"
 	"      --nic L=MODEL     NIC model for NIC L (A, B): %s\n"
@@ -215,14 +216,18 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 			return 0;
 		err_set(err, "--accel '%s': expected auto, kvm or tcg", arg);
 		return -EINVAL;
-	case OPT_TOPOLOGY:
-		if (topology_find(arg)) {
+	case OPT_TOPOLOGY: {
+		char *why = NULL;
+
+		if (topology_lookup(arg, &why)) {
 			o->topology = arg;
 			return 0;
 		}
-		err_set(err, "--topology '%s': unknown topology\nhint: choose one of: %s", arg,
+		err_set(err, "--topology '%s': %s\nhint: choose one of: %s", arg, why,
 			topology_list());
+		free(why);
 		return -EINVAL;
+	}
 	default:
 		err_set(err, "bad option (see 'netlab run --help')");
 		return -EINVAL;

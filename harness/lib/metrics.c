@@ -324,6 +324,9 @@ static const struct metric_family {
 	/* The NIC/driver layer of each NIC: IP frames to its MAC on its link, at
 	 * its IP layer, and lost between (scnrun.c); every generator. */
 	{ NULL, "nicrx.<LABEL>.{wire,ip,lost,counted,silent,backlog}" },
+	/* The hops of a topology file's path (scnrun-hops.c), per hop name. */
+	{ NULL, "hop.*.{in,out,lost,counted,silent,bridge,forwarded,no_route,hdr_errors,too_big,"
+		"addr_errors,in_discards,out_discards,neigh_unresolved,driver}" },
 	/* Its transmit side: IPv4 frames handed to the driver (the trace) against
 	 * those on its link (scnrun-collect.c collect_nic_tx). */
 	{ NULL, "nictx.<LABEL>.{wire,handed,lost,extra,counted,silent,no_desc,no_desc_silent}" },
@@ -331,11 +334,7 @@ static const struct metric_family {
 	/* Frames the receiving VM dropped at a CPU's backlog (softnet.<CPU>.dropped summed). */
 	{ NULL, "loss.cpu_backlog_drops" },
 	{ NULL, "loss.{lost_in_tx_driver,silent_in_tx_driver}" },
-	/* The hops of a topology file's path (scnrun-hops.c), per hop name. */
-	{ NULL, "hop.*.{in,out,lost,counted,silent,bridge,forwarded,no_route,hdr_errors,too_big,"
-		"addr_errors,in_discards,out_discards,neigh_unresolved,driver}" },
 	{ NULL, "loss.lost_in_hops" },
-	{ NULL, "topology.hops" },
 };
 
 /*

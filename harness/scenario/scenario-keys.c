@@ -158,12 +158,23 @@ static int set_description(struct parse_ctx *c, const char *value)
 
 static int set_topology(struct parse_ctx *c, const char *value)
 {
-	c->s->topo = topology_find(value);
+	char *why = NULL, *path = NULL;
+	int ret = 0;
+
+	/* A topology file's path is relative to the scenario's directory. */
+	if (strchr(value, '/') && value[0] != '/') {
+		const char *slash = strrchr(c->path, '/');
+
+		if (slash)
+			path = xasprintf("%.*s/%s", (int)(slash - c->path), c->path, value);
+	}
+	c->s->topo = topology_lookup(path ? path : value, &why);
 	c->topology_line = c->line;
 	if (!c->s->topo)
-		return scn_err(c, c->line, "unknown topology '%s' (topologies: %s)", value,
-			       topology_list());
-	return 0;
+		ret = scn_err(c, c->line, "topology '%s': %s", value, why);
+	free(why);
+	free(path);
+	return ret;
 }
 
 static int set_append(struct parse_ctx *c, const char *value)

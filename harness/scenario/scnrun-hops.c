@@ -113,6 +113,5 @@ int scnrun_collect_hops(struct collect *c, const char *rundir, const char *data_
 		all += lost;
 	}
 	metrics_set(c->m, "loss.lost_in_hops", all);
-	metrics_set(c->m, "topology.hops", d->n_hops);
 	return 0;
 }

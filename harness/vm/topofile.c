@@ -6,11 +6,13 @@
 #include "vm/topofile.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -329,8 +331,27 @@ static int tf_setup(struct vm_config *cfg, char **err)
 
 char *topo_file_dir(void)
 {
-	char *bin = exe_dir(), *dir = xasprintf("%s/../harness/topologies", bin);
+	char *bin = exe_dir(), *dir = NULL;
+	const char *env = getenv("NETLAB_TOPOLOGIES");
 
+	if (env && *env) {
+		free(bin);
+		return xstrdup(env);
+	}
+	/* build/netlab, or a test program deeper in build/ */
+	for (int up = 1; up <= 4; up++) {
+		struct sbuf b;
+
+		sbuf_init(&b);
+		sbuf_adds(&b, bin);
+		for (int i = 0; i < up; i++)
+			sbuf_adds(&b, "/..");
+		sbuf_adds(&b, "/harness/vm/topologies");
+		free(dir);
+		dir = sbuf_detach(&b);
+		if (!access(dir, R_OK))
+			break;
+	}
 	free(bin);
 	return dir;
 }
@@ -366,7 +387,7 @@ const struct topology *topo_file_load(const char *name, const char *path, char *
 	}
 	for (unsigned int i = 0; i < c.d->n_nics; i++)
 		if (!c.d->nics[i].model)
-			c.d->nics[i].model = i == 1 ? "virtio-net" : "e1000e";
+			c.d->nics[i].model = topology_default_model(c.d->nics[i].label)->name;
 	t = xzalloc(sizeof(*t));
 	t->name = xstrdup(name);
 	t->desc = c.desc;
@@ -375,6 +396,120 @@ const struct topology *topo_file_load(const char *name, const char *path, char *
 	t->qemu_args = vm_hub_nics_qemu_args;
 	t->data = c.d;
 	return t;
+}
+
+/* Topology files loaded so far, by the name they were asked by: they live until exit. */
+static struct loaded_topo {
+	char *name;
+	const struct topology *t;
+} *loaded;
+static size_t n_loaded, cap_loaded;
+
+static bool is_path(const char *name)
+{
+	size_t n = strlen(name);
+
+	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".topo"));
+}
+
+/* Shipped topology names: a-z 0-9 - _ only, so a name never walks out of the directory. */
+static bool is_plain_name(const char *name)
+{
+	if (!*name)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+			return false;
+	return true;
+}
+
+const struct topology *topology_lookup(const char *name, char **err)
+{
+	const struct topology *t;
+	char *path;
+
+	if (topology_builtin(name))
+		return topology_builtin(name);
+	for (size_t i = 0; i < n_loaded; i++)
+		if (!strcmp(loaded[i].name, name))
+			return loaded[i].t;
+	if (is_path(name)) {
+		path = xstrdup(name);
+	} else if (is_plain_name(name)) {
+		char *dir = topo_file_dir();
+
+		path = xasprintf("%s/%s.topo", dir, name);
+		free(dir);
+		if (access(path, R_OK)) {
+			err_set(err, "unknown topology (topologies: %s)", topology_list());
+			free(path);
+			return NULL;
+		}
+	} else {
+		err_set(err, "unknown topology (topologies: %s)", topology_list());
+		return NULL;
+	}
+	t = topo_file_load(is_path(name) ? name : strrchr(path, '/') + 1, path, err);
+	free(path);
+	if (!t)
+		return NULL;
+	if (!is_path(name))
+		((struct topology *)t)->name = xstrdup(name);
+	xgrow_array(&loaded, &cap_loaded, n_loaded + 1, sizeof(*loaded));
+	loaded[n_loaded].name = xstrdup(name);
+	loaded[n_loaded++].t = t;
+	return t;
+}
+
+const struct topology *topology_find(const char *name)
+{
+	char *err = NULL;
+	const struct topology *t = topology_lookup(name, &err);
+
+	free(err);
+	return t;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char *topology_list(void)
+{
+	static char *list;
+	char *dir, **names = NULL;
+	size_t n = 0, cap = 0;
+	struct sbuf b;
+	DIR *d;
+
+	if (list)
+		return list;
+	sbuf_init(&b);
+	sbuf_adds(&b, "loop, pair, none");
+	dir = topo_file_dir();
+	d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 5 && !strcmp(e->d_name + len - 5, ".topo")) {
+			xgrow_array(&names, &cap, n + 1, sizeof(*names));
+			names[n++] = xstrndup(e->d_name, len - 5);
+		}
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		sbuf_addf(&b, ", %s", names[i]);
+		free(names[i]);
+	}
+	free(names);
+	sbuf_adds(&b, ", or a .topo file");
+	list = sbuf_detach(&b);
+	return list;
 }
 
 /* "ip" run in namespace @ns ("" = root) with the words of @args, each quoted. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Topologies as data: a topology file (harness/topologies/NAME.topo, or a
+ * Topologies as data: a topology file (harness/vm/topologies/NAME.topo, or a
  * path) describes one VM's NICs, the QEMU links (hubs) they plug into, the
  * network namespaces they sit in, what each namespace builds with iproute2
  * (bridges, VLANs, veth pairs, tunnels), its routes and forwarding, the

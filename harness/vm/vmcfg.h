@@ -117,14 +117,18 @@ struct topology {
 
 /*
  * A built-in topology (loop, pair, none), a shipped topology file
- * (harness/topologies/NAME.topo), or the topology file at a path (a name
+ * (harness/vm/topologies/NAME.topo), or the topology file at a path (a name
  * with a '/' or ending in .topo). NULL when there is none; *err (may be
  * NULL) then says why, naming a bad file's line.
  */
-const struct topology *topology_lookup(const char *name, char **err);
+const struct topology *topology_lookup(const char *name, char **err);	/* vm/topofile.c */
 const struct topology *topology_find(const char *name);
 /* Every topology's name, the shipped files' included, comma-separated. */
 const char *topology_list(void);
+/* loop, pair or none (vm/topo.c); NULL for another name. */
+const struct topology *topology_builtin(const char *name);
+/* The model of NIC `label` when neither the topology nor the user names one. */
+const struct nic_model *topology_default_model(char label);
 /* Each NIC on a hub port (cfg->nics[].hub), with its capture. */
 void vm_hub_nics_qemu_args(const struct vm_config *cfg, unsigned int vm, struct argv *a);
 

@@ -33,7 +33,7 @@ test_expect_success 'make doc builds every page without a warning' '
 	! test -s "$T_TMP/doc.err"
 	for t in Documentation/netlab*.txt; do
 		p=$(basename "$t" .txt)
-		case $p in netlab-scenario) f=$DOC_B/man/man5/$p.5 ;; *) f=$DOC_B/man/man1/$p.1 ;; esac
+		case $p in netlab-scenario | netlab-topology) f=$DOC_B/man/man5/$p.5 ;; *) f=$DOC_B/man/man1/$p.1 ;; esac
 		test -s "$f" || { echo "$f not built"; false; }
 	done
 	test $(ls "$DOC_B"/man/man1/*.1 "$DOC_B"/man/man5/*.5 | wc -l) = $(ls Documentation/netlab*.txt | wc -l)

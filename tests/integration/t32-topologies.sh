@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Topologies as data (harness/topologies/*.topo): a bad topology is an error
+# Topologies as data (harness/vm/topologies/*.topo): a bad topology is an error
 # naming its file and line; the shipped router, VLAN-filtering bridge and
 # VLAN topologies carry both address families with nothing lost at any
 # layer or hop; the VLAN's frames are tagged on the wire; a fault at the

@@ -432,7 +432,7 @@ static void test_scenario__rejects_unknown_nic_model(void **state)
 
 static void test_scenario__rejects_unknown_topology(void **state)
 {
-	char *want = xasprintf("unknown topology 'ring' (topologies: %s)", topology_list());
+	char *want = xasprintf("topology 'ring': unknown topology (topologies: %s)", topology_list());
 
 	expect_error("bad-topology.scn", 2, want);
 	free(want);
