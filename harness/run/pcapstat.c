@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,76 @@ int pcap_filter_check(const char *filter, char **err)
 	err_set(err, "filter '%.40s...': %zu bytes, more than the %d a netlab pcap filter holds\nhint: match fewer hosts or ports (a net, a port range), or filter in two passes",
 		filter, n, PCAP_FILTER_MAX);
 	return -EINVAL;
+}
+
+/*
+ * The Ethernet frame a tunnel carries inside @d (@len bytes captured), for
+ * the tunnels a topology file builds: VXLAN (IPv4/UDP to port 4789, an
+ * 8-byte VXLAN header) and GRE carrying Ethernet (gretap: IPv4 protocol
+ * 47, GRE protocol 0x6558, with its optional checksum, key and sequence
+ * words). An outer 802.1Q tag is skipped. NULL for anything else.
+ */
+static const u_char *tunnel_inner(const u_char *d, size_t len, size_t *inner_len)
+{
+	size_t off = 12, ihl;
+	unsigned int type;
+
+	if (len < off + 2)
+		return NULL;
+	type = (unsigned int)d[off] << 8 | d[off + 1];
+	if (type == 0x8100) {
+		off += 4;
+		if (len < off + 2)
+			return NULL;
+		type = (unsigned int)d[off] << 8 | d[off + 1];
+	}
+	off += 2;
+	if (type != 0x0800 || len < off + 20 || (d[off] >> 4) != 4)
+		return NULL;
+	ihl = (size_t)(d[off] & 0x0f) * 4;
+	/* a fragment past the first carries no tunnel header */
+	if (ihl < 20 || len < off + ihl || ((d[off + 6] & 0x1f) | d[off + 7]))
+		return NULL;
+	if (d[off + 9] == 17) {			/* UDP */
+		off += ihl;
+		if (len < off + 8 + 8 || ((unsigned int)d[off + 2] << 8 | d[off + 3]) != 4789)
+			return NULL;
+		off += 16;
+	} else if (d[off + 9] == 47) {		/* GRE */
+		unsigned int flags;
+
+		off += ihl;
+		if (len < off + 4)
+			return NULL;
+		flags = d[off];
+		if (((unsigned int)d[off + 2] << 8 | d[off + 3]) != 0x6558)
+			return NULL;
+		off += 4 + (flags & 0x80 ? 4 : 0) + (flags & 0x20 ? 4 : 0) + (flags & 0x10 ? 4 : 0);
+	} else {
+		return NULL;
+	}
+	if (len < off + 14)
+		return NULL;
+	*inner_len = len - off;
+	return d + off;
+}
+
+/* Whether @prog matches the frame, or the Ethernet frame a tunnel carries in it. */
+static bool match(const struct bpf_program *prog, const struct pcap_pkthdr *h, const u_char *d)
+{
+	struct pcap_pkthdr ih;
+	const u_char *in;
+	size_t n;
+
+	if (pcap_offline_filter(prog, h, d))
+		return true;
+	in = tunnel_inner(d, h->caplen, &n);
+	if (!in)
+		return false;
+	ih = *h;
+	ih.caplen = (bpf_u_int32)n;
+	ih.len = h->len - (bpf_u_int32)(in - d);
+	return pcap_offline_filter(prog, &ih, in);
 }
 
 int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
@@ -56,7 +127,7 @@ int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
 		for (size_t i = 0; i < n; i++) {
 			st[i].packets++;
 			st[i].bytes += h->len;
-			if (!filters[i] || pcap_offline_filter(&prog[i], h, data)) {
+			if (!filters[i] || match(&prog[i], h, data)) {
 				st[i].matched++;
 				st[i].matched_bytes += h->len;
 			}

@@ -31,7 +31,10 @@ int pcap_filter_check(const char *filter, char **err);
 
 /*
  * The same for n filters in one pass over the file: st[i] for filters[i]
- * (NULL for none; packets and bytes are the file's in every st[i]).
+ * (NULL for none; packets and bytes are the file's in every st[i]). A
+ * frame matches when it does, or when the Ethernet frame a VXLAN (UDP port
+ * 4789) or gretap tunnel over IPv4 carries in it does: a topology file's
+ * tunnels are counted by what they carry.
  */
 int pcap_stats_read_many(const char *path, const char *const *filters, size_t n,
 			 struct pcap_stats *st, char **err);

@@ -14,6 +14,7 @@
 
 #include "run/pcapcsum.h"
 #include "run/pcapstat.h"
+#include "vm/topofile.h"
 #include "scenario/scngen.h"
 #include "scenario/scnrun.h"
 #include "scenario/scnrun-int.h"
@@ -335,8 +336,13 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 	struct pcap_stats *st = xcalloc(n_filters, sizeof(*st));
 	int ret = 0;
 
-	metrics_set(c->m, "loss.lost_in_driver", 0);
-	metrics_set(c->m, "loss.silent_in_driver", 0);
+	/* Through a tunnel the ends' IP layers count each packet twice: no NIC/driver layer. */
+	bool tunnel = c->cfg->topo->data && c->cfg->topo->data->tunnel;
+
+	if (!tunnel) {
+		metrics_set(c->m, "loss.lost_in_driver", 0);
+		metrics_set(c->m, "loss.silent_in_driver", 0);
+	}
 	/* NICs past A and B (a topology file's hops): their links' frames, no UDP identity. */
 	for (unsigned int i = 0; i < c->cfg->n_nics && !ret; i++) {
 		char l = c->cfg->nics[i].label, name[64];
@@ -391,7 +397,7 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		}
 		/* A namespace's IP counters cannot tell its NICs apart: two NICs of one
 		 * (a router's, a bridge's) are the hop's layer (scnrun-hops.c). */
-		if (!shares_netns(c->cfg, i))
+		if (!shares_netns(c->cfg, i) && !tunnel)
 			collect_nic_rx(c, i, (double)st[0].matched);
 	}
 	if (!ret && udp) {

@@ -248,8 +248,10 @@ static int tf_handler(void *user, const char *section, const char *key, const ch
 		if (!strcmp(key, "description")) {
 			free(c->desc);
 			c->desc = xstrdup(v);
+		} else if (!strcmp(key, "tunnel")) {
+			tf_bool(c, key, v, &c->d->tunnel);
 		} else {
-			tf_err(c, "[topology] has no key '%s' (description)", key);
+			tf_err(c, "[topology] has no key '%s' (description, tunnel)", key);
 		}
 	} else if (dot && !strncmp(section, "nic.", 4)) {
 		tf_nic(c, dot + 1, key, v);

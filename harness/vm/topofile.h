@@ -55,6 +55,13 @@ struct topo_endpoint {
 
 struct topo_data {
 	char *path;
+	/*
+	 * [topology] tunnel = yes: the ends talk through a tunnel over NICs A
+	 * and B. Their IP layers then count each packet twice (the outer one
+	 * and the one it carried), so the NIC/driver layer of the loss story
+	 * (nicrx) is not measured.
+	 */
+	bool tunnel;
 	struct topo_nic_spec nics[VM_MAX_NICS];
 	unsigned int n_nics;
 	struct topo_netns *ns;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Topologies as data (harness/vm/topologies/*.topo): a bad topology is an error
 # naming its file and line; the shipped router, VLAN-filtering bridge and
-# VLAN topologies carry both address families with nothing lost at any
+# VLAN topologies and a VXLAN tunnel carry both address families with nothing lost at any
 # layer or hop; the VLAN's frames are tagged on the wire; a fault at the
 # router (a smaller MTU on its out link) is put at hop r, IP forwarding.
 . "$(dirname "$0")/../lib.sh"
@@ -30,7 +30,8 @@ test_expect_success 'router (IPv4, fragmented), VLAN-filtering bridge (IPv6) and
 	rc=0; "$NETLAB" regress -j 1 --out "$T_TMP/topo" \
 		"topologies[topology=router,dst-ipv6=no,size=3000]" \
 		"topologies[topology=bridge-vlan,dst-ipv6=yes,size=1200]" \
-		"topologies[topology=vlan,dst-ipv6=no,size=1200]" >"$T_TMP/topo.out" 2>&1 || rc=$?
+		"topologies[topology=vlan,dst-ipv6=no,size=1200]" \
+		"tunnels[topology=vxlan,dst-ipv6=yes,size=1200]" >"$T_TMP/topo.out" 2>&1 || rc=$?
 	cat "$T_TMP/topo.out"; test $rc = 0
 	r=$(ls -d "$T_TMP"/topo/topologies+router+*/run-1)
 	test "$(metric "$r/metrics.json" hop.r.in)" = "$(metric "$r/metrics.json" udp.sent)"
@@ -42,6 +43,11 @@ test_expect_success 'router (IPv4, fragmented), VLAN-filtering bridge (IPv6) and
 	# every datagram on the VLAN link was tagged 10 (and the END copies), none left untagged
 	test "$(tcpdump -nr "$r/nic-A.pcap" "vlan 10 and udp dst port 5201" 2>/dev/null | wc -l)" -ge "$(metric "$r/metrics.json" udp.sent)"
 	test "$(tcpdump -nr "$r/nic-A.pcap" "not vlan and udp dst port 5201" 2>/dev/null | wc -l)" = 0
+	# the VXLAN link carried nothing but the tunnel: every datagram counted inside it
+	r=$(ls -d "$T_TMP"/topo/tunnels+vxlan+*/run-1)
+	test "$(metric "$r/metrics.json" loss.wire_tx)" = "$(metric "$r/metrics.json" udp.sent)"
+	test "$(tcpdump -nr "$r/nic-A.pcap" "udp dst port 5201" 2>/dev/null | wc -l)" = 0
+	test "$(tcpdump -nr "$r/nic-A.pcap" "udp dst port 4789" 2>/dev/null | wc -l)" -ge "$(metric "$r/metrics.json" udp.sent)"
 '
 
 test_expect_success 'a smaller MTU past the router: the story puts the loss at hop r, IP forwarding, too big' '
