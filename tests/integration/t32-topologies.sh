@@ -3,7 +3,8 @@
 # naming its file and line; the shipped router, VLAN-filtering bridge and
 # VLAN topologies and a VXLAN tunnel carry both address families with nothing lost at any
 # layer or hop; the VLAN's frames are tagged on the wire; a fault at the
-# router (a smaller MTU on its out link) is put at hop r, IP forwarding.
+# router (a smaller MTU on its out link) is put at hop r, IP forwarding, and
+# one in a bridge (its ports in no VLAN) at hop br, the bridge.
 . "$(dirname "$0")/../lib.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 S=$TOP/tests/regress
@@ -58,6 +59,16 @@ test_expect_success 'a smaller MTU past the router: the story puts the loss at h
 	test "$(metric "$m" hop.r.too_big)" = "$(metric "$m" hop.r.lost)"
 	test "$(metric "$m" loss.unaccounted)" = 0
 	grep -q "at hop r (IP forwarding; in [0-9]*, out [0-9]*): too big for the next link.s MTU" "$T_TMP/mtu.out"
+'
+
+test_expect_success 'a bridge that drops every frame (a topology file beside the scenario): the story puts the loss at hop br, the bridge' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/br" "$TOP/tests/integration/scenarios/bridge-novlan.scn" >"$T_TMP/br.out" 2>&1 || rc=$?
+	cat "$T_TMP/br.out"; test $rc = 1
+	m=$T_TMP/br/bridge-novlan/run-1/metrics.json
+	test "$(metric "$m" hop.br.lost)" = "$(metric "$m" udp.sent)"
+	test "$(metric "$m" hop.br.bridge)" = 1
+	test "$(metric "$m" loss.lost_in_hops)" = "$(metric "$m" udp.sent)"
+	grep -q "at hop br (the bridge; in [0-9]*, out 0): no counter of its namespace moved" "$T_TMP/br.out"
 '
 
 test_done
