@@ -56,6 +56,42 @@ int scn_traffic_find(const struct scenario *s, const char *name)
 	return -1;
 }
 
+/* family = 6, else the generator's v6_key (dst-ipv6 = yes): the one place the family is decided. */
+bool scn_traffic_v6(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	const char *f = scn_traffic_value(s, TGEN_FAMILY_KEY);
+
+	if (f)
+		return !strcmp(f, "6");
+	return g && g->v6_key && scn_traffic_true(s, g->v6_key);
+}
+
+void scn_family_validate(struct parse_ctx *c, const struct tgen *g, const struct scn_kv *opts,
+			 size_t n)
+{
+	const struct scn_kv *fam = NULL, *v6 = NULL;
+	bool b = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(opts[i].key, TGEN_FAMILY_KEY))
+			fam = &opts[i];
+		else if (g->v6_key && !strcmp(opts[i].key, g->v6_key))
+			v6 = &opts[i];
+	}
+	if (!fam)
+		return;
+	if (strcmp(fam->value, "4") && strcmp(fam->value, "6")) {
+		scn_err(c, fam->line, "bad family '%s': expected 4 or 6 (IPv4 or IPv6)", fam->value);
+		return;
+	}
+	if (v6 && !scn_parse_bool(v6->value, &b) && b != !strcmp(fam->value, "6"))
+		scn_err(c, fam->line > v6->line ? fam->line : v6->line,
+			"family = %s and %s = %s disagree (line %u): %s = yes is family = 6; give one of them",
+			fam->value, v6->key, v6->value, fam->line > v6->line ? v6->line : fam->line,
+			v6->key);
+}
+
 /* The metric family (tgen->metric) of section i, or NULL. */
 static const char *family_of(const struct scenario *s, size_t i)
 {
