@@ -31,30 +31,6 @@
 #include "trace/traceset.h"
 #include "lib/util.h"
 
-const char *scn_traffic_value(const struct scenario *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_traffic; i++)
-		if (!strcmp(s->traffic[i].key, key))
-			return s->traffic[i].value;
-	return NULL;
-}
-
-bool scn_traffic_true(const struct scenario *s, const char *key)
-{
-	const char *v = scn_traffic_value(s, key);
-	bool b = false;
-
-	return v && scn_parse_bool(v, &b) == 0 && b;
-}
-
-const char *scn_traffic_l4(const struct scenario *s)
-{
-	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
-	const char *v = g && g->proto_opt ? scn_traffic_value(s, g->proto_opt) : NULL;
-
-	return g ? (v ? v : g->default_proto) : NULL;
-}
-
 /* ---- traffic generators ------------------------------------------------- */
 
 /*
