@@ -64,7 +64,10 @@ bool coverage_required(enum cov_proto p, enum cov_class c);
  */
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *models);
 
-/* "cpus", "queues", "steering", "flows", "family"; its values' count and names ("1", "2+"; "none", "rps", ...). */
+/*
+ * "cpus", "queues", "steering", "flows", "family"; its values' count and
+ * names ("1", "2+"; "none", "rps", ...).
+ */
 const char *coverage_axis_name(enum cov_axis a);
 unsigned int coverage_axis_values(enum cov_axis a);
 const char *coverage_axis_value(enum cov_axis a, unsigned int v);

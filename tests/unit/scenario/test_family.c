@@ -117,13 +117,16 @@ static void test_family__bad_value_and_disagreement_name_the_line(void **state)
 		     "bad family '5': expected 4 or 6 (IPv4 or IPv6)");
 	expect_error(HEAD "[traffic.x]\ngenerator = tcp-stream\nfamily = inet6\n", 7,
 		     "bad family 'inet6': expected 4 or 6 (IPv4 or IPv6)");
-	expect_error(HEAD "[traffic]\ngenerator = udp-stream\nfamily = 4\ndst-ipv6 = yes\n", 8,
-		     "family = 4 and dst-ipv6 = yes disagree (line 7): dst-ipv6 = yes is family = 6; give one of them");
-	expect_error(HEAD "[traffic]\ngenerator = udp-stream\ndst-ipv6 = no\nfamily = 6\n", 8,
-		     "family = 6 and dst-ipv6 = no disagree (line 7): dst-ipv6 = yes is family = 6; give one of them");
+	expect_error(
+		HEAD "[traffic]\ngenerator = udp-stream\nfamily = 4\ndst-ipv6 = yes\n", 8,
+		"family = 4 and dst-ipv6 = yes disagree (line 7): dst-ipv6 = yes is family = 6; give one of them");
+	expect_error(
+		HEAD "[traffic]\ngenerator = udp-stream\ndst-ipv6 = no\nfamily = 6\n", 8,
+		"family = 6 and dst-ipv6 = no disagree (line 7): dst-ipv6 = yes is family = 6; give one of them");
 	/* the generator's allowed keys list it */
-	expect_error(HEAD "[traffic]\ngenerator = rr\nrate = 3\n", 7,
-		     "unknown option 'rate' for generator 'rr' (allowed: generator, proto, req-size, resp-size, count, port, crr, backlog, flows, family)");
+	expect_error(
+		HEAD "[traffic]\ngenerator = rr\nrate = 3\n", 7,
+		"unknown option 'rate' for generator 'rr' (allowed: generator, proto, req-size, resp-size, count, port, crr, backlog, flows, family)");
 }
 
 /* A family axis: the IPv4 cases keep the names they had without it. */
@@ -203,11 +206,13 @@ static void test_family__loss_story_names_the_ipv6_layer(void **state)
 	metrics_set(m, "snmp6.B.Ip6ReasmReqds", 80);
 	metrics_set(m, "snmp6.B.Ip6ReasmOKs", 30);
 	metrics_set(m, "snmp6.B.Ip6ReasmFails", 10);
-	metrics_set(m, "snmp6.A.Ip6OutRequests", 1000);	/* not a drop */
+	metrics_set(m, "snmp6.A.Ip6OutRequests", 1000); /* not a drop */
 	story = regress_loss_story(m);
 	assert_non_null(story);
 	assert_non_null(strstr(story, "IPv6 layer at B: Ip6InDiscards 40, Ip6ReasmFails 10"));
-	assert_non_null(strstr(story, "IPv6 reassembly at B: 80 fragments -> 30 datagrams, 10 failed, 0 timed out (Ip6Reasm*)"));
+	assert_non_null(strstr(
+		story,
+		"IPv6 reassembly at B: 80 fragments -> 30 datagrams, 10 failed, 0 timed out (Ip6Reasm*)"));
 	assert_non_null(strstr(story, "40 in the receiver's stack"));
 	assert_null(strstr(story, "IPv6 layer at A"));
 	assert_null(strstr(story, "IPv4"));
