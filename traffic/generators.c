@@ -233,7 +233,8 @@ const struct topt *tgen_key_opt(const struct tgen *g, const char *key)
 
 bool tgen_key_ok(const struct tgen *g, const char *key)
 {
-	return tgen_key_opt(g, key) || (g->v6_key && !strcmp(g->v6_key, key));
+	return tgen_key_opt(g, key) || !strcmp(key, TGEN_FAMILY_KEY) ||
+	       (g->v6_key && !strcmp(g->v6_key, key));
 }
 
 enum tgen_role tgen_key_role(const struct tgen *g, const char *key)
@@ -241,7 +242,8 @@ enum tgen_role tgen_key_role(const struct tgen *g, const char *key)
 	const struct topt *o = tgen_key_opt(g, key);
 
 	if (!o)
-		return g->v6_key && !strcmp(g->v6_key, key) ? TGEN_ADDR : 0;
+		return !strcmp(key, TGEN_FAMILY_KEY) || (g->v6_key && !strcmp(g->v6_key, key)) ?
+			       TGEN_ADDR : 0;
 	if (!o->only)
 		return TGEN_BOTH;
 	return !strcmp(o->only, g->tx_flag) ? TGEN_TX : TGEN_RX;

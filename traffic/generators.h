@@ -21,8 +21,14 @@ enum tgen_role {
 	TGEN_TX = 1,			/* the sender / client (option .only = tx_flag) */
 	TGEN_RX = 2,			/* the receiver / server (.only = rx_flag) */
 	TGEN_BOTH = TGEN_TX | TGEN_RX,	/* an option of either end (no .only) */
-	TGEN_ADDR = 4,			/* v6_key: picks the address family, not an option */
+	TGEN_ADDR = 4,			/* family, v6_key: pick the address family, not an option */
 };
+
+/*
+ * The [traffic] key every generator has for its address family: 4 or 6
+ * (udp-stream's v6_key, dst-ipv6 = yes, is a synonym of 6).
+ */
+#define TGEN_FAMILY_KEY "family"
 
 struct tgen {
 	const char *name;		/* the tool's binary, and [traffic] generator = NAME */
@@ -52,10 +58,10 @@ extern const struct tgen tgen_all[];
 const struct tgen *tgen_find(const char *name);
 /*
  * The option [traffic] key @key sets, or NULL: for a key that is no option
- * of @g's scenario keys, and for its v6_key (see tgen_key_role()).
+ * of @g's scenario keys, and for family and its v6_key (see tgen_key_role()).
  */
 const struct topt *tgen_key_opt(const struct tgen *g, const char *key);
-/* Whether @key is one of @g's [traffic] keys (options or v6_key). */
+/* Whether @key is one of @g's [traffic] keys (options, family or v6_key). */
 bool tgen_key_ok(const struct tgen *g, const char *key);
 /* Which end a [traffic] key goes to; 0 when it is none of @g's keys. */
 enum tgen_role tgen_key_role(const struct tgen *g, const char *key);

@@ -263,6 +263,8 @@ static const struct metric_family {
 		"tcp_segmentation_offload,generic_segmentation_offload,generic_receive_offload}" },
 	{ NULL, "snmp.<LABEL>.{Ip,Icmp,IcmpMsg,Tcp,Udp,UdpLite}.*" },
 	{ NULL, "netstat.<LABEL>.{TcpExt,IpExt,MPTcpExt}.*" },
+	/* /proc/net/snmp6: Ip6*, Icmp6*, Udp6*, UdpLite6* (IPv6 traffic, family = 6). */
+	{ NULL, "snmp6.<LABEL>.*" },
 	{ NULL, "softnet.{processed,dropped,time_squeeze,received_rps,flow_limit}" },
 	/* Per CPU of the receiving VM (softnet.cpu0.dropped), and each NIC's queues after setup. */
 	{ NULL, "softnet.<CPU>.{processed,dropped,time_squeeze,received_rps,flow_limit,backlog_len}" },

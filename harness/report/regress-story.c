@@ -519,6 +519,49 @@ static void cpu_backlog_evidence(const struct metrics *m, struct sbuf *b, double
 		sbuf_addf(b, " the trace saw %.0f kfree_skb with reason CPU_BACKLOG;", traced);
 }
 
+/*
+ * The IPv6 layer of each NIC whose IPv6 drop counters moved (snmp6, family
+ * = 6): "IPv6 layer at B: Ip6InDiscards 40, Udp6InErrors 3", and its
+ * reassembly, as the IPv4 one's (Ip6Reasm*).
+ */
+static void ip6_evidence(const struct metrics *m, struct sbuf *b)
+{
+	static const char *const drops[] = {
+		"Ip6InDiscards", "Ip6InHdrErrors", "Ip6InAddrErrors", "Ip6InNoRoutes",
+		"Ip6InTooBigErrors", "Ip6InTruncatedPkts", "Ip6InUnknownProtos", "Ip6ReasmFails",
+		"Ip6ReasmTimeout", "Ip6OutDiscards", "Ip6OutNoRoutes", "Ip6FragFails",
+		"Icmp6InPktTooBigs", "Icmp6InDestUnreachs", "Icmp6OutPktTooBigs",
+		"Icmp6OutDestUnreachs", "Udp6InErrors", "Udp6NoPorts", "Udp6RcvbufErrors",
+		"Udp6SndbufErrors", "Udp6InCsumErrors",
+	};
+
+	for (char l = 'A'; l < 'A' + VM_MAX_NICS; l++) {
+		double v[4];
+		bool first = true;
+
+		for (size_t k = 0; k < ARRAY_SIZE(drops); k++) {
+			char *fmt = xasprintf("snmp6.%%c.%s", drops[k]);
+			double n = mgetl(m, fmt, l);
+
+			free(fmt);
+			if (!(n > 0))
+				continue;
+			if (first)
+				sbuf_addf(b, "\n      IPv6 layer at %c: ", l);
+			sbuf_addf(b, "%s%s %.0f", first ? "" : ", ", drops[k], n);
+			first = false;
+		}
+		v[0] = mgetl(m, "snmp6.%c.Ip6ReasmReqds", l);
+		v[1] = mgetl(m, "snmp6.%c.Ip6ReasmOKs", l);
+		v[2] = mgetl(m, "snmp6.%c.Ip6ReasmFails", l);
+		v[3] = mgetl(m, "snmp6.%c.Ip6ReasmTimeout", l);
+		if (v[0] > 0)
+			sbuf_addf(b, "\n      IPv6 reassembly at %c: %.0f fragments -> %.0f datagrams, %.0f failed, %.0f timed out (Ip6Reasm*)",
+				  l, v[0], isnan(v[1]) ? 0 : v[1], isnan(v[2]) ? 0 : v[2],
+				  isnan(v[3]) ? 0 : v[3]);
+	}
+}
+
 char *regress_loss_story(const struct metrics *m)
 {
 	double sent = mget(m, "loss.app_sent"), before = mget(m, "loss.lost_before_wire");
@@ -606,6 +649,7 @@ char *regress_loss_story(const struct metrics *m)
 			first = false;
 		}
 	}
+	ip6_evidence(m, &b);
 	driver_evidence(m, &b);
 	tx_driver_evidence(m, &b);
 	csum_evidence(m, &b);

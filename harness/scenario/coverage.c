@@ -104,10 +104,11 @@ static void mark(const struct dir *d, bool reverse, enum cov_class c)
 	}
 }
 
-static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering", "flows" };
+static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering", "flows",
+						   "family" };
 static const char *const axis_values[COV_AXES][COV_AX_VALUES] = {
 	{ "1", "2+" }, { "1", "2+" }, { "none", "rps", "rfs", "xps" },
-	{ "1", "2+", "sockets", "sections" },
+	{ "1", "2+", "sockets", "sections" }, { "4", "6" },
 };
 
 const char *coverage_axis_name(enum cov_axis a)
@@ -156,6 +157,21 @@ static void add_flows_axis(struct coverage *cv, const struct scenario *s)
 	cv->ax[COV_AX_FLOWS][3] += scn_n_traffic(s) > 1;
 }
 
+/* family: 4 and 6 once each per scenario that sends it (any of its sections). */
+static void add_family_axis(struct coverage *cv, const struct scenario *s)
+{
+	bool fam[2] = { false, false };
+
+	for (size_t i = 0; i < scn_n_traffic(s); i++) {
+		struct scenario v;
+
+		scn_traffic_view(s, i, &v);
+		fam[scn_traffic_v6(&v)] = true;
+	}
+	cv->ax[COV_AX_FAMILY][0] += fam[0];
+	cv->ax[COV_AX_FAMILY][1] += fam[1];
+}
+
 /* cpus, queues and steering of s (the models of its NICs by index). */
 static void add_axes(struct coverage *cv, const struct scenario *s, const char *const *nic_models)
 {
@@ -183,6 +199,7 @@ static void add_axes(struct coverage *cv, const struct scenario *s, const char *
 	cv->ax[COV_AX_STEERING][3] += xps;
 	cv->ax[COV_AX_STEERING][0] += !rps && !xps && !s->rfs;
 	add_flows_axis(cv, s);
+	add_family_axis(cv, s);
 }
 
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *nic_models)

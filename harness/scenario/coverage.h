@@ -36,9 +36,11 @@ unsigned int coverage_models(void);
  * Concurrency axes, counted per scenario (matrix case), reported but not
  * required yet: cpus (1, 2+: the most vCPUs of its VMs), queues (1, 2+: the
  * most queues of its NICs, queues.<L> or the driver's default), steering
- * (none, or each of rps, rfs, xps the scenario sets).
+ * (none, or each of rps, rfs, xps the scenario sets), flows, and family
+ * (4, 6: each address family one of its traffic sections sends).
  */
-enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AX_FLOWS, COV_AXES };
+enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AX_FLOWS, COV_AX_FAMILY,
+	       COV_AXES };
 #define COV_AX_VALUES 4
 
 struct coverage {
@@ -62,7 +64,10 @@ bool coverage_required(enum cov_proto p, enum cov_class c);
  */
 void coverage_add(struct coverage *cv, const struct scenario *s, const char *const *models);
 
-/* "cpus", "queues", "steering"; its values' count and names ("1", "2+"; "none", "rps", ...). */
+/*
+ * "cpus", "queues", "steering", "flows", "family"; its values' count and
+ * names ("1", "2+"; "none", "rps", ...).
+ */
 const char *coverage_axis_name(enum cov_axis a);
 unsigned int coverage_axis_values(enum cov_axis a);
 const char *coverage_axis_value(enum cov_axis a, unsigned int v);

@@ -89,13 +89,22 @@ void matrix_case_values(const struct scn_axis *axes, size_t n, size_t k, const c
 	}
 }
 
+bool matrix_value_implied(const char *key, const char *value)
+{
+	const char *dot = strrchr(key, '.');
+	const char *k = !strncmp(key, "traffic.", 8) && dot ? dot + 1 : key;
+
+	return !strcmp(k, "family") && !strcmp(value, "4");
+}
+
 char *matrix_case_id(const struct scn_axis *axes, size_t n, const char *const *values)
 {
 	struct sbuf b;
 
 	sbuf_init(&b);
 	for (size_t i = 0; i < n; i++)
-		sbuf_addf(&b, "%s%s=%s", i ? "," : "", axes[i].key, values[i]);
+		if (!matrix_value_implied(axes[i].key, values[i]))
+			sbuf_addf(&b, "%s%s=%s", b.len ? "," : "", axes[i].key, values[i]);
 	return sbuf_detach(&b);
 }
 

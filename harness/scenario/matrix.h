@@ -47,7 +47,13 @@ struct scn_axis *matrix_axes_dup(const struct scn_axis *axes, size_t n);
 size_t matrix_n_cases(const struct scn_axis *axes, size_t n);
 /* The values of case k: values[i] points into axes[i].values. */
 void matrix_case_values(const struct scn_axis *axes, size_t n, size_t k, const char **values);
-/* "k=v,k=v" of a case. */
+/*
+ * Whether an axis value is the default of its key, left out of case names:
+ * family = 4 (and traffic.NAME.family = 4), so that adding a family axis to
+ * a matrix renames none of its IPv4 cases (nor their baselines).
+ */
+bool matrix_value_implied(const char *key, const char *value);
+/* "k=v,k=v" of a case, without the implied values. */
 char *matrix_case_id(const struct scn_axis *axes, size_t n, const char *const *values);
 
 /* 0, or -EINVAL with *why: COND's syntax, its axes and values against the matrix. */

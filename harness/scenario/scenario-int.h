@@ -78,6 +78,14 @@ int scn_key_qdisc(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_checks(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_trace(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_matrix(struct parse_ctx *c, const char *key, const char *value);
+struct tgen;
+/*
+ * A traffic section's address family against generator @g: family is 4 or
+ * 6, and the generator's v6_key (udp-stream's dst-ipv6), its synonym, does
+ * not say the other.
+ */
+void scn_family_validate(struct parse_ctx *c, const struct tgen *g, const struct scn_kv *opts,
+			 size_t n);
 int scn_gdb_script(struct parse_ctx *c, const char *value);
 int scn_gdb_match(struct parse_ctx *c, const char *key, const char *value);
 int scn_key_gdb(struct parse_ctx *c, const char *key, const char *value);

@@ -22,6 +22,31 @@
 
 /* ---- walking the sections ------------------------------------------------ */
 
+const char *scn_traffic_value(const struct scenario *s, const char *key)
+{
+	for (size_t i = 0; i < s->n_traffic; i++)
+		if (!strcmp(s->traffic[i].key, key))
+			return s->traffic[i].value;
+	return NULL;
+}
+
+bool scn_traffic_true(const struct scenario *s, const char *key)
+{
+	const char *v = scn_traffic_value(s, key);
+	bool b = false;
+
+	return v && scn_parse_bool(v, &b) == 0 && b;
+}
+
+const char *scn_traffic_l4(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	const char *v = g && g->proto_opt ? scn_traffic_value(s, g->proto_opt) : NULL;
+
+	return g ? (v ? v : g->default_proto) : NULL;
+}
+
+
 size_t scn_n_traffic(const struct scenario *s)
 {
 	return s->n_sections ? s->n_sections : s->generator ? 1 : 0;
@@ -54,6 +79,42 @@ int scn_traffic_find(const struct scenario *s, const char *name)
 		if (!strcmp(s->sections[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* family = 6, else the generator's v6_key (dst-ipv6 = yes): the one place the family is decided. */
+bool scn_traffic_v6(const struct scenario *s)
+{
+	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
+	const char *f = scn_traffic_value(s, TGEN_FAMILY_KEY);
+
+	if (f)
+		return !strcmp(f, "6");
+	return g && g->v6_key && scn_traffic_true(s, g->v6_key);
+}
+
+void scn_family_validate(struct parse_ctx *c, const struct tgen *g, const struct scn_kv *opts,
+			 size_t n)
+{
+	const struct scn_kv *fam = NULL, *v6 = NULL;
+	bool b = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(opts[i].key, TGEN_FAMILY_KEY))
+			fam = &opts[i];
+		else if (g->v6_key && !strcmp(opts[i].key, g->v6_key))
+			v6 = &opts[i];
+	}
+	if (!fam)
+		return;
+	if (strcmp(fam->value, "4") && strcmp(fam->value, "6")) {
+		scn_err(c, fam->line, "bad family '%s': expected 4 or 6 (IPv4 or IPv6)", fam->value);
+		return;
+	}
+	if (v6 && !scn_parse_bool(v6->value, &b) && b != !strcmp(fam->value, "6"))
+		scn_err(c, fam->line > v6->line ? fam->line : v6->line,
+			"family = %s and %s = %s disagree (line %u): %s = yes is family = 6; give one of them",
+			fam->value, v6->key, v6->value, fam->line > v6->line ? v6->line : fam->line,
+			v6->key);
 }
 
 /* The metric family (tgen->metric) of section i, or NULL. */

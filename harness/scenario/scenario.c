@@ -31,37 +31,6 @@
 #include "trace/traceset.h"
 #include "lib/util.h"
 
-const char *scn_traffic_value(const struct scenario *s, const char *key)
-{
-	for (size_t i = 0; i < s->n_traffic; i++)
-		if (!strcmp(s->traffic[i].key, key))
-			return s->traffic[i].value;
-	return NULL;
-}
-
-bool scn_traffic_true(const struct scenario *s, const char *key)
-{
-	const char *v = scn_traffic_value(s, key);
-	bool b = false;
-
-	return v && scn_parse_bool(v, &b) == 0 && b;
-}
-
-const char *scn_traffic_l4(const struct scenario *s)
-{
-	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
-	const char *v = g && g->proto_opt ? scn_traffic_value(s, g->proto_opt) : NULL;
-
-	return g ? (v ? v : g->default_proto) : NULL;
-}
-
-bool scn_traffic_v6(const struct scenario *s)
-{
-	const struct tgen *g = s->generator ? tgen_find(s->generator) : NULL;
-
-	return g && g->v6_key && scn_traffic_true(s, g->v6_key);
-}
-
 /* ---- traffic generators ------------------------------------------------- */
 
 /*
@@ -75,7 +44,7 @@ static bool key_is_bool(const struct tgen *g, const char *key)
 {
 	const struct topt *o = tgen_key_opt(g, key);
 
-	return o ? o->kind == TOPT_FLAG : tgen_key_ok(g, key);
+	return o ? o->kind == TOPT_FLAG : tgen_key_ok(g, key) && strcmp(key, TGEN_FAMILY_KEY);
 }
 
 static char *gen_opt_list(const struct tgen *g)
@@ -88,6 +57,7 @@ static char *gen_opt_list(const struct tgen *g)
 		sbuf_addf(&b, ", %s", *k);
 	if (g->v6_key)
 		sbuf_addf(&b, ", %s", g->v6_key);
+	sbuf_adds(&b, ", " TGEN_FAMILY_KEY);
 	return sbuf_detach(&b);
 }
 
@@ -443,7 +413,7 @@ static void validate_option(struct parse_ctx *c, const struct tgen *g, const str
 				kv->value);
 		return;
 	}
-	switch (o->kind) {
+	switch (o ? o->kind : TOPT_FLAG) {	/* no option: family, scn_family_validate() */
 	case TOPT_CHOICE:
 		for (ch = o->choices; *ch; ch++)
 			if (!strcmp(*ch, kv->value))
@@ -477,6 +447,8 @@ static void validate_traffic(struct parse_ctx *c)
 
 		for (size_t k = 0; t->generator && k < t->n_opts; k++)
 			validate_option(c, tgen_find(t->generator), &t->opts[k]);
+		if (t->generator)
+			scn_family_validate(c, tgen_find(t->generator), t->opts, t->n_opts);
 	}
 	if (c->s->n_sections) {
 		scn_validate_sections(c);
@@ -496,6 +468,7 @@ static void validate_traffic(struct parse_ctx *c)
 	g = tgen_find(c->s->generator);
 	for (size_t i = 0; i < c->s->n_traffic; i++)
 		validate_option(c, g, &c->s->traffic[i]);
+	scn_family_validate(c, g, c->s->traffic, c->s->n_traffic);
 }
 
 /* [gdb] against the rest: a script, a VM the topology has, a timeout within the run's. */
@@ -906,6 +879,8 @@ char *scn_file_name(const struct scenario *s)
 	 * sockets live in it) and holds neither '=' nor ',' (QEMU's option
 	 * syntax). */
 	for (size_t i = 0; s->case_id && i < s->n_axes; i++) {
+		if (matrix_value_implied(s->axes[i].key, s->case_values[i]))
+			continue;
 		sbuf_adds(&b, "+");
 		for (const char *p = s->case_values[i]; *p; p++) {
 			if (*p == '>')

@@ -49,6 +49,19 @@
  * whose napi_gro_receive_entry showed a non-linear skb is read past the
  * linear part: the probe sees stale bytes).
  *
+ * IPv4 only (family = 6 traffic is not followed: its packets show as not
+ * followed at napi_gro_receive_entry's or net_dev_start_xmit's protocol,
+ * and its flows are not listed). Following IPv6 needs: kprobes reading the
+ * IPv6 header at ip6_input_finish (receive; ipv6_list_rcv reaches it too)
+ * and ip6_output / ip6_finish_output2 (transmit) beside traceset.c's IPHDR
+ * ones (payload_len, nexthdr, both addresses as four u32 each); udpv6_rcv
+ * and tcp_v6_rcv, udpv6_sendmsg and tcp_sendmsg's v6 sockets for the L4
+ * stages; pktpath_tuple widened to 16-byte addresses with a family (its
+ * hash, order, pktpath_addr_str and the JSON "saddr"/"daddr"); the F_V4
+ * tests of pktpath-ev.c and pktpath-drv.c (ETH_P_IP) taking ETH_P_IPV6;
+ * and fragments found through the fragment header (nexthdr 44: offset and
+ * M flag at +2, the L4 header 8 bytes further), not iph->frag_off.
+ *
  * Counting. A stage's histogram holds every packet that passed both of its
  * ends, whatever its outcome; "total" only the packets followed end to end,
  * so total.count == followed. Receive packets are the IPv4 ones (by

@@ -10,7 +10,8 @@ S=$TOP/tests/integration/scenarios
 # budget. The default
 # run takes every scenario that is not a matrix, and of each matrix a sample
 # where every NIC model meets every direction and every value of every other
-# axis appears (paths-udp's 4 sizes, paths-rr's 2 protocols): 35 cases.
+# axis appears (paths-udp's 4 sizes, paths-rr's 2 protocols): 35 cases,
+# and one IPv6 case (the matrices' family=6 cells: make regress).
 # paths-rr takes one direction per model: every transaction crosses B's NIC
 # both ways (request in, response out, or the reverse), so the direction
 # only swaps client and server.
@@ -37,6 +38,8 @@ suite_cases() {
 		echo "paths-jumbo[nic.B=$n,direction=$d]"
 		echo "paths-jumbo-tcp[nic.B=$n,direction=$d]"
 	done
+	# IPv6 (family=6): fragmented UDP, reassembled; t15 runs a tcp-stream and an rr case
+	echo "paths-udp[nic.B=igb,direction=B>A,size=3000,family=6]"
 	# the concurrency matrix: each model once, every value of cpus, rps.B and
 	# flows met; then the other concurrency files' most telling case each
 	# (not concurrency-tcp: its fairness and goodput against the baseline

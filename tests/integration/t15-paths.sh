@@ -31,28 +31,65 @@ test_expect_success '--coverage of one scenario: the cells it misses, exit 1' '
 test_expect_success 'matrix cases: listed by name, selected by name or glob' '
 	"$NETLAB" regress --list >"$T_TMP/list"
 	grep -q "^paths-udp\[nic.B=e1000e,direction=B>A,size=1472\] " "$T_TMP/list"
-	# per model of the matrix: 2 directions x 4 sizes; 2 directions x 2 protocols
+	# per model of the matrix: 2 directions x 4 sizes; 2 directions x 2 protocols;
+	# each in both families, family=4 left out of the name
 	nb=$(sed -n "s/^nic.B = //p" "$S/paths-udp.scn" | wc -w)
 	test "$nb" -ge 4
-	test "$(grep -c "^paths-udp\[" "$T_TMP/list")" = $((nb * 8))
-	test "$(grep -c "^paths-rr\[" "$T_TMP/list")" = $((nb * 4))
+	test "$(grep -c "^paths-udp\[" "$T_TMP/list")" = $((nb * 16))
+	test "$(grep -c "^paths-rr\[" "$T_TMP/list")" = $((nb * 8))
+	test "$(grep -c "^paths-udp\[.*,family=6\] " "$T_TMP/list")" = $((nb * 8))
+	! grep -q "family=4" "$T_TMP/list"
 	grep -q "^paths-rr\[nic.B=e1000e,direction=B>A,proto=udp\] " "$T_TMP/list"
 	"$NETLAB" regress --list "paths-udp[nic.B=e1000,direction=A>B,size=32]" >"$T_TMP/one"
 	test "$(wc -l <"$T_TMP/one")" = 1
 	"$NETLAB" regress --list "paths-*nic.B=e1000e,direction=A>B*" >"$T_TMP/glob"
 	cat "$T_TMP/glob"
-	test "$(wc -l <"$T_TMP/glob")" = 9
+	test "$(wc -l <"$T_TMP/glob")" = 16
 	rc=0; "$NETLAB" regress --list "paths-udp[nic.B=e9999*" 2>"$T_TMP/none.err" || rc=$?
 	test $rc = 2
 	grep -q "no scenario or matrix case matches" "$T_TMP/none.err"
 	grep -q "^hint: netlab regress --list" "$T_TMP/none.err"
 '
 
+# metric FILE NAME: one metric of a metrics.json ("" when it has none).
+metric() {
+	python3 -c 'import json,sys
+m=json.load(open(sys.argv[1])); m=m.get("metrics", m); v=m.get(sys.argv[2])
+print("" if v is None else "%.0f" % v)' "$1" "$2"
+}
+
+test_expect_success 'family=6: a tcp-stream and an rr case pass over IPv6, every IP frame of each wire at its IP layer' '
+	rc=0; "$NETLAB" regress --out "$T_TMP/v6" "paths-tcp[nic.B=e1000e,direction=B>A,family=6]" \
+		"paths-rr[nic.B=igb,direction=A>B,proto=tcp,family=6]" >"$T_TMP/v6.out" 2>&1 || rc=$?
+	cat "$T_TMP/v6.out"
+	test $rc = 0
+	test "$(ls -d "$T_TMP"/v6/*+6/run-1 | wc -l)" = 2
+	for r in "$T_TMP"/v6/*+6/run-1; do
+		m=$r/metrics.json
+		# the generator was given the peer.s IPv6 address
+		grep -Eq "\"dst\": \"2001:" "$r"/files/send.json "$r"/files/client.json
+		# the loss identity of the NIC/driver layer: each wire.s IP frames at IP, none lost
+		for l in A B; do
+			w=$(metric "$m" nicrx.$l.wire); ip=$(metric "$m" nicrx.$l.ip)
+			echo "$r $l: wire $w ip $ip"
+			test "$w" -gt 0
+			test "$w" = "$ip"
+			test "$(metric "$m" nicrx.$l.lost)" = 0
+		done
+		# the traffic went over IPv6: IPv6 counters, not IPv4 ones, moved
+		test "$(metric "$m" snmp6.A.Ip6InReceives)" -gt 100
+		test "$(metric "$m" snmp6.B.Ip6InReceives)" -gt 100
+		v4=$(metric "$m" snmp.B.Ip.InReceives); test "${v4:-0}" -lt 10
+	done
+'
+
 # The planted silent loss, as a driver module (bisect --module builds it
 # against the cached kernel in seconds; its initrd replaces e1000e).
 H=$("$S/bisect/make-history.sh" --module "${NETLAB_CACHE:-$HOME/.cache/netlab}/bisect-test/e1000e") ||
 	skip_all "cannot make the driver history (tests/regress/bisect/make-history.sh)"
-CASES="paths-udp*nic.B=e1000e,direction=A>B*"
+# IPv4's four sizes (family=6's cases carry it in their names)
+CASES=()
+for sz in 32 1472 3000 32..1472; do CASES+=("paths-udp[nic.B=e1000e,direction=A>B,size=$sz]"); done
 
 # By default from the culprit's parent (two steps); NETLAB_SLOW_TESTS=1: from base.
 GOOD=silent-culprit^
@@ -77,7 +114,7 @@ step_initrd() {
 test_expect_success 'the planted driver fails the default suite: the loss is in B.s NIC/driver, descriptors by length' '
 	bad=$(step_initrd silent-culprit)
 	test -r "$bad"
-	rc=0; "$NETLAB" regress --initrd "$bad" --out "$T_TMP/bad" "$CASES" \
+	rc=0; "$NETLAB" regress --initrd "$bad" --out "$T_TMP/bad" "${CASES[@]}" \
 		>"$T_TMP/bad.out" 2>"$T_TMP/bad.err" || rc=$?
 	cat "$T_TMP/bad.out"
 	test $rc = 1
@@ -102,7 +139,7 @@ test_expect_success 'the planted driver fails the default suite: the loss is in 
 test_expect_success 'the same cases pass with the unmodified driver, built the same way' '
 	good=$(step_initrd "$GOOD")
 	test -r "$good"
-	rc=0; "$NETLAB" regress --initrd "$good" --out "$T_TMP/good" "$CASES" \
+	rc=0; "$NETLAB" regress --initrd "$good" --out "$T_TMP/good" "${CASES[@]}" \
 		>"$T_TMP/good.out" 2>"$T_TMP/good.err" || rc=$?
 	cat "$T_TMP/good.out"
 	test $rc = 0

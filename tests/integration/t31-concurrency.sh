@@ -8,7 +8,8 @@
 # several sockets (demux), a second CPU (backlog) or a second receive queue
 # (mqrx): each bisected to its commit by netlab bisect --ksrc, each failing
 # the shipped concurrency cases it touches (exit 1), the story naming the
-# flow, the CPU or the queue, and the layer.
+# flow, the CPU or the queue, and the layer; and the IPv6-only one (v6only):
+# fragmented IPv6 fails with the story naming B's IPv6 layer.
 . "$(dirname "$0")/../lib.sh"
 need_guest
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
@@ -155,6 +156,27 @@ if slow 'mqrx: bisect names the commit; igb.s second queue loses frames, the sto
 		grep -Eq "NIC B.s NIC/driver" "$T_TMP/mqrx.out"
 		# one CPU, one queue: untouched by it
 		grep -Eq "^concurrency\[nic.B=igb,cpus=1,rps.B=0,flows=8\] +no_driver_loss .* pass" "$T_TMP/mqrx.out"
+	'
+fi
+
+# Not a concurrency regression: IPv6 alone (family = 6), with the planted
+# bisect history's other kernels.
+if slow 'v6only: bisect names the commit; fragmented IPv6 fails, the story names B.s IPv6 layer; IPv4 and whole IPv6 pass'; then
+	test_expect_success 'v6only: bisect names the commit; fragmented IPv6 fails, the story names B.s IPv6 layer; IPv4 and whole IPv6 pass' '
+		bisect v6only "$B/udp6-frag.scn"
+		grep -Eq "^after : no_loss: udp.lost = [1-9][0-9]* vs == 0: fail" "$T_TMP/bis-v6only.out"
+		# the last good commit, the culprit.s parent, passes
+		grep -Eq "^before: no_loss: udp.lost = 0 vs == 0: pass \\(step [0-9]+, $(git -C "$H" rev-parse "v6only-culprit^" | cut -c1-12)\\)" \
+			"$T_TMP/bis-v6only.out"
+		rc=0; suite v6only v6only "paths-udp[nic.B=e1000e,direction=A>B,size=3000,family=6]" \
+			"paths-udp[nic.B=e1000e,direction=A>B,size=3000]" \
+			"paths-udp[nic.B=e1000e,direction=A>B,size=1472,family=6]" || rc=$?
+		test $rc = 1
+		grep -Eq "^paths-udp\[nic.B=e1000e,direction=A>B,size=3000,family=6\] +no_loss +udp.lost +[1-9][0-9]* +== 0 +fail" "$T_TMP/v6only.out"
+		grep -Eq "IPv6 layer at B: .*Ip6InTruncatedPkts [1-9][0-9]*" "$T_TMP/v6only.out"
+		# IPv4, and IPv6 datagrams that fit a frame: untouched by it
+		grep -Eq "^paths-udp\[nic.B=e1000e,direction=A>B,size=3000\] +no_loss .* pass" "$T_TMP/v6only.out"
+		grep -Eq "^paths-udp\[nic.B=e1000e,direction=A>B,size=1472,family=6\] +no_loss .* pass" "$T_TMP/v6only.out"
 	'
 fi
 

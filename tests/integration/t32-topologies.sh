@@ -27,19 +27,19 @@ test_expect_success 'an unknown topology lists the shipped files; a bad file nam
 
 need_guest
 
-test_expect_success 'router (IPv4, fragmented), VLAN-filtering bridge (IPv6) and VLAN (IPv4): no loss at any layer or hop' '
+test_expect_success 'router (IPv6, fragmented), VLAN-filtering bridge (IPv6), VLAN (IPv4), VXLAN (IPv6, fragmented): no loss at any layer or hop' '
 	rc=0; "$NETLAB" regress -j 1 --out "$T_TMP/topo" \
-		"topologies[topology=router,dst-ipv6=no,size=3000]" \
-		"topologies[topology=bridge-vlan,dst-ipv6=yes,size=1200]" \
-		"topologies[topology=vlan,dst-ipv6=no,size=1200]" \
-		"tunnels[topology=vxlan,dst-ipv6=yes,size=1200]" >"$T_TMP/topo.out" 2>&1 || rc=$?
+		"topologies[topology=router,family=6,size=3000]" \
+		"topologies[topology=bridge-vlan,family=6,size=1200]" \
+		"topologies[topology=vlan,size=1200]" \
+		"tunnels[topology=vxlan,family=6,size=3000]" >"$T_TMP/topo.out" 2>&1 || rc=$?
 	cat "$T_TMP/topo.out"; test $rc = 0
 	r=$(ls -d "$T_TMP"/topo/topologies+router+*/run-1)
 	test "$(metric "$r/metrics.json" hop.r.in)" = "$(metric "$r/metrics.json" udp.sent)"
 	test "$(metric "$r/metrics.json" hop.r.lost)" = 0
 	# the datagrams crossed the router: on the sender link and on the receiver link
-	test "$(tcpdump -nr "$r/nic-C.pcap" "udp dst port 5201" 2>/dev/null | wc -l)" -gt 0
-	test "$(tcpdump -nr "$r/nic-D.pcap" "ip[8] = 63 and udp dst port 5201" 2>/dev/null | wc -l)" -gt 0
+	test "$(tcpdump -nr "$r/nic-C.pcap" "ip6[7] = 64" 2>/dev/null | wc -l)" -gt 0
+	test "$(tcpdump -nr "$r/nic-D.pcap" "ip6[7] = 63" 2>/dev/null | wc -l)" -gt 0
 	r=$(ls -d "$T_TMP"/topo/topologies+vlan+*/run-1)
 	# every datagram on the VLAN link was tagged 10 (and the END copies), none left untagged
 	test "$(tcpdump -nr "$r/nic-A.pcap" "vlan 10 and udp dst port 5201" 2>/dev/null | wc -l)" -ge "$(metric "$r/metrics.json" udp.sent)"

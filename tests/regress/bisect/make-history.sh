@@ -56,12 +56,19 @@
 #           igb_clean_rx_irq() consumes, without handing it up, every frame
 #           of 1024 bytes or more that arrives on a receive queue other than
 #           0: a silent driver loss of the second RSS queue only)
-#   (demux, backlog and mqrx: not in the --module history)
+#   v6only: p1 V6ONLY p4                     (V6ONLY, in net/ipv6/ip6_input.c:
+#           ip6_rcv_core() counts a fragment header on top of the payload
+#           length when it checks that the packet fits the frame, so every
+#           IPv6 fragment whose payload fills its frame is dropped as
+#           truncated (Ip6InTruncatedPkts, PKT_TOO_SMALL): fragmented IPv6
+#           datagrams are lost at B's IPv6 layer; whole datagrams, and all
+#           of IPv4, pass)
+#   (demux, backlog, mqrx and v6only: not in the --module history)
 #
 # Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
 # slowtx-culprit, txsilent-culprit, txcsum-culprit, tcpstall-culprit,
 # slowtx2-culprit, ksft-culprit, demux-culprit, backlog-culprit,
-# mqrx-culprit. Every edit replaces
+# mqrx-culprit, v6only-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -85,7 +92,7 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=mqrx-culprit
+last=v6only-culprit
 [ $module = 1 ] && last=slowtx2-culprit
 newest=slowtx2-culprit
 slowtx_us=${NETLAB_SLOWTX_US:-150}
@@ -101,7 +108,8 @@ src=$(ls -d "$cache"/src/debian-linux-source-6.1-* | head -1)
 [ -f "$src/Makefile" ] || { echo "make-history.sh: no extracted source in $cache/src" >&2; exit 2; }
 pristine() {
 	sha256sum "$src/$f" "$src/net/ipv6/tcp_ipv6.c" "$src/net/ipv4/udp.c" "$src/net/core/dev.c" \
-		"$src/drivers/net/ethernet/intel/igb/igb_main.c" | cut -c1-64
+		"$src/drivers/net/ethernet/intel/igb/igb_main.c" "$src/net/ipv6/ip6_input.c" |
+		cut -c1-64
 }
 sum_before=$(pristine)
 
@@ -258,6 +266,7 @@ mqrx='/^\t\t\/\* probably a little skewed due to removing CRC \*\/$/i\
 \t\t\tcontinue;\
 \t\t}\
 '
+v6only='s/^\t\tif (pkt_len + sizeof(struct ipv6hdr) > skb->len) {$/\t\tif (pkt_len + sizeof(struct ipv6hdr) +\n\t\t    (hdr->nexthdr == NEXTHDR_FRAGMENT ? sizeof(struct frag_hdr) : 0) > skb->len) {/'
 "${g[@]}" checkout -q -b demux base
 edit "$p1" "e1000e: say what e1000_receive_skb does"
 edit "$demux" "udp: a connected reuseport socket serves its group (planted regression)" net/ipv4/udp.c
@@ -274,6 +283,12 @@ edit "$p1" "e1000e: say what e1000_receive_skb does"
 edit "$mqrx" "igb: an extra RSS queue frees large frames early (planted regression)" \
 	drivers/net/ethernet/intel/igb/igb_main.c
 "${g[@]}" tag mqrx-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b v6only base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$v6only" "ipv6: count the fragment header in the payload length check (planted regression)" \
+	net/ipv6/ip6_input.c
+"${g[@]}" tag v6only-culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 "${g[@]}" checkout -q plain
 

@@ -288,7 +288,7 @@ static void test_metrics__unknown_names_list_what_exists(void **state)
 		"unknown metric 'udp.lsot' (known: udp.{sent,received,unique,lost,reordered,duplicated,late,bytes,send_errors,pps,bps}, udp.latency_us.{p50,p90,p99,p99_9,max,min,mean}, udp.{flows,flows_lossy,flow_lost_max,misdelivered,fairness_jain,flow_share_min,sockets,sockets_used}, udp.flow.*.{id,sport,sent,unique,lost,misdelivered,reordered,duplicated,socket,rx_cpu,tx_cpu,wire_tx,wire_rx}, udp.flow.*.latency_us.{p50,p99,max})");
 	expect_name_error(
 		"flow.total", "udp-stream",
-		"unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, ring, offload, snmp, netstat, softnet, queues, pcap, csum, qdisc, neigh, drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, hop, nictx, loss)");
+		"unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, ring, offload, snmp, netstat, snmp6, softnet, queues, pcap, csum, qdisc, neigh, drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, hop, nictx, loss)");
 	/* Structure matters: too short, too long, wrong group. */
 	assert_int_equal(name_check("nic.A", "udp-stream", NULL), -ENOENT);
 	assert_int_equal(name_check("udp.lost.x", "udp-stream", NULL), -ENOENT);

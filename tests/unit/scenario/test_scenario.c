@@ -448,7 +448,7 @@ static void test_scenario__rejects_option_of_another_generator(void **state)
 {
 	expect_error(
 		"bad-option.scn", 7,
-		"unknown option 'rate' for generator 'tcp-stream' (allowed: generator, size, port, cc, bidir, flows, listeners)");
+		"unknown option 'rate' for generator 'tcp-stream' (allowed: generator, size, port, cc, bidir, flows, listeners, family)");
 }
 
 static void test_scenario__rejects_bad_choice(void **state)

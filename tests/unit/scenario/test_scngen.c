@@ -158,7 +158,7 @@ static void test_scngen__family_list_order_is_kept(void **state)
 
 	assert_int_equal(name_check("flow.total", NULL, &err), -ENOENT);
 	assert_string_equal(err, "unknown metric 'flow.total' (metric families: udp, tcp, rr, nic, "
-				 "ring, offload, snmp, netstat, softnet, queues, pcap, csum, qdisc, neigh, "
+				 "ring, offload, snmp, netstat, snmp6, softnet, queues, pcap, csum, qdisc, neigh, "
 				 "drops, latency, flows, netrx, tx, acpi, irq, drv, nicrx, hop, nictx, "
 				 "loss)");
 	free(err);
