@@ -680,7 +680,7 @@ static bool flavour_skip(const struct regress_opts *o, struct regress_scn *rs)
 	const char *want = rs->scn->flavour, *have = o->flavour ? o->flavour : FLAVOUR_DEFAULT;
 	char *name;
 
-	if (!want || !strcmp(want, have))
+	if (!*want || !strcmp(want, have))
 		return false;
 	name = scn_file_name(rs->scn);
 	rs->outcome = RO_SKIP;

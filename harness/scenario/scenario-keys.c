@@ -212,11 +212,11 @@ static int set_record(struct parse_ctx *c, const char *value)
 
 static int set_flavour(struct parse_ctx *c, const char *value)
 {
-	if (!flavour_name_ok(value))
+	if (!flavour_name_ok(value) || strlen(value) >= sizeof(c->s->flavour))
 		return scn_err(c, c->line, "bad flavour '%s': the name of a directory of "
-				   "kconfigs/flavours/ (letters, digits, '_', '-', '.')", value);
-	free(c->s->flavour);
-	c->s->flavour = xstrdup(value);
+				   "kconfigs/flavours/ (letters, digits, '_', '-', '.'; at most %zu)",
+			       value, sizeof(c->s->flavour) - 1);
+	snprintf(c->s->flavour, sizeof(c->s->flavour), "%s", value);
 	return 0;
 }
 

@@ -994,7 +994,6 @@ void scn_free(struct scenario *s)
 	free(s->case_id);
 	free(s->append);
 	free(s->description);
-	free(s->flavour);
 	free(s->name);
 	free(s->path);
 	free(s);
