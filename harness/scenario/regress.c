@@ -682,7 +682,8 @@ static bool flavour_skip(const struct regress_opts *o, struct regress_scn *rs)
 
 	if (!*want || !strcmp(want, have))
 		return false;
-	name = scn_file_name(rs->scn);
+	/* A matrix case by its name, NAME[AXIS=VALUE,...] (in --dir), a scenario by its file. */
+	name = xstrdup(rs->scn->case_id ? rs->scn->name : rs->scn->path);
 	rs->outcome = RO_SKIP;
 	rs->reason = xasprintf("needs kernel flavour '%s' (this run's: '%s'); run it with: "
 			       "make kernel FLAVOUR=%s && netlab regress --flavour %s '%s'",
