@@ -434,8 +434,9 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 			x->infra = xasprintf("run %u: %s: %s", i + 1, run_verdict_name(run->verdict),
 					     run->reason ? run->reason : "no metrics");
 	}
-	x->bad_scenario |= r->s[0].outcome == RO_BAD;
-	if (r->s[0].outcome == RO_BAD && r->s[0].reason) {
+	/* Skipped: the scenario needs another kernel flavour than --flavour's. */
+	x->bad_scenario |= r->s[0].outcome == RO_BAD || r->s[0].outcome == RO_SKIP;
+	if ((r->s[0].outcome == RO_BAD || r->s[0].outcome == RO_SKIP) && r->s[0].reason) {
 		free(x->infra);
 		x->infra = xstrdup(r->s[0].reason);
 	}
