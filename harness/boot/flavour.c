@@ -77,8 +77,9 @@ int flavour_check(const char *dir, const char *name, char **err)
 
 	if (!flavour_name_ok(name)) {
 		list = flavour_list(dir);
-		err_set(err, "bad kernel flavour name '%s': a directory of kconfigs/flavours/ "
-			     "(letters, digits, '_', '-', '.')\nhint: the flavours are: %s",
+		err_set(err,
+			"bad kernel flavour name '%s': a directory of kconfigs/flavours/ "
+			"(letters, digits, '_', '-', '.')\nhint: the flavours are: %s",
 			name ? name : "", *list ? list : "(none)");
 		free(list);
 		return -EINVAL;
@@ -89,8 +90,9 @@ int flavour_check(const char *dir, const char *name, char **err)
 	if (ok)
 		return 0;
 	list = flavour_list(dir);
-	err_set(err, "unknown kernel flavour '%s': no directory kconfigs/flavours/%s\n"
-		     "hint: the flavours are: %s",
+	err_set(err,
+		"unknown kernel flavour '%s': no directory kconfigs/flavours/%s\n"
+		"hint: the flavours are: %s",
 		name, name, *list ? list : "(none)");
 	free(list);
 	return -EINVAL;

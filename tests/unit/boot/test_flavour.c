@@ -81,8 +81,9 @@ static void test_flavour__unknown_names_the_directory_and_lists(void **state)
 	assert_null(err);
 	assert_int_equal(flavour_check(tmpdir, "default", &err), 0);
 	assert_int_equal(flavour_check(tmpdir, "nosuch", &err), -EINVAL);
-	assert_string_equal(err, "unknown kernel flavour 'nosuch': no directory "
-				 "kconfigs/flavours/nosuch\nhint: the flavours are: default, full-net");
+	assert_string_equal(err,
+			    "unknown kernel flavour 'nosuch': no directory "
+			    "kconfigs/flavours/nosuch\nhint: the flavours are: default, full-net");
 	free(err);
 	err = NULL;
 	/* A file beside the flavours is none; a path is refused, not followed. */
@@ -128,13 +129,14 @@ static int parse_text(const char *text, struct scenario **s, char **err)
 
 static void test_flavour__scenario_key(void **state)
 {
-	static const char rest[] = "[traffic]\ngenerator = udp-stream\n[checks]\nok = udp.lost == 0\n";
+	static const char rest[] =
+		"[traffic]\ngenerator = udp-stream\n[checks]\nok = udp.lost == 0\n";
 	struct scenario *s = NULL;
 	char *text, *err = NULL;
 
 	text = xasprintf("[scenario]\n%s", rest);
 	assert_int_equal(parse_text(text, &s, &err), 0);
-	assert_string_equal(s->flavour, "");	/* any flavour */
+	assert_string_equal(s->flavour, ""); /* any flavour */
 	scn_free(s);
 	free(text);
 	text = xasprintf("[scenario]\nflavour = full-net\n%s", rest);
