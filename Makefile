@@ -3,6 +3,7 @@
 #   make deps      install (as root) or name the Debian packages netlab needs
 #   make           build the harness, guest agent and traffic generators
 #   make kernel    build (or reuse from cache) the instrumented kernel
+#                  (FLAVOUR=NAME: kconfigs/flavours/NAME/, as build/kernel-NAME)
 #   make guest     assemble the guest initramfs
 #   make test      unit + integration tests (boots real guests under TCG)
 #   make regress   the regression suite
@@ -33,7 +34,7 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock lib/metrics \
 	       vm/vm vm/qemu vm/topo vm/topofile vm/backend vm/status vm/backend-qemu vm/backend-libvirt \
 	       vm/share vm/libvirt vm/libvirt-volume vm/libvirt-stream vm/libvirt-domain vm/libvirt-xml \
-	       boot/kernel boot/initrd boot/acpi boot/kmod \
+	       boot/kernel boot/flavour boot/initrd boot/acpi boot/kmod \
 	       run/run run/rundir run/result run/counters run/pcapstat run/pcapcsum \
 	       trace/tracefile trace/tracedrops trace/tracepass trace/traceset trace/analysis \
 	       trace/pktpath trace/pktpath-ev trace/pktpath-setup trace/pktpath-drv trace/pktpath-out \
@@ -147,10 +148,14 @@ guest: $(INITRAMFS) $(KSFT_TOOLS)
 
 # ---- kernel ---------------------------------------------------------------
 # harness/kbuild.sh decides from its content-keyed cache whether to build.
+# FLAVOUR=NAME builds kconfigs/flavours/NAME/ (harness/kbuild-flavour.sh)
+# and links it as build/kernel-NAME, where `netlab --flavour NAME` looks.
+FLAVOUR ?= default
+FLAVOUR_LINK = $(if $(filter default,$(FLAVOUR)),$(KERNEL_LINK),$(KERNEL_LINK)-$(FLAVOUR))
 kernel:
 	@mkdir -p $(B)
-	@dir=$$(harness/kbuild.sh | tail -n 1) && ln -sfn "$$dir" $(KERNEL_LINK) && \
-		echo "kernel: $(KERNEL_LINK) -> $$dir"
+	@dir=$$(harness/kbuild-flavour.sh '$(FLAVOUR)' | tail -n 1) && ln -sfn "$$dir" $(FLAVOUR_LINK) && \
+		echo "kernel: $(FLAVOUR_LINK) -> $$dir"
 
 # ---- tests ----------------------------------------------------------------
 $(B)/tests/%: tests/unit/%.c $(B)/libnetlab-cmd.a $(B)/libnetlab.a

@@ -20,6 +20,7 @@
 #include "bisect/bisect.h"
 #include "boot/initrd.h"
 #include "lib/metrics.h"
+#include "boot/flavour.h"
 #include "scenario/regress.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
@@ -258,18 +259,24 @@ static int build(struct step_ctx *x)
 {
 	struct bisect_step *s = x->s;
 	char *bin = exe_dir(), *kbuild = xasprintf("%s/../harness/kbuild.sh", bin);
+	/* --flavour: its fragments over kconfigs/ (the default flavour is kbuild.sh's). */
+	char *kflav = xasprintf("%s/../harness/kbuild-flavour.sh", bin);
 	char *ksrc = xasprintf("KSRC=%s", x->c->worktree), *log = xasprintf("%s/build.log", s->dir);
 	/*
 	 * kbuild.sh hard-links the worktree into its patched copy, which
 	 * changes every file's ctime: git would then hash the whole tree
 	 * (8-16 s) to name the source. The files' mtimes and sizes decide.
 	 */
-	const char *argv[] = { kbuild, NULL }, *env[] = { ksrc, "GIT_CONFIG_COUNT=1",
+	const char *argv[] = { kbuild, NULL, NULL }, *env[] = { ksrc, "GIT_CONFIG_COUNT=1",
 		"GIT_CONFIG_KEY_0=core.trustctime", "GIT_CONFIG_VALUE_0=false", NULL };
 	char *out = NULL, *last;
 	double t0 = now_s();
 	int ret;
 
+	if (!flavour_is_default(x->c->flavour)) {
+		argv[0] = kflav;
+		argv[1] = x->c->flavour;
+	}
 	say(x, "building%s (log: %s)", x->c->module ? " the module" : "", log);
 	ret = bisect_exec(argv, NULL, x->c->module ? NULL : env, &out, NULL, log);
 	if (ret == 0 && out && (last = strrchr(out, '\n'))) {
@@ -299,6 +306,7 @@ static int build(struct step_ctx *x)
 	free(out);
 	free(bin);
 	free(kbuild);
+	free(kflav);
 	free(ksrc);
 	free(log);
 	return s->kernel_dir ? 0 : -1;
@@ -390,6 +398,7 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 	struct regress_opts o = {
 		.scenarios = scenarios, .n_scenarios = 1, .out = out, .jobs = x->c->jobs,
 		.repeat = runs, .deterministic = x->c->deterministic, .progress = forward, .ctx = x,
+		.flavour = x->c->flavour,
 	};
 	struct regress *r = NULL;
 	int ret;
@@ -425,8 +434,9 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 			x->infra = xasprintf("run %u: %s: %s", i + 1, run_verdict_name(run->verdict),
 					     run->reason ? run->reason : "no metrics");
 	}
-	x->bad_scenario |= r->s[0].outcome == RO_BAD;
-	if (r->s[0].outcome == RO_BAD && r->s[0].reason) {
+	/* Skipped: the scenario needs another kernel flavour than --flavour's. */
+	x->bad_scenario |= r->s[0].outcome == RO_BAD || r->s[0].outcome == RO_SKIP;
+	if ((r->s[0].outcome == RO_BAD || r->s[0].outcome == RO_SKIP) && r->s[0].reason) {
 		free(x->infra);
 		x->infra = xstrdup(r->s[0].reason);
 	}

@@ -166,6 +166,7 @@ void bisect_config_release(struct bisect_config *c)
 	free(c->scenario);
 	free(c->check);
 	free(c->initrd);
+	free(c->flavour);
 	free(c->worktree);
 	free(c->phase);
 	free(c->selftest);
@@ -273,6 +274,8 @@ int bisect_config_save(const struct bisect_config *c, const char *run_dir, char 
 	json_object_object_add(o, "jobs", json_object_new_int((int)c->jobs));
 	json_object_object_add(o, "deterministic", json_object_new_int(c->deterministic));
 	jadd_str(o, "initrd", c->initrd);
+	if (c->flavour)		/* absent for the default flavour, as before flavours */
+		jadd_str(o, "flavour", c->flavour);
 	jadd_str(o, "worktree", c->worktree);
 	jadd_str(o, "phase", c->phase);
 	json_object_object_add(o, "module", json_object_new_boolean(c->module));
@@ -323,6 +326,7 @@ int bisect_config_load(const char *run_dir, struct bisect_config *c, char **err)
 	v = jnum(o, "deterministic");
 	c->deterministic = isnan(v) ? -1 : (int)v;
 	c->initrd = jstr(o, "initrd");
+	c->flavour = jstr(o, "flavour");
 	c->worktree = jstr(o, "worktree");
 	c->phase = jstr(o, "phase");
 	v = jnum(o, "module");

@@ -97,6 +97,7 @@ struct bisect_config {
 	unsigned int jobs;	/* guests at a time */
 	int deterministic;	/* -1: the scenario's */
 	char *initrd;
+	char *flavour;		/* --flavour: each step builds kconfigs/flavours/NAME; NULL: default */
 	char *worktree;		/* absolute; fixed per tree, so builds are incremental */
 	char *phase;		/* "verify", "bisect", "done" */
 	bool module;		/* ksrc is an out-of-tree driver (--module), built as a

@@ -92,6 +92,7 @@ static void cache_identity(const char *bzimage, struct kernel_id *id)
 	*slash = '\0';
 	read_line(dir, "source", id->source, sizeof(id->source));
 	read_line(dir, "release", id->release, sizeof(id->release));
+	read_line(dir, "flavour", id->flavour, sizeof(id->flavour));
 	key = strrchr(dir, '/');
 	if (!id->source[0] || !key)
 		goto out;
@@ -157,6 +158,7 @@ struct json_object *kernel_id_to_json(const struct kernel_id *id, const char *pa
 	json_object_object_add(o, "config_sha256", str_or_null(id ? id->config_sha256 : NULL));
 	json_object_object_add(o, "cache_key", str_or_null(id ? id->cache_key : NULL));
 	json_object_object_add(o, "source", str_or_null(id ? id->source : NULL));
+	json_object_object_add(o, "flavour", str_or_null(id ? id->flavour : NULL));
 	return o;
 }
 

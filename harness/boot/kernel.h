@@ -12,6 +12,7 @@ struct kernel_id {
 	char cache_key[64];	/* the cache directory's name: hash of source, fragments, patches */
 	char source[256];	/* its "source": "debian-linux-source-6.1-VERSION", "git-HEAD-DIRTY" */
 	char release[128];	/* its "release" (make kernelrelease) */
+	char flavour[64];	/* its "flavour" (harness/kbuild-flavour.sh), "" when none */
 };
 
 /*
@@ -24,7 +25,7 @@ void kernel_id_release(struct kernel_id *id);
 struct json_object;
 /*
  * The identity as JSON: { "path", "version", "release", "sha256",
- * "config_sha256", "cache_key", "source" }, a string or null each (null for
+ * "config_sha256", "cache_key", "source", "flavour" }, a string or null each (null for
  * what is unknown). A NULL id: path only.
  */
 struct json_object *kernel_id_to_json(const struct kernel_id *id, const char *path);

@@ -48,6 +48,8 @@ static const char bisect_usage[] =
 	"  -o, --out DIR           run directory (default runs/bisect-DATE-PID)\n"
 	"      --resume RUN_DIR    continue an interrupted bisection\n"
 	"      --initrd FILE       as for netlab run\n"
+	"      --flavour NAME      each step builds kernel flavour NAME (kconfigs/flavours/NAME,\n"
+	"                          default 'default'); a scenario that needs one says which\n"
 	"      --share DIR[:GUEST][:rw], --add FILE[:GUEST]   as for netlab regress: every\n"
 	"                          step's runs get them (beside the scenario's share = ...);\n"
 	"                          repeatable, kept in bisect.json for --resume\n"
@@ -57,7 +59,7 @@ static const char bisect_usage[] =
 	"skipped commits are left, 130 interrupted (--resume continues).\n";
 
 enum { O_KSRC = 256, O_GOOD, O_BAD, O_SCN, O_CHECK, O_RUNS, O_DET, O_RESUME, O_INITRD, O_STEP,
-       O_STATE, O_MODULE, O_SHARE, O_ADD, O_MODULES, O_SELFTEST };
+       O_STATE, O_MODULE, O_SHARE, O_ADD, O_MODULES, O_SELFTEST, O_FLAVOUR };
 
 static const struct option longopts[] = {
 	{ "ksrc", required_argument, NULL, O_KSRC }, { "good", required_argument, NULL, O_GOOD },
@@ -70,6 +72,7 @@ static const struct option longopts[] = {
 	{ "state", required_argument, NULL, O_STATE }, { "module", required_argument, NULL, O_MODULE },
 	{ "share", required_argument, NULL, O_SHARE }, { "add", required_argument, NULL, O_ADD },
 	{ "modules", required_argument, NULL, O_MODULES },
+	{ "flavour", required_argument, NULL, O_FLAVOUR },
 	{ "selftest", required_argument, NULL, O_SELFTEST },
 	{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
@@ -93,6 +96,7 @@ static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **
 	case O_STEP: bc->step = true; return 0;
 	case O_STATE: bc->state = arg; return 0;
 	case O_MODULE: bc->module = arg; return 0;
+	case O_FLAVOUR: return cmd_parse_flavour(opt, arg, &bc->flavour, err);
 	case O_SHARE: return cmd_parse_share(arg, false, &bc->shares, err);
 	case O_ADD: return cmd_parse_share(arg, true, &bc->shares, err);
 	case O_MODULES:
@@ -168,6 +172,12 @@ int bisect_cmd_parse(int argc, char **argv, struct bisect_cmd *bc, char **err)
 		err_set(err, "--selftest and --scenario exclude each other\n"
 			"hint: --selftest TARGET:TEST bisects on one kernel selftest; a scenario of yours "
 			"can run it too ([exec] run = ...)");
+		return -EINVAL;
+	}
+	if (bc->module && bc->flavour && strcmp(bc->flavour, "default")) {
+		err_set(err, "--module with --flavour '%s': the module is built against the default "
+			     "kernel\nhint: bisect the kernel tree (--ksrc) on that flavour instead",
+			bc->flavour);
 		return -EINVAL;
 	}
 	if (bc->selftest && bc->module) {
@@ -374,6 +384,7 @@ static int start(const struct bisect_cmd *bc, struct bisect_config *c, char **ru
 	c->jobs = bc->jobs;
 	c->deterministic = bc->deterministic;
 	c->initrd = bc->initrd ? xstrdup(bc->initrd) : cmd_default_initrd();
+	c->flavour = bc->flavour && strcmp(bc->flavour, "default") ? xstrdup(bc->flavour) : NULL;
 	c->phase = xstrdup("verify");
 	c->shares = shares_dup(bc->shares.shares, bc->shares.n_shares);
 	c->n_shares = bc->shares.n_shares;

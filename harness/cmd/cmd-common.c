@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/flavour.h"
 #include "boot/initrd.h"
 #include "cmd/cmd.h"
 #include "scenario/regress.h"
@@ -38,6 +39,44 @@ static char *default_path(const char *env, const char *file)
 char *cmd_default_kernel(void)
 {
 	return default_path("KERNEL", "kernel/bzImage");
+}
+
+int cmd_parse_flavour(const char *opt, const char *arg, const char **out, char **err)
+{
+	char *dir = flavour_dir(), *why = NULL;
+	int ret = flavour_check(dir, arg, &why);
+
+	free(dir);
+	if (ret) {
+		err_set(err, "%s: %s", opt, why);
+		free(why);
+		return ret;
+	}
+	*out = arg;
+	return 0;
+}
+
+char *cmd_flavour_kernel(const char *flavour)
+{
+	char *bin, *p;
+
+	if (flavour_is_default(flavour))
+		return cmd_default_kernel();
+	bin = exe_dir();
+	p = flavour_kernel(bin, flavour);
+	free(bin);
+	return p;
+}
+
+int cmd_check_flavour_kernel(const char *flavour, const char *kernel, char **err)
+{
+	if (flavour_is_default(flavour) || !kernel || access(kernel, R_OK) == 0)
+		return 0;
+	err_set(err, "kernel flavour '%s' is not built: cannot read '%s': %s\n"
+		     "hint: make kernel FLAVOUR=%s (a cold build takes 20 minutes or more), "
+		     "or give --kernel FILE",
+		flavour, kernel, strerror(errno), flavour);
+	return -EINVAL;
 }
 
 char *cmd_default_initrd(void)

@@ -36,6 +36,7 @@ static const char gdb_usage[] =
 	"      --timeout S       stop the run after S seconds (default: the scenario's; 1 day\n"
 	"                        for an interactive session; 600 for a replay)\n"
 	"      --kernel FILE     bzImage; its vmlinux and gdb scripts must be beside it\n"
+	"      --flavour NAME    the kernel of flavour NAME, as for netlab run\n"
 	"      --initrd FILE     base initramfs\n"
 	"      --modules DIR     as for netlab run: the kernel's lib/modules/VERSION, for a\n"
 	"                        kernel whose NIC drivers are modules (not with --replay)\n"
@@ -46,7 +47,7 @@ static const char gdb_usage[] =
 	"the guest could not run or a replay did not finish.\n";
 
 enum { OPT_BATCH = 256, OPT_REPLAY, OPT_RECORD, OPT_VM, OPT_TIMEOUT, OPT_KERNEL, OPT_INITRD,
-       OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD, OPT_MODULES };
+       OPT_QEMU, OPT_UNTIL, OPT_SHARE, OPT_ADD, OPT_MODULES, OPT_FLAVOUR };
 
 static const struct option gdb_longopts[] = {
 	{ "break", required_argument, NULL, 'b' },
@@ -58,6 +59,7 @@ static const struct option gdb_longopts[] = {
 	{ "out", required_argument, NULL, 'o' },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "flavour", required_argument, NULL, OPT_FLAVOUR },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "qemu", required_argument, NULL, OPT_QEMU },
@@ -81,6 +83,7 @@ static int parse_one(int c, const char *arg, struct gdb_cmd *gc, char **err)
 	case OPT_RECORD: gc->o.record = true; return 0;
 	case 'o': gc->o.out = arg; return 0;
 	case OPT_KERNEL: gc->o.kernel = arg; return 0;
+	case OPT_FLAVOUR: return cmd_parse_flavour("--flavour", arg, &gc->flavour, err);
 	case OPT_INITRD: gc->o.initrd = arg; return 0;
 	case OPT_MODULES: {
 		struct stat st;
@@ -159,7 +162,9 @@ int gdb_cmd_parse(int argc, char **argv, struct gdb_cmd *gc, char **err)
 	if (gc->o.out && cmd_check_out(gc->o.out, NULL, err))
 		return -EINVAL;
 	if (!gc->o.kernel)
-		gc->o.kernel = gc->own[0] = cmd_default_kernel();
+		gc->o.kernel = gc->own[0] = cmd_flavour_kernel(gc->flavour);
+	if (!gc->o.replay && cmd_check_flavour_kernel(gc->flavour, gc->o.kernel, err))
+		return -EINVAL;
 	if (!gc->o.initrd)
 		gc->o.initrd = gc->own[1] = cmd_default_initrd();
 	return 0;

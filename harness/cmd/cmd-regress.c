@@ -38,6 +38,9 @@ static const char regress_usage[] =
 	"      --coverage          the NIC model x role x frame size x protocol cells the\n"
 	"                          scenarios that would run cover, and exit (1 if one is not)\n"
 	"      --kernel, --initrd, --modules, --accel, --qemu, --snaplen   as for netlab run\n"
+	"      --flavour NAME      the kernel flavour (kconfigs/flavours/NAME, default 'default'):\n"
+	"                          its kernel, build/kernel-NAME (make kernel FLAVOUR=NAME); a\n"
+	"                          scenario that needs another ('flavour = NAME') is skipped\n"
 	"      --share DIR[:GUEST][:rw], --add FILE[:GUEST]   as for netlab run, for every\n"
 	"                          scenario (beside a scenario's own share = ...)\n"
 	"      --backend NAME      qemu (default) or libvirt\n"
@@ -48,7 +51,7 @@ static const char regress_usage[] =
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_MODULES, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD, O_FLAVOUR };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -66,6 +69,7 @@ static const struct option longopts[] = {
 	{ "generators", no_argument, NULL, O_GENERATORS },
 	{ "share", required_argument, NULL, O_SHARE },
 	{ "add", required_argument, NULL, O_ADD },
+	{ "flavour", required_argument, NULL, O_FLAVOUR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -245,6 +249,7 @@ static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **
 	case O_GENERATORS: rc->generators = true; return 0;
 	case O_COVERAGE: rc->coverage = true; return 0;
 	case O_KERNEL: rc->o.base.kernel = arg; return 0;
+	case O_FLAVOUR: return cmd_parse_flavour(opt, arg, &rc->o.flavour, err);
 	case O_INITRD: rc->o.base.initrd = arg; return 0;
 	case O_MODULES: rc->o.base.modules = arg; return 0;
 	case O_QEMU: rc->o.base.qemu = arg; return 0;
@@ -283,7 +288,7 @@ static void fill_defaults(struct regress_cmd *rc)
 	if (!rc->dir)
 		rc->dir = own(rc, xasprintf("%s/../tests/regress", bin));
 	if (!rc->o.base.kernel)
-		rc->o.base.kernel = own(rc, cmd_default_kernel());
+		rc->o.base.kernel = own(rc, cmd_flavour_kernel(rc->o.flavour));
 	if (!rc->o.base.initrd)
 		rc->o.base.initrd = own(rc, cmd_default_initrd());
 	if (!rc->o.out)
@@ -313,7 +318,8 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 		return 0;
 	/* Before anything boots; --list and the tables boot nothing. */
 	if (!rc->list && !rc->coverage &&
-	    (cmd_check_out(rc->o.out, NULL, err) || cmd_check_initrd(iopt, rc->o.base.initrd, err)))
+	    (cmd_check_out(rc->o.out, NULL, err) || cmd_check_initrd(iopt, rc->o.base.initrd, err) ||
+	     cmd_check_flavour_kernel(rc->o.flavour, rc->o.base.kernel, err)))
 		return -EINVAL;
 	if (check_dir(rc->dir, optind == argc, err))
 		return -EINVAL;

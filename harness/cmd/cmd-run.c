@@ -20,6 +20,8 @@ static const char run_usage[] =
 	"usage: netlab run [options]\n"
 	"  -e, --exec CMD        shell command to run in the guest (default: show addresses)\n"
 	"      --kernel FILE     bzImage (default: $KERNEL, else the one 'make kernel' built)\n"
+	"      --flavour NAME    the kernel of flavour NAME (kconfigs/flavours/NAME), the one\n"
+	"                        'make kernel FLAVOUR=NAME' built (default: 'default')\n"
 	"      --initrd FILE     base initramfs (default: the one 'make guest' built)\n"
 	"      --modules DIR     the kernel's lib/modules/VERSION (or a kernel package\n"
 	"                        unpacked with dpkg -x): its NIC drivers, virtio, qdisc and\n"
@@ -61,12 +63,13 @@ enum {
 	OPT_KERNEL = 256, OPT_INITRD, OPT_MODULES, OPT_ACCEL, OPT_TIMEOUT, OPT_TOPOLOGY, OPT_NIC,
 	OPT_APPEND, OPT_MEM, OPT_SMP, OPT_QEMU, OPT_ICOUNT, OPT_SYSCTL, OPT_PEER_EXEC, OPT_PEER_KERNEL,
 	OPT_ACPI, OPT_RECORD, OPT_BACKEND, OPT_CONNECT, OPT_DOMAIN_NAME, OPT_PRINT_XML, OPT_SNAPLEN,
-	OPT_SHARE, OPT_ADD,
+	OPT_SHARE, OPT_ADD, OPT_FLAVOUR,
 };
 
 static const struct option run_longopts[] = {
 	{ "exec", required_argument, NULL, 'e' },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "flavour", required_argument, NULL, OPT_FLAVOUR },
 	{ "initrd", required_argument, NULL, OPT_INITRD },
 	{ "modules", required_argument, NULL, OPT_MODULES },
 	{ "accel", required_argument, NULL, OPT_ACCEL },
@@ -167,6 +170,7 @@ static int parse_one(int c, const char *arg, struct run_cmd *rc, char **err)
 	switch (c) {
 	case 'e': o->exec = arg; return 0;
 	case OPT_KERNEL: o->kernel = arg; return 0;
+	case OPT_FLAVOUR: return cmd_parse_flavour("--flavour", arg, &rc->flavour, err);
 	case OPT_INITRD: o->initrd = arg; return 0;
 	case OPT_MODULES: o->modules = arg; return 0;
 	case 'o': o->out = arg; return 0;
@@ -241,7 +245,7 @@ static void fill_defaults(struct run_cmd *rc)
 	if (!o->exec)
 		o->exec = DEFAULT_EXEC;
 	if (!o->kernel)
-		o->kernel = rc->own[0] = cmd_default_kernel();
+		o->kernel = rc->own[0] = cmd_flavour_kernel(rc->flavour);
 	if (!o->initrd)
 		o->initrd = rc->own[1] = cmd_default_initrd();
 	if (!o->out)
@@ -278,6 +282,8 @@ int run_cmd_parse(int argc, char **argv, struct run_cmd *rc, char **err)
 					     VM_BACKEND_CAN_DESCRIBE, "--print-xml", err))
 		return -EINVAL;
 	fill_defaults(rc);
+	if (cmd_check_flavour_kernel(rc->flavour, rc->opts.kernel, err))
+		return -EINVAL;
 	if (cmd_check_out(rc->opts.out, run_sock_below(rc->opts.topology), err))
 		return -EINVAL;
 	return cmd_shares_finish(&rc->shares, &rc->opts, err);

@@ -36,10 +36,13 @@ static const char selftests_usage[] =
 	"      --ktap              KTAP on stdout too (the table goes to stderr); it is\n"
 	"                          always written to SUITE/results.ktap\n"
 	"      --kernel, --initrd, --accel, --qemu   as for netlab run\n"
+	"      --flavour NAME      the kernel of flavour NAME, as for netlab run (the net\n"
+	"                          selftests want full-net: make kernel FLAVOUR=full-net)\n"
 	"exit status: 0 all passed or skipped, 1 a test failed, 2 bad input (an unknown\n"
 	"target or test, no tree), 125 the build or the runs could not test, 130 interrupted.\n";
 
-enum { O_KSRC = 256, O_TIMEOUT, O_NO_TOOLS, O_LIST, O_KTAP, O_KERNEL, O_INITRD, O_ACCEL, O_QEMU };
+enum { O_KSRC = 256, O_TIMEOUT, O_NO_TOOLS, O_LIST, O_KTAP, O_KERNEL, O_INITRD, O_ACCEL, O_QEMU,
+       O_FLAVOUR };
 
 static const struct option longopts[] = {
 	{ "ksrc", required_argument, NULL, O_KSRC }, { "jobs", required_argument, NULL, 'j' },
@@ -48,6 +51,7 @@ static const struct option longopts[] = {
 	{ "ktap", no_argument, NULL, O_KTAP }, { "kernel", required_argument, NULL, O_KERNEL },
 	{ "initrd", required_argument, NULL, O_INITRD }, { "accel", required_argument, NULL, O_ACCEL },
 	{ "qemu", required_argument, NULL, O_QEMU }, { "help", no_argument, NULL, 'h' },
+	{ "flavour", required_argument, NULL, O_FLAVOUR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -95,6 +99,7 @@ static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **
 	case O_LIST: sc->list = true; return 0;
 	case O_KTAP: sc->ktap = true; return 0;
 	case O_KERNEL: sc->o.base.kernel = arg; return 0;
+	case O_FLAVOUR: return cmd_parse_flavour(opt, arg, &sc->o.flavour, err);
 	case O_INITRD: sc->o.base.initrd = arg; return 0;
 	case O_QEMU: sc->o.base.qemu = arg; return 0;
 	case 'h': sc->help = true; return 0;
@@ -149,7 +154,9 @@ static int parse(int argc, char **argv, struct selftests_cmd *sc, char **err)
 	if (sc->help)
 		return 0;
 	if (!sc->o.base.kernel)
-		sc->o.base.kernel = own(sc, cmd_default_kernel());
+		sc->o.base.kernel = own(sc, cmd_flavour_kernel(sc->o.flavour));
+	if (cmd_check_flavour_kernel(sc->o.flavour, sc->o.base.kernel, err))
+		return -EINVAL;
 	iopt = sc->o.base.initrd ? "--initrd" : "initramfs";
 	if (!sc->o.base.initrd)
 		sc->o.base.initrd = own(sc, cmd_default_initrd());

@@ -48,6 +48,7 @@ struct run_cmd {
 	bool help;
 	bool print_xml;			/* --print-xml: libvirt domain XML, no run */
 	bool backend_given;		/* --backend: else --connect, --print-xml imply one */
+	const char *flavour;		/* --flavour: the default kernel is its; NULL: default */
 	char *own[4];
 	char **job_lines;		/* --sysctl, as "sysctl.NAME=VALUE"; owned */
 	size_t n_job_lines;
@@ -85,6 +86,7 @@ void run_cmd_release(struct run_cmd *rc);
 struct bisect_cmd {
 	const char *ksrc, *good, *bad, *scenario, *check, *out, *resume, *initrd, *module;
 	const char *selftest;		/* --selftest TARGET:TEST, instead of --scenario */
+	const char *flavour;		/* --flavour NAME: each step builds that flavour */
 	struct cmd_shares shares;	/* --share, --add: every step's runs get them */
 	unsigned int runs, jobs;
 	int deterministic;		/* -1: the scenario's */
@@ -101,6 +103,7 @@ void bisect_cmd_release(struct bisect_cmd *bc);
 struct gdb_cmd {
 	struct gdb_opts o;		/* gdb/replay.h */
 	bool help;
+	const char *flavour;		/* --flavour: the default kernel is its; NULL: default */
 	char *own[3];
 	struct cmd_shares shares;	/* --share, --add: after the scenario's shares */
 };
@@ -133,6 +136,17 @@ int cmd_check_suite_out(const char *out, const struct regress *r, char **err);
  * with *err naming it and what to do.
  */
 int cmd_check_initrd(const char *opt, const char *path, char **err);
+
+/*
+ * --flavour NAME of run, regress, selftests, gdb and bisect: a directory of
+ * kconfigs/flavours/ (boot/flavour.h). 0, or -EINVAL with *err naming it
+ * and listing the flavours.
+ */
+int cmd_parse_flavour(const char *opt, const char *arg, const char **out, char **err);
+/* The kernel of a flavour (NULL: default): cmd_default_kernel(), else build/kernel-NAME/bzImage. */
+char *cmd_flavour_kernel(const char *flavour);
+/* A flavour's kernel that `make kernel FLAVOUR=NAME` has not built: -EINVAL, with the hint. */
+int cmd_check_flavour_kernel(const char *flavour, const char *kernel, char **err);
 
 /* Defaults every command uses; heap strings the caller frees: $KERNEL or
  * kernel/bzImage beside the binary, $INITRD or initramfs.cpio.gz beside it,

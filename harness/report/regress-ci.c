@@ -275,6 +275,7 @@ static void junit_properties(struct sbuf *b, const struct regress *r)
 		{ "kernel.release", k ? k->release : NULL },
 		{ "kernel.cache_key", k ? k->cache_key : NULL },
 		{ "kernel.source", k ? k->source : NULL },
+		{ "kernel.flavour", k ? k->flavour : NULL },
 		{ "kernel.config_sha256", k ? k->config_sha256 : NULL },
 		{ "suite.dir", r->dir },
 	};

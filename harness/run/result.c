@@ -318,6 +318,7 @@ static struct json_object *json_meta(const struct run_meta *m)
 	json_add_str(k, "release", m->kernel_release);
 	json_add_str(k, "cache_key", m->kernel_cache_key);
 	json_add_str(k, "source", m->kernel_source);
+	json_add_str(k, "flavour", m->kernel_flavour);
 	json_object_object_add(o, "kernel", k);
 	/* On a connection, the VMs run that host's QEMU, not cfg->qemu. */
 	if (m->cfg->qemu && !m->connect) {

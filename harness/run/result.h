@@ -54,6 +54,7 @@ struct run_meta {
 	const char *kernel_release;	/* these three: from netlab's kernel cache, NULL elsewhere */
 	const char *kernel_cache_key;
 	const char *kernel_source;
+	const char *kernel_flavour;	/* kconfigs/flavours/NAME it was built with, NULL unknown */
 	const char *accel_reason;
 	const char *backend;		/* its name (vm/backend.h); NULL = "qemu" */
 	const char *connect;		/* its connection (libvirt URI), NULL = none: cfg->qemu ran here */

@@ -496,6 +496,7 @@ static void write_outcome(struct run_ctx *c, struct run_result *res)
 		.kernel_release = c->kid.release[0] ? c->kid.release : NULL,
 		.kernel_cache_key = c->kid.cache_key[0] ? c->kid.cache_key : NULL,
 		.kernel_source = c->kid.source[0] ? c->kid.source : NULL,
+		.kernel_flavour = c->kid.flavour[0] ? c->kid.flavour : NULL,
 		.accel_reason = c->accel_why,
 		.backend = c->be->ops->name,
 		.connect = vm_backend_uri(c->be),

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include "boot/acpi.h"
+#include "boot/flavour.h"
 #include "vm/share.h"
 #include "scenario/baseline.h"
 #include "lib/jsonout.h"
@@ -540,13 +541,30 @@ static void stall_reason(struct regress_scn *rs)
 	}
 }
 
+/* A scenario flavour_skip() left out: every check skipped, not measured. */
+static void skipped(struct regress_scn *rs)
+{
+	rs->checks = xzalloc((rs->scn->n_checks + 1) * sizeof(*rs->checks));
+	for (size_t c = 0; c < rs->scn->n_checks; c++) {
+		rs->checks[c].check = &rs->scn->checks[c];
+		rs->checks[c].baseline = rs->checks[c].min = rs->checks[c].max = NAN;
+		rs->checks[c].res.status = CHECK_NOT_MEASURED;
+	}
+}
+
 static void evaluate(const struct regress *r, struct regress_scn *rs, const struct regress_opts *o)
 {
-	struct metrics **ok = xzalloc(rs->n_runs * sizeof(*ok));
-	char *bpath = baseline_path(rs->scn->path), *err = NULL;
+	struct metrics **ok;
+	char *bpath, *err = NULL;
 	bool infra_by_check = false;	/* RO_INFRA from a check not measured, not from a run */
 	size_t n_ok = 0;
 
+	if (rs->outcome == RO_SKIP) {
+		skipped(rs);
+		return;
+	}
+	ok = xzalloc(rs->n_runs * sizeof(*ok));
+	bpath = baseline_path(rs->scn->path);
 	rs->outcome = RO_PASS;
 	rs->checks = xzalloc((rs->scn->n_checks + 1) * sizeof(*rs->checks));
 	for (unsigned int i = 0; i < rs->n_runs && rs->runs[i].not_run; i++) {
@@ -656,6 +674,24 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 	free(bpath);
 }
 
+/* A scenario that needs another kernel flavour than the run's: RO_SKIP, and why. */
+static bool flavour_skip(const struct regress_opts *o, struct regress_scn *rs)
+{
+	const char *want = rs->scn->flavour, *have = o->flavour ? o->flavour : FLAVOUR_DEFAULT;
+	char *name;
+
+	if (!*want || !strcmp(want, have))
+		return false;
+	/* A matrix case by its name, NAME[AXIS=VALUE,...] (in --dir), a scenario by its file. */
+	name = xstrdup(rs->scn->case_id ? rs->scn->name : rs->scn->path);
+	rs->outcome = RO_SKIP;
+	rs->reason = xasprintf("needs kernel flavour '%s' (this run's: '%s'); run it with: "
+			       "make kernel FLAVOUR=%s && netlab regress --flavour %s '%s'",
+			       want, have, want, want, name);
+	free(name);
+	return true;
+}
+
 static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **err)
 {
 	int ret;
@@ -688,6 +724,8 @@ static int prepare_dirs(struct regress *r, const struct regress_opts *o, char **
 
 		rs->dir = xasprintf("%s/%s", o->out, name);
 		free(name);
+		if (flavour_skip(o, rs))
+			continue;	/* no run: n_runs stays 0 */
 		rs->n_runs = rs->scn->repeat;
 		rs->runs = xzalloc(rs->n_runs * sizeof(*rs->runs));
 		for (unsigned int k = 0; k < rs->n_runs; k++)

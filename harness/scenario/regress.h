@@ -101,6 +101,10 @@ struct regress_opts {
 	int deterministic;		/* -1: each scenario's own, else 0/1 */
 	bool record;			/* record every run (QEMU record/replay) */
 	bool update_baselines;
+	/* The kernel's flavour (--flavour; NULL: default): a scenario that
+	 * needs another (`flavour = NAME`) is skipped, with the command that
+	 * runs it, and not built for: a cold kernel build is not the suite's. */
+	const char *flavour;
 	void (*progress)(void *ctx, const char *line);
 	void *ctx;
 	/*

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "generators.h"
+#include "boot/flavour.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario-int.h"
 #include "scenario/scngen.h"
@@ -220,6 +221,16 @@ static int set_record(struct parse_ctx *c, const char *value)
 	return 0;
 }
 
+static int set_flavour(struct parse_ctx *c, const char *value)
+{
+	if (!flavour_name_ok(value) || strlen(value) >= sizeof(c->s->flavour))
+		return scn_err(c, c->line, "bad flavour '%s': the name of a directory of "
+				   "kconfigs/flavours/ (letters, digits, '_', '-', '.'; at most %zu)",
+			       value, sizeof(c->s->flavour) - 1);
+	snprintf(c->s->flavour, sizeof(c->s->flavour), "%s", value);
+	return 0;
+}
+
 static int set_deterministic(struct parse_ctx *c, const char *value)
 {
 	if (scn_parse_bool(value, &c->s->deterministic))
@@ -317,6 +328,7 @@ static const struct {
 	{ "timeout", set_timeout },
 	{ "deterministic", set_deterministic },
 	{ "record", set_record },
+	{ "flavour", set_flavour },
 	{ "direction", set_direction },
 	{ "mem", set_mem },
 	{ "snaplen", set_snaplen },
@@ -327,7 +339,7 @@ static const struct {
 #define SCENARIO_KEYS                                                                          \
 	"description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, "             \
 	"coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, " \
-	"repeat, timeout, deterministic, record, mem, snaplen, acpi, share, cpus, cpus.a, "        \
+	"repeat, timeout, deterministic, record, flavour, mem, snaplen, acpi, share, cpus, cpus.a, "        \
 	"cpus.b, queues.<LABEL>, irq.<LABEL>, rps.<LABEL>, xps.<LABEL>, rfs"
 
 /* A NIC label: one of A, B, ... (VM_MAX_NICS of them); -1 otherwise. */

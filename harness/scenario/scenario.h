@@ -114,6 +114,9 @@ struct scenario {
 	unsigned int timeout_s;		/* default duration_s * 4 + 120 */
 	bool deterministic;		/* QEMU -icount; default yes */
 	bool record;			/* QEMU record/replay of every run (record = yes) */
+	/* flavour = NAME: the kernel flavour (kconfigs/flavours/NAME/) the
+	 * scenario needs; a run on another is skipped. "": any. */
+	char flavour[64];
 	unsigned int mem_mb;		/* guest memory; 0 = netlab run's default */
 	/* snaplen = BYTES | 0 (whole frames): the NIC captures', unless
 	 * --snaplen says otherwise; -1 = netlab run's default (256). */

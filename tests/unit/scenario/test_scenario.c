@@ -387,7 +387,7 @@ static void test_scenario__rejects_unknown_key_with_line(void **state)
 {
 	expect_error(
 		"bad-unknown-key.scn", 3,
-		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, record, mem, snaplen, acpi, share, cpus, cpus.a, cpus.b, queues.<LABEL>, irq.<LABEL>, rps.<LABEL>, xps.<LABEL>, rfs)");
+		"unknown key 'durration' in [scenario] (allowed: description, topology, nic.<LABEL>, ring.<LABEL>.rx, ring.<LABEL>.tx, coalesce.<LABEL>.PARAM, mtu.<LABEL>, direction, append, duration, repeat, timeout, deterministic, record, flavour, mem, snaplen, acpi, share, cpus, cpus.a, cpus.b, queues.<LABEL>, irq.<LABEL>, rps.<LABEL>, xps.<LABEL>, rfs)");
 }
 
 static void test_scenario__rejects_duplicate_key(void **state)
