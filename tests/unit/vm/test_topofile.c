@@ -104,38 +104,30 @@ static void expect_bad(const char *name, const char *text, const char *want)
 
 static void test_topofile__bad_input_named(void **state)
 {
-	const char *head = "[topology]\ndescription = x\n";
-	char *t;
+	/* Each body follows a valid [topology] header (two lines). */
+	static const struct { const char *name, *body, *want; } bad[] = {
+		{ "link", "[nic.A]\nlink = 0\n[nic.B]\nlink = 8\n",
+		  "link.topo:6: link '8': expected a link number 0 to 7" },
+		{ "oneNIC", "[nic.A]\nlink = 0\n", "needs NICs A and B" },
+		{ "gap", "[nic.A]\nlink = 0\n[nic.B]\nlink = 0\n[nic.D]\nlink = 1\n",
+		  "NIC D without NIC C" },
+		{ "key", "[nic.A]\nspeed = 10\n", "key.topo:4: [nic.A] has no key 'speed'" },
+		{ "model", "[nic.A]\nmodel = ne2k\n", "model 'ne2k': not a NIC model" },
+		{ "layer", "[hop.r]\nlayer = magic\n", "layer 'magic': expected forwarding or bridge" },
+		{ "hop", "[nic.A]\nlink = 0\n[nic.B]\nlink = 0\n[hop.r]\nin = A\nout = Q\n",
+		  "out 'Q': expected a NIC label" },
+		{ "ns", "[netns.Bad!]\nforwarding = yes\n", "section [netns.Bad!]" },
+		{ "section", "[wires]\nx = 1\n", "unknown section [wires]" },
+	};
 
 	(void)state;
 	expect_bad("nodesc", "[nic.A]\nlink = 0\n[nic.B]\nlink = 0\n", "description is missing");
-	t = xasprintf("%s[nic.A]\nlink = 0\n[nic.B]\nlink = 8\n", head);
-	expect_bad("link", t, "link.topo:6: link '8': expected a link number 0 to 7");
-	free(t);
-	t = xasprintf("%s[nic.A]\nlink = 0\n", head);
-	expect_bad("oneNIC", t, "needs NICs A and B");
-	free(t);
-	t = xasprintf("%s[nic.A]\nlink = 0\n[nic.B]\nlink = 0\n[nic.D]\nlink = 1\n", head);
-	expect_bad("gap", t, "NIC D without NIC C");
-	free(t);
-	t = xasprintf("%s[nic.A]\nspeed = 10\n", head);
-	expect_bad("key", t, "key.topo:4: [nic.A] has no key 'speed'");
-	free(t);
-	t = xasprintf("%s[nic.A]\nmodel = ne2k\n", head);
-	expect_bad("model", t, "model 'ne2k': not a NIC model");
-	free(t);
-	t = xasprintf("%s[hop.r]\nlayer = magic\n", head);
-	expect_bad("layer", t, "layer 'magic': expected forwarding or bridge");
-	free(t);
-	t = xasprintf("%s[nic.A]\nlink = 0\n[nic.B]\nlink = 0\n[hop.r]\nin = A\nout = Q\n", head);
-	expect_bad("hop", t, "out 'Q': expected a NIC label");
-	free(t);
-	t = xasprintf("%s[netns.Bad!]\nforwarding = yes\n", head);
-	expect_bad("ns", t, "section [netns.Bad!]");
-	free(t);
-	t = xasprintf("%s[wires]\nx = 1\n", head);
-	expect_bad("section", t, "unknown section [wires]");
-	free(t);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *t = xasprintf("[topology]\ndescription = x\n%s", bad[i].body);
+
+		expect_bad(bad[i].name, t, bad[i].want);
+		free(t);
+	}
 	expect_bad("missing", NULL, "missing.topo: cannot read the topology file");
 }
 
