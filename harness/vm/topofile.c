@@ -164,6 +164,21 @@ static void tf_nic(struct tf_ctx *c, const char *label, const char *key, const c
 	}
 }
 
+static void topo_data_free(struct topo_data *d)
+{
+	for (size_t i = 0; i < d->n_ns; i++) {
+		for (size_t k = 0; k < d->ns[i].n_ip; k++)
+			free(d->ns[i].ip[k]);
+		for (size_t k = 0; k < d->ns[i].n_route; k++)
+			free(d->ns[i].route[k]);
+		free(d->ns[i].ip);
+		free(d->ns[i].route);
+	}
+	free(d->ns);
+	free(d->path);
+	free(d);
+}
+
 static void tf_add_line(char ***arr, size_t *n, size_t *cap, const char *v)
 {
 	xgrow_array(arr, cap, *n + 1, sizeof(**arr));
@@ -383,8 +398,8 @@ const struct topology *topo_file_load(const char *name, const char *path, char *
 	free(text);
 	if (c.err) {
 		*err = c.err;
-		/* The partial data stays allocated: an error ends the command. */
 		free(c.desc);
+		topo_data_free(c.d);
 		return NULL;
 	}
 	for (unsigned int i = 0; i < c.d->n_nics; i++)
@@ -451,12 +466,10 @@ const struct topology *topology_lookup(const char *name, char **err)
 		err_set(err, "unknown topology (topologies: %s)", topology_list());
 		return NULL;
 	}
-	t = topo_file_load(is_path(name) ? name : strrchr(path, '/') + 1, path, err);
+	t = topo_file_load(name, path, err);
 	free(path);
 	if (!t)
 		return NULL;
-	if (!is_path(name))
-		((struct topology *)t)->name = xstrdup(name);
 	xgrow_array(&loaded, &cap_loaded, n_loaded + 1, sizeof(*loaded));
 	loaded[n_loaded].name = xstrdup(name);
 	loaded[n_loaded++].t = t;
