@@ -20,18 +20,15 @@
 
 #include "scenario/scenario.h"
 #include "scenario/scnrun-int.h"
-#include "run/pcapstat.h"
 #include "lib/metrics.h"
 #include "lib/util.h"
 #include "vm/topofile.h"
 
+/* A per-NIC counter's delta, 0 when it was not measured. */
 static double hget(const struct metrics *m, const char *fmt, char l)
 {
-	char name[96];
-	double v;
+	double v = metrics_value_label(m, fmt, l, 0);
 
-	snprintf(name, sizeof(name), fmt, l);
-	v = metrics_value(m, name, 0);
 	return isnan(v) ? 0 : v;
 }
 
@@ -41,17 +38,6 @@ static void hset(struct metrics *m, const char *hop, const char *what, double v)
 
 	metrics_set(m, name, v);
 	free(name);
-}
-
-/* The count of @filter's frames in NIC l's capture; -1 with *c->err on error. */
-static double count_in(struct collect *c, const char *rundir, char l, const char *filter)
-{
-	char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
-	struct pcap_stats st;
-	int ret = pcap_stats_read_many(path, &filter, 1, &st, c->err);
-
-	free(path);
-	return ret ? -1 : (double)st.matched;
 }
 
 /* The counters' drops in the hop's namespace, by reason (IPv4 or IPv6). */
@@ -82,28 +68,22 @@ static double hop_counted(struct collect *c, const struct topo_hop *h, char in, 
 	return sum;
 }
 
-int scnrun_collect_hops(struct collect *c, const char *rundir, const char *data_filter, bool v6)
+void scnrun_collect_hops(struct collect *c, const double *data_on_link, bool v6)
 {
 	const struct topo_data *d = c->cfg->topo->data;
 	const struct vm_nic *tx = &c->cfg->nics[scn_tx_nic(c->s)];
 	double all = 0;
 
 	if (!d || !d->n_hops)
-		return 0;
+		return;
 	for (unsigned int i = 0; i < d->n_hops; i++) {
 		const struct topo_hop *h = &d->hops[i];
 		/* The path runs A -> B: a hop's in NIC shares the sender's link. */
 		bool fwd = c->cfg->nics[vm_nic_index(h->in)].hub == tx->hub;
 		char in = fwd ? h->in : h->out, out = fwd ? h->out : h->in;
-		double n_in = count_in(c, rundir, in, data_filter), n_out, counted, lost;
+		double n_in = data_on_link[vm_nic_index(in)], n_out = data_on_link[vm_nic_index(out)];
+		double lost = n_in - n_out, counted = hop_counted(c, h, in, v6);
 
-		if (n_in < 0)
-			return -1;
-		n_out = count_in(c, rundir, out, data_filter);
-		if (n_out < 0)
-			return -1;
-		lost = n_in - n_out;
-		counted = hop_counted(c, h, in, v6);
 		hset(c->m, h->name, "bridge", h->bridge);
 		hset(c->m, h->name, "in", n_in);
 		hset(c->m, h->name, "out", n_out);
@@ -113,5 +93,4 @@ int scnrun_collect_hops(struct collect *c, const char *rundir, const char *data_
 		all += lost;
 	}
 	metrics_set(c->m, "loss.lost_in_hops", all);
-	return 0;
 }

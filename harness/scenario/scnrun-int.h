@@ -81,11 +81,12 @@ void scnrun_cpu_backlog(struct collect *c);
 int scnrun_collect_sections(struct collect *c);
 void scnrun_udp_loss(struct collect *c);
 /*
- * scnrun-hops.c: hop.NAME.* of a topology file's hops, counting the frames
- * @data_filter matches on each hop's in and out links (a UDP stream's data
- * datagrams); loss.lost_in_hops. 0, or -1 with *c->err.
+ * scnrun-hops.c: hop.NAME.* of a topology file's hops, from @data_on_link
+ * (by NIC index: the UDP stream's data datagrams in each NIC's capture,
+ * counted by scnrun_collect_pcaps) and the hop namespaces' counters;
+ * loss.lost_in_hops.
  */
-int scnrun_collect_hops(struct collect *c, const char *rundir, const char *data_filter, bool v6);
+void scnrun_collect_hops(struct collect *c, const double *data_on_link, bool v6);
 
 /* TCP port on which a receiver in another VM says it is ready. */
 #define READY_PORT 7999

@@ -408,6 +408,7 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 	struct pcap_stats *st = xcalloc(n_filters, sizeof(*st));
 	/* Through a tunnel the ends' IP layers count each packet twice: no NIC/driver layer. */
 	bool tunnel = c->cfg->topo->data && c->cfg->topo->data->tunnel;
+	double data_on_link[VM_MAX_NICS] = { 0 };	/* for the hops */
 	int ret = 0;
 
 	if (!tunnel) {
@@ -418,15 +419,16 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 	for (unsigned int i = 0; i < c->cfg->n_nics && !ret; i++) {
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
-		size_t n_used = i < 2 ? n_filters : F_UDP_DATA;
+		/* a hop's NIC: its link's data datagrams, no END copies nor flows */
+		size_t n_used = i < 2 ? n_filters : udp ? F_UDP_END : F_UDP_DATA;
 
 		filters[F_RX] = nic_rx_filter(&c->cfg->nics[i], v6);
 		filters[F_TX] = nic_tx_filter(&c->cfg->nics[i]);
 		filters[F_ND_MCAST] = nic_nd_mcast_filter(&c->cfg->nics[i]);
-		if (udp && i < 2) {
+		if (udp)
 			filters[F_UDP_DATA] = udp_filter(v6, port, 1);
+		if (udp && i < 2)
 			filters[F_UDP_END] = udp_filter(v6, port, 2);
-		}
 		for (size_t k = F_FLOWS; k < n_used; k++) {
 			char id[64];
 
@@ -456,6 +458,8 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		metrics_set(c->m, name, (double)st[F_RX].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
 		metrics_set(c->m, name, (double)st[F_RX].bytes);
+		if (udp)
+			data_on_link[i] = (double)st[F_UDP_DATA].matched;
 		if (udp && i < 2) {
 			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
 				    (double)st[F_UDP_DATA].matched);
@@ -472,12 +476,8 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		if (!shares_netns(c->cfg, i) && !tunnel)
 			collect_nic_rx(c, i, (double)st[F_RX].matched, (double)st[F_ND_MCAST].matched);
 	}
-	if (!ret && udp) {
-		char *f = vlan_too(udp_filter(v6, port, 1));
-
-		ret = scnrun_collect_hops(c, rundir, f, v6) ? -EINVAL : 0;
-		free(f);
-	}
+	if (!ret && udp)
+		scnrun_collect_hops(c, data_on_link, v6);
 	free(filters);
 	free(st);
 	return ret;

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,18 +78,24 @@ static bool tf_copy(struct tf_ctx *c, const char *key, char *dst, size_t n, cons
 	return true;
 }
 
-/* A netns or hop name: [a-z0-9_-], 1..15 characters. */
-static bool tf_name_ok(const char *s)
+/* A name of [a-z0-9_-], 1 to @max characters: never a path. */
+static bool name_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s);
 
-	if (!n || n > 15)
+	if (!n || n > max)
 		return false;
 	for (; *s; s++)
 		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_' &&
 		    *s != '-')
 			return false;
 	return true;
+}
+
+/* A netns or hop name: an interface-name-sized name_ok(). */
+static bool tf_name_ok(const char *s)
+{
+	return name_ok(s, 15);
 }
 
 static bool tf_bool(struct tf_ctx *c, const char *key, const char *v, bool *out)
@@ -389,8 +396,6 @@ const struct topology *topo_file_load(const char *name, const char *path, char *
 	c.p = text;
 	c.d = xzalloc(sizeof(*c.d));
 	c.d->path = xstrdup(path);
-	for (int e = 0; e < 2; e++)
-		c.d->ep[e].given = false;
 	if (ini_parse_stream(tf_reader, &c, tf_handler, &c) > 0 && !c.err)
 		tf_err(&c, "expected 'key = value' or '[section]'");
 	if (!c.err)
@@ -429,16 +434,6 @@ static bool is_path(const char *name)
 	return strchr(name, '/') || (n > 5 && !strcmp(name + n - 5, ".topo"));
 }
 
-/* Shipped topology names: a-z 0-9 - _ only, so a name never walks out of the directory. */
-static bool is_plain_name(const char *name)
-{
-	if (!*name)
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-			return false;
-	return true;
-}
 
 const struct topology *topology_lookup(const char *name, char **err)
 {
@@ -452,7 +447,7 @@ const struct topology *topology_lookup(const char *name, char **err)
 			return loaded[i].t;
 	if (is_path(name)) {
 		path = xstrdup(name);
-	} else if (is_plain_name(name)) {
+	} else if (name_ok(name, SIZE_MAX)) {
 		char *dir = topo_file_dir();
 
 		path = xasprintf("%s/%s.topo", dir, name);
