@@ -27,7 +27,7 @@ declare -A FILE_S=([t06]=1330 [t16]=446 [t21]=2 [t13]=303 [t18]=461 [t14]=235
 	[t23]=42 [t09]=37 [t08]=34 [t03]=24 [t02]=23 [t01]=18 [t07]=18 [t04]=13
 	[t19]=7 [t20]=7 [t05]=16 [t12]=3 [t27]=631 [t28]=15 [t29]=25 [t30]=60 [t31]=40 [t32]=260 [t33]=35)
 declare -A GROUP=([t14]=libvirt [t17]=libvirt [t25]=libvirt [t12]=history [t15]=history
-	[t21]=history [t27]=history [t31]=history)
+	[t21]=history [t27]=history [t31]=history [t32]=history)
 
 lanes=${NETLAB_TEST_JOBS:-2}
 case $lanes in '' | *[!0-9]* | 0)

@@ -572,7 +572,7 @@ char *regress_loss_story(const struct metrics *m)
 	size_t n_labels = layer_labels(m, "nicrx.", labels, sizeof(labels));
 	size_t n_tx = layer_labels(m, "nictx.", tx_labels, sizeof(tx_labels));
 	bool driver_lost = false, tx_lost = false;
-	double backlog;
+	double backlog, hops;
 	struct sbuf b;
 
 	if (isnan(sent) && !n_labels && !n_tx)
@@ -655,7 +655,10 @@ char *regress_loss_story(const struct metrics *m)
 	csum_evidence(m, &b);
 	flow_evidence(m, &b);
 	cpu_backlog_evidence(m, NULL, &backlog);
-	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost || backlog > 0) {
+	/* A TCP stream's segments lost at a hop: no UDP identity, the hops' own counts. */
+	hops = isnan(mget(m, "udp.sent")) ? mget(m, "loss.lost_in_hops") : 0;
+	if (before > 0 || wire > 0 || stack > 0 || drv > 0 || driver_lost || tx_lost || backlog > 0 ||
+	    hops > 0) {
 		sbuf_adds(&b, "\n      packets went missing:");
 		if (before - (isnan(txdrv) ? 0 : txdrv) > 0)
 			sbuf_addf(&b, " %.0f in the sender's stack (before the wire; qdisc/netem);",
@@ -682,7 +685,7 @@ char *regress_loss_story(const struct metrics *m)
 			else
 				sbuf_adds(&b, " (no counter moved; kfree_skb saw them);");
 		}
-		if (wire > 0)
+		if (wire > 0 || hops > 0)
 			hop_evidence(m, wire, &b);
 		/* A layer of its own, between the driver's hand-off and IP, per CPU. */
 		cpu_backlog_evidence(m, &b, &backlog);

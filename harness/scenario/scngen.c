@@ -406,7 +406,7 @@ const struct scn_gen scn_gens[] = {
 	  .cov = SCN_GEN_COV_DATAGRAMS, .loss_identity = true, .size_range = true,
 	  .rx_idle_timeout_s = 20 },
 	{ .name = "tcp-stream", .collect = collect_tcp, .families = tcps_families,
-	  .cov = SCN_GEN_COV_STREAM },
+	  .cov = SCN_GEN_COV_STREAM, .hop_segments = true },
 	{ .name = "rr", .collect = collect_rr, .families = rr_families, .cov = SCN_GEN_COV_RR,
 	  .rx_idle_timeout_s = 20 },
 	{ .name = NULL },

@@ -55,6 +55,11 @@ struct scn_gen {
 	 * sets udp.sent, udp.received, loss.app_send_errors and the END copies.
 	 */
 	bool loss_identity;
+	/*
+	 * Whether its data are TCP segments to the receiver's port (a stream):
+	 * counted on each hop's links (scnrun-hops.c), retransmits and all.
+	 */
+	bool hop_segments;
 	bool size_range;		/* [traffic] size = MIN..MAX (--size, --size-max) */
 	/* --idle-timeout given to the receiving end, in s; 0: the tool's own default. */
 	unsigned int rx_idle_timeout_s;

@@ -2,8 +2,11 @@
 /*
  * The hops of a topology file's path (vm/topofile.h [hop.NAME]): for a UDP
  * stream, the data datagrams that came into each hop (the capture of its
- * in NIC's link) against those that left it (its out NIC's), and what the
- * hop's namespace counted as dropped, reason by reason:
+ * in NIC's link) against those that left it (its out NIC's); for a TCP
+ * stream, its data segments (retransmits too: each one the hop dropped is
+ * sent again, and counted in again); and what the hop's namespace counted
+ * as dropped, reason by reason (a counter counts packets as the hop saw
+ * them: a GRO-merged TCP packet dropped once is several segments in):
  *   hop.NAME.{in,out,lost}, hop.NAME.bridge (1: a bridge, 0: IP forwarding)
  *   hop.NAME.{forwarded,no_route,hdr_errors,too_big,discards,addr_errors,
  *             neigh_unresolved,driver}       the counters' deltas

@@ -61,6 +61,21 @@ static char *udp_flow_filter(bool v6, unsigned int port, unsigned int id)
 			 "udp[16:4] = %u", port, id);
 }
 
+/*
+ * tcp-stream's data segments towards the receiver's port: TCP with a
+ * payload (the IP length past both headers), ACKs and handshakes left out.
+ * IPv6: TCP right after the fixed header (netlab's streams carry no
+ * extension header).
+ */
+static char *tcp_data_filter(bool v6, unsigned int port)
+{
+	if (v6)
+		return xasprintf("ip6 and tcp dst port %u and ip6[4:2] - ((ip6[52] & 0xf0) >> 2) > 0",
+				 port);
+	return xasprintf("tcp dst port %u and ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2) > 0",
+			 port);
+}
+
 /* A metric, or 0 when it was not measured. */
 static double mget(const struct metrics *m, const char *name)
 {
@@ -388,10 +403,11 @@ static char *vlan_too(char *f)
 
 /*
  * Each link's capture, read once: its frames, the IP frames to its NIC
- * (nicrx), and for UDP the data datagrams and END copies towards the port.
- * The filters by index: these, then one per UDP flow.
+ * (nicrx), the data towards the port (UDP's data datagrams, TCP's data
+ * segments) and for UDP the END copies. The filters by index: these, then
+ * one per UDP flow.
  */
-enum { F_RX, F_TX, F_ND_MCAST, F_UDP_DATA, F_UDP_END, F_FLOWS };
+enum { F_RX, F_TX, F_ND_MCAST, F_DATA, F_UDP_END, F_FLOWS };
 
 int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 {
@@ -399,11 +415,14 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 	bool v6 = scn_traffic_v6(c->s);
 	const struct scn_gen *gen = scn_gen_find(c->s->generator);
 	bool udp = gen && gen->loss_identity;	/* its data datagrams, counted on each wire */
+	/* TCP's data segments: only for the hops (in against out, retransmits and all) */
+	bool tcp = gen && gen->hop_segments && c->cfg->topo->data &&
+		   c->cfg->topo->data->n_hops;
 	unsigned int port = pv ? (unsigned int)atoi(pv) : 5201;
 	unsigned int rx = scn_rx_nic(c->s);
 	/* Several flows: each one's data datagrams too (udp.flow.K.wire_{tx,rx}). */
 	size_t flows = udp ? (size_t)metrics_value(c->m, "udp.flows", 1) : 0;
-	size_t n_filters = udp ? F_FLOWS + (flows > 1 ? flows : 0) : F_UDP_DATA;
+	size_t n_filters = udp ? F_FLOWS + (flows > 1 ? flows : 0) : tcp ? F_UDP_END : F_DATA;
 	char **filters = xcalloc(n_filters, sizeof(*filters));
 	struct pcap_stats *st = xcalloc(n_filters, sizeof(*st));
 	/* Through a tunnel the ends' IP layers count each packet twice: no NIC/driver layer. */
@@ -420,13 +439,15 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		char l = c->cfg->nics[i].label, name[64];
 		char *path = xasprintf("%s/nic-%c.pcap", rundir, l);
 		/* a hop's NIC: its link's data datagrams, no END copies nor flows */
-		size_t n_used = i < 2 ? n_filters : udp ? F_UDP_END : F_UDP_DATA;
+		size_t n_used = i < 2 ? n_filters : udp || tcp ? F_UDP_END : F_DATA;
 
 		filters[F_RX] = nic_rx_filter(&c->cfg->nics[i], v6);
 		filters[F_TX] = nic_tx_filter(&c->cfg->nics[i]);
 		filters[F_ND_MCAST] = nic_nd_mcast_filter(&c->cfg->nics[i]);
 		if (udp)
-			filters[F_UDP_DATA] = udp_filter(v6, port, 1);
+			filters[F_DATA] = udp_filter(v6, port, 1);
+		else if (tcp)
+			filters[F_DATA] = tcp_data_filter(v6, port);
 		if (udp && i < 2)
 			filters[F_UDP_END] = udp_filter(v6, port, 2);
 		for (size_t k = F_FLOWS; k < n_used; k++) {
@@ -458,11 +479,11 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		metrics_set(c->m, name, (double)st[F_RX].packets);
 		snprintf(name, sizeof(name), "pcap.%c.bytes", l);
 		metrics_set(c->m, name, (double)st[F_RX].bytes);
-		if (udp)
-			data_on_link[i] = (double)st[F_UDP_DATA].matched;
+		if (udp || tcp)
+			data_on_link[i] = (double)st[F_DATA].matched;
 		if (udp && i < 2) {
 			metrics_set(c->m, i == rx ? "loss.wire_rx" : "loss.wire_tx",
-				    (double)st[F_UDP_DATA].matched);
+				    (double)st[F_DATA].matched);
 			metrics_set(c->m, i == rx ? "loss.end_copies_wire_rx" : "loss.end_copies_wire_tx",
 				    (double)st[F_UDP_END].matched);
 		}
@@ -476,7 +497,7 @@ int scnrun_collect_pcaps(struct collect *c, const char *rundir)
 		if (!shares_netns(c->cfg, i) && !tunnel)
 			collect_nic_rx(c, i, (double)st[F_RX].matched, (double)st[F_ND_MCAST].matched);
 	}
-	if (!ret && udp)
+	if (!ret && (udp || tcp))
 		scnrun_collect_hops(c, data_on_link, v6);
 	free(filters);
 	free(st);

@@ -148,7 +148,7 @@ test_expect_success 'every test file that uses libvirtd or a cached bisect-test 
 		if grep -q "virsh" "$f" && ! echo "$groups" | grep -q "\[$k\]=libvirt"; then
 			bad="$bad $k:libvirt"
 		fi
-		if grep -q "bisect-test/" "$f" && ! echo "$groups" | grep -q "\[$k\]=history"; then
+		if grep -q "bisect-test/\|lib-history.sh" "$f" && ! echo "$groups" | grep -q "\[$k\]=history"; then
 			bad="$bad $k:history"
 		fi
 	done

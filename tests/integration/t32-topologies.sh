@@ -5,9 +5,16 @@
 # layer or hop; the VLAN's frames are tagged on the wire; a fault at the
 # router (a smaller MTU on its out link) is put at hop r, IP forwarding, and
 # one in a bridge (its ports in no VLAN) at hop br, the bridge.
+# With NETLAB_SLOW_TESTS=1 (kernel builds), the two planted kernel
+# regressions of a hop in tests/regress/bisect/make-history.sh: forward (a
+# router drops full-size IPv4 packets with DF) and brmtu (a bridge drops
+# full-size frames), each bisected to its commit by netlab bisect --ksrc,
+# each failing the shipped topology cases it touches with the story naming
+# the hop and its layer, and passing those it does not touch.
 . "$(dirname "$0")/../lib.sh"
 command -v jq >/dev/null || skip_all "jq missing (make deps)"
 S=$TOP/tests/regress
+B=$S/bisect
 
 metric() { jq -r --arg n "$2" '.metrics[$n] // .[$n] // empty' "$1"; }
 
@@ -30,8 +37,8 @@ need_guest
 test_expect_success 'router (IPv6, fragmented), VLAN-filtering bridge (IPv6), VLAN (IPv4), VXLAN (IPv6, fragmented): no loss at any layer or hop' '
 	rc=0; "$NETLAB" regress -j 1 --out "$T_TMP/topo" \
 		"topologies[topology=router,family=6,size=3000]" \
-		"topologies[topology=bridge-vlan,family=6,size=1200]" \
-		"topologies[topology=vlan,size=1200]" \
+		"topologies[topology=bridge-vlan,family=6,size=1200..1472]" \
+		"topologies[topology=vlan,size=1200..1472]" \
 		"tunnels[topology=vxlan,family=6,size=3000]" >"$T_TMP/topo.out" 2>&1 || rc=$?
 	cat "$T_TMP/topo.out"; test $rc = 0
 	r=$(ls -d "$T_TMP"/topo/topologies+router+*/run-1)
@@ -70,5 +77,50 @@ test_expect_success 'a bridge that drops every frame (a topology file beside the
 	test "$(metric "$m" loss.lost_in_hops)" = "$(metric "$m" udp.sent)"
 	grep -q "at hop br (the bridge; in [0-9]*, out 0): no counter of its namespace moved" "$T_TMP/br.out"
 '
+
+# --- the planted regressions of a hop: opt-in (kernel builds) ------------
+. "$(dirname "$0")/lib-history.sh"
+
+if slow 'forward: bisect names the commit; full-size IPv4 through the router fails, the story names hop r and IP forwarding; IPv6 and the bridge pass'; then
+	test_expect_success 'forward: bisect names the commit; full-size IPv4 through the router fails, the story names hop r and IP forwarding; IPv6 and the bridge pass' '
+		bisect forward "$B/router-fullsize.scn"
+		grep -Eq "^after : no_loss: udp.lost = [1-9][0-9]* vs == 0: fail" "$T_TMP/bis-forward.out"
+		rc=0; suite forward forward "topologies[topology=router,size=1200..1472]" \
+			"topologies-tcp[topology=router]" "topologies[topology=router,family=6,size=1200..1472]" \
+			"topologies[topology=bridge,size=1200..1472]" || rc=$?
+		test $rc = 1
+		# the datagrams of 1469..1472 bytes (a 1497..1500-byte packet): lost at the router, too big
+		grep -Eq "^topologies\[topology=router,size=1200..1472\] +no_loss +udp.lost +[1-9][0-9]* +== 0 +fail" "$T_TMP/forward.out"
+		grep -Eq "[1-9][0-9]* at hop r \(IP forwarding; in [0-9]+, out [0-9]+\): too big for the next link.s MTU \(fragmentation needed\) [1-9]" "$T_TMP/forward.out"
+		m=$(ls "$T_TMP"/forward/topologies+router+1200..1472/run-1/metrics.json)
+		test "$(metric "$m" hop.r.too_big)" = "$(metric "$m" udp.lost)"
+		test "$(metric "$m" loss.unaccounted)" = 0
+		# TCP through it: full-size segments, every one dropped: a stall, at hop r
+		grep -Eq "^topologies-tcp\[topology=router\] +no_stall +tcp.stalled +1 +== 0 +fail" "$T_TMP/forward.out"
+		m=$(ls "$T_TMP"/forward/topologies-tcp+router/run-1/metrics.json)
+		test "$(metric "$m" hop.r.lost)" -gt 0 && test "$(metric "$m" hop.r.too_big)" -gt 0
+		# IPv6 forwarding and the bridge: untouched by it
+		grep -Eq "^topologies\[topology=router,family=6,size=1200..1472\] +no_loss .* pass" "$T_TMP/forward.out"
+		grep -Eq "^topologies\[topology=bridge,size=1200..1472\] +no_loss .* pass" "$T_TMP/forward.out"
+	'
+fi
+
+if slow 'brmtu: bisect names the commit; full-size frames through the bridge fail, the story names hop br and the bridge, silent; a routed path passes'; then
+	test_expect_success 'brmtu: bisect names the commit; full-size frames through the bridge fail, the story names hop br and the bridge, silent; a routed path passes' '
+		bisect brmtu "$B/bridge-fullsize.scn"
+		grep -Eq "^after : no_loss: udp.lost = [1-9][0-9]* vs == 0: fail" "$T_TMP/bis-brmtu.out"
+		rc=0; suite brmtu brmtu "topologies[topology=bridge-vlan,family=6,size=1200..1472]" \
+			"topologies-tcp[topology=bridge]" "topologies[topology=router,size=1200..1472]" || rc=$?
+		test $rc = 1
+		grep -Eq "^topologies\[topology=bridge-vlan,family=6,size=1200..1472\] +no_loss +udp.lost +[1-9][0-9]* +== 0 +fail" "$T_TMP/brmtu.out"
+		grep -Eq "[1-9][0-9]* at hop br \(the bridge; in [0-9]+, out [0-9]+\): no counter of its namespace moved" "$T_TMP/brmtu.out"
+		m=$(ls "$T_TMP"/brmtu/topologies+bridge-vlan+6+1200..1472/run-1/metrics.json)
+		test "$(metric "$m" hop.br.silent)" -gt 0
+		test "$(metric "$m" loss.unaccounted)" = 0
+		grep -Eq "^topologies-tcp\[topology=bridge\] +no_stall +tcp.stalled +1 +== 0 +fail" "$T_TMP/brmtu.out"
+		# a routed path has no bridge: untouched
+		grep -Eq "^topologies\[topology=router,size=1200..1472\] +no_loss .* pass" "$T_TMP/brmtu.out"
+	'
+fi
 
 test_done

@@ -63,12 +63,27 @@
 #           truncated (Ip6InTruncatedPkts, PKT_TOO_SMALL): fragmented IPv6
 #           datagrams are lost at B's IPv6 layer; whole datagrams, and all
 #           of IPv4, pass)
-#   (demux, backlog, mqrx and v6only: not in the --module history)
+#   forward: p1 FORWARD p4                   (FORWARD, in net/ipv4/ip_forward.c:
+#           ip_forward() leaves room for an 802.1Q tag in its MTU check, so a
+#           router drops every IPv4 packet of the last 4 bytes below the next
+#           link's MTU that has DF set (FragFails, PKT_TOO_BIG); its ICMP
+#           "fragmentation needed" still names the link's own MTU, so the
+#           sender never lowers its path MTU: full-size UDP datagrams with
+#           DF are lost at the router, every time, and TCP through it stalls.
+#           Smaller packets, fragments (no DF), IPv6 and local traffic pass)
+#   brmtu:  p1 p2 BRMTU p4                   (BRMTU, in net/bridge/br_forward.c:
+#           br_dev_queue_push_xmit() checks a frame against the port's MTU
+#           after pushing the Ethernet header, with no allowance for it and
+#           none for GSO: every frame whose IP packet is longer than MTU - 14
+#           bytes, and every GRO-merged one, is freed by the bridge, with no
+#           counter. Both families; a bridge-less path is untouched)
+#   (demux, backlog, mqrx, v6only, forward and brmtu: not in the --module
+#   history)
 #
 # Tags: base, culprit (plain's), broken-culprit, break, silent-culprit,
 # slowtx-culprit, txsilent-culprit, txcsum-culprit, tcpstall-culprit,
 # slowtx2-culprit, ksft-culprit, demux-culprit, backlog-culprit,
-# mqrx-culprit, v6only-culprit. Every edit replaces
+# mqrx-culprit, v6only-culprit, forward-culprit, brmtu-culprit. Every edit replaces
 # the file (sed -i, git checkout), so the hard-linked cache stays pristine;
 # the script checks that at the end. None of the edits overlaps a hunk of
 # driver-patches/e1000e, so the instrumentation series applies at every commit.
@@ -92,7 +107,7 @@ drv=drivers/net/ethernet/intel/e1000e
 f=$drv/netdev.c
 g=(git -c user.name=netlab -c user.email=netlab@localhost -c commit.gpgsign=false)
 
-last=v6only-culprit
+last=brmtu-culprit
 [ $module = 1 ] && last=slowtx2-culprit
 newest=slowtx2-culprit
 slowtx_us=${NETLAB_SLOWTX_US:-150}
@@ -108,7 +123,8 @@ src=$(ls -d "$cache"/src/debian-linux-source-6.1-* | head -1)
 [ -f "$src/Makefile" ] || { echo "make-history.sh: no extracted source in $cache/src" >&2; exit 2; }
 pristine() {
 	sha256sum "$src/$f" "$src/net/ipv6/tcp_ipv6.c" "$src/net/ipv4/udp.c" "$src/net/core/dev.c" \
-		"$src/drivers/net/ethernet/intel/igb/igb_main.c" "$src/net/ipv6/ip6_input.c" |
+		"$src/drivers/net/ethernet/intel/igb/igb_main.c" "$src/net/ipv6/ip6_input.c" \
+		"$src/net/ipv4/ip_forward.c" "$src/net/bridge/br_forward.c" |
 		cut -c1-64
 }
 sum_before=$(pristine)
@@ -289,6 +305,22 @@ edit "$p1" "e1000e: say what e1000_receive_skb does"
 edit "$v6only" "ipv6: count the fragment header in the payload length check (planted regression)" \
 	net/ipv6/ip6_input.c
 "${g[@]}" tag v6only-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+# Regressions of a hop: a router's forwarding, a bridge's egress.
+forward='s/^\tif (ip_exceeds_mtu(skb, mtu)) {$/\t\/* leave room for an 802.1Q tag the next hop may add *\/\n\tif (ip_exceeds_mtu(skb, mtu - 4)) {/'
+brmtu='s/^\tif (!is_skb_forwardable(skb->dev, skb))$/\tif (skb->len > skb->dev->mtu)/'
+"${g[@]}" checkout -q -b forward base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$forward" "ipv4: leave room for a VLAN tag in the forwarding MTU check (planted regression)" \
+	net/ipv4/ip_forward.c
+"${g[@]}" tag forward-culprit
+edit "$p4" "e1000e: reword the TX clean-up comment"
+"${g[@]}" checkout -q -b brmtu base
+edit "$p1" "e1000e: say what e1000_receive_skb does"
+edit "$p2" "e1000e: the checksum helper reports the hardware's verdict"
+edit "$brmtu" "bridge: check the egress port's MTU directly (planted regression)" \
+	net/bridge/br_forward.c
+"${g[@]}" tag brmtu-culprit
 edit "$p4" "e1000e: reword the TX clean-up comment"
 "${g[@]}" checkout -q plain
 
