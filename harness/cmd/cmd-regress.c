@@ -384,6 +384,11 @@ static int print_coverage(const struct regress *r)
 			printf("%s%s%s%s %u", v ? ", " : a ? "; " : " ",
 			       v ? "" : coverage_axis_name(a), v ? "" : " ", coverage_axis_value(a, v), cv.ax[a][v]);
 	printf("\n");
+	printf("topology x family (scenarios, IPv4/IPv6):");
+	for (unsigned int v = 0; v < coverage_axis_values(COV_AX_TOPOLOGY); v++)
+		printf("%s %s %u/%u", v ? "," : "", coverage_axis_value(COV_AX_TOPOLOGY, v),
+		       cv.topo_family[v][0], cv.topo_family[v][1]);
+	printf("\n");
 	printf("coverage: %u/%u required cells covered by %zu scenarios\n", total - missing, total,
 	       r->n);
 	return missing ? NL_EXIT_FAIL : NL_EXIT_OK;

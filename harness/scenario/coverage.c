@@ -10,6 +10,7 @@
 #include "lib/util.h"
 #include "nicmodel.h"
 #include "scenario/scngen.h"
+#include "vm/topofile.h"
 
 static const char *const classes[COV_CLASSES] = { "small", "medium", "mtu", "frag", "jumbo",
 						  "mixed" };
@@ -105,11 +106,13 @@ static void mark(const struct dir *d, bool reverse, enum cov_class c)
 }
 
 static const char *const axis_names[COV_AXES] = { "cpus", "queues", "steering", "flows",
-						   "family" };
+						   "family", "topology" };
 static const char *const axis_values[COV_AXES][COV_AX_VALUES] = {
 	{ "1", "2+" }, { "1", "2+" }, { "none", "rps", "rfs", "xps" },
 	{ "1", "2+", "sockets", "sections" }, { "4", "6" },
+	{ "link", "forwarding", "bridge", "vlan", "tunnel" },
 };
+enum { PATH_LINK, PATH_FORWARDING, PATH_BRIDGE, PATH_VLAN, PATH_TUNNEL };
 
 const char *coverage_axis_name(enum cov_axis a)
 {
@@ -157,10 +160,44 @@ static void add_flows_axis(struct coverage *cv, const struct scenario *s)
 	cv->ax[COV_AX_FLOWS][3] += scn_n_traffic(s) > 1;
 }
 
-/* family: 4 and 6 once each per scenario that sends it (any of its sections). */
+/* Whether a namespace of @d builds 802.1Q tagging: a VLAN device, a VLAN-filtering bridge. */
+static bool tags_vlans(const struct topo_data *d)
+{
+	for (size_t i = 0; i < d->n_ns; i++)
+		for (size_t k = 0; k < d->ns[i].n_ip; k++)
+			if (strstr(d->ns[i].ip[k], "type vlan") ||
+			    strstr(d->ns[i].ip[k], "vlan_filtering 1"))
+				return true;
+	return false;
+}
+
+/* The kinds of path of s's topology (topology axis), as flags by PATH_*. */
+static unsigned int path_kinds(const struct scenario *s)
+{
+	const struct topo_data *d = s->topo ? s->topo->data : NULL;
+	unsigned int k = 0;
+
+	if (!d)
+		return 1u << PATH_LINK;
+	for (unsigned int i = 0; i < d->n_hops; i++)
+		k |= 1u << (d->hops[i].bridge ? PATH_BRIDGE : PATH_FORWARDING);
+	if (tags_vlans(d))
+		k |= 1u << PATH_VLAN;
+	if (d->tunnel)
+		k |= 1u << PATH_TUNNEL;
+	if (!d->n_hops && !d->tunnel)
+		k |= 1u << PATH_LINK;
+	return k;
+}
+
+/*
+ * family: 4 and 6 once each per scenario that sends it (any of its
+ * sections); topology: each kind of its path once, and crossed with family.
+ */
 static void add_family_axis(struct coverage *cv, const struct scenario *s)
 {
 	bool fam[2] = { false, false };
+	unsigned int kinds = path_kinds(s);
 
 	for (size_t i = 0; i < scn_n_traffic(s); i++) {
 		struct scenario v;
@@ -170,6 +207,13 @@ static void add_family_axis(struct coverage *cv, const struct scenario *s)
 	}
 	cv->ax[COV_AX_FAMILY][0] += fam[0];
 	cv->ax[COV_AX_FAMILY][1] += fam[1];
+	for (unsigned int k = 0; k < COV_AX_VALUES; k++) {
+		if (!(kinds & (1u << k)))
+			continue;
+		cv->ax[COV_AX_TOPOLOGY][k]++;
+		cv->topo_family[k][0] += fam[0];
+		cv->topo_family[k][1] += fam[1];
+	}
 }
 
 /* cpus, queues and steering of s (the models of its NICs by index). */

@@ -36,15 +36,21 @@ unsigned int coverage_models(void);
  * Concurrency axes, counted per scenario (matrix case), reported but not
  * required yet: cpus (1, 2+: the most vCPUs of its VMs), queues (1, 2+: the
  * most queues of its NICs, queues.<L> or the driver's default), steering
- * (none, or each of rps, rfs, xps the scenario sets), flows, and family
- * (4, 6: each address family one of its traffic sections sends).
+ * (none, or each of rps, rfs, xps the scenario sets), flows, family
+ * (4, 6: each address family one of its traffic sections sends), and
+ * topology: the kinds of path its topology puts between the ends (link: a
+ * direct link, no hop nor tunnel; forwarding: an IP-forwarding hop; bridge:
+ * a bridge hop; vlan: 802.1Q tags on the way, a VLAN device or a
+ * VLAN-filtering bridge; tunnel), several for one topology.
  */
 enum cov_axis { COV_AX_CPUS, COV_AX_QUEUES, COV_AX_STEERING, COV_AX_FLOWS, COV_AX_FAMILY,
-	       COV_AXES };
-#define COV_AX_VALUES 4
+	       COV_AX_TOPOLOGY, COV_AXES };
+#define COV_AX_VALUES 5
 
 struct coverage {
 	unsigned int ax[COV_AXES][COV_AX_VALUES];
+	/* topology x family: the scenarios of each kind of path, by family (4, 6). */
+	unsigned int topo_family[COV_AX_VALUES][2];
 	/* The first scenario that covers the cell (borrowed), or NULL. */
 	const struct scenario *by[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];
 	unsigned int n[COV_MODELS][COV_ROLES][COV_PROTOS][COV_CLASSES];

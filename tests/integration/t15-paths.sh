@@ -19,6 +19,10 @@ test_expect_success '--coverage: every model x role x size class x protocol cell
 	! grep -q MISSING "$T_TMP/cov.out"
 	grep -Eq "^coverage: ([0-9]+)/\1 required cells covered" "$T_TMP/cov.out"
 	grep -Eq "^e1000e +rx +udp +[1-9]" "$T_TMP/cov.out"
+	# every kind of path of the shipped topologies, in both families
+	for k in link forwarding bridge vlan tunnel; do
+		grep -Eq "^topology x family .* $k [1-9][0-9]*/[1-9][0-9]*" "$T_TMP/cov.out" || { echo "no $k in both families"; false; }
+	done
 '
 
 test_expect_success '--coverage of one scenario: the cells it misses, exit 1' '

@@ -184,6 +184,42 @@ static void test_family__coverage_axis(void **state)
 	scn_free(s6);
 }
 
+/*
+ * The topology axis: the kinds of path of each scenario's topology (a
+ * shipped topology file's hops, VLANs and tunnel), crossed with the family.
+ */
+static void test_family__coverage_topology_axis(void **state)
+{
+	static const char *const topos[] = { "loop", "router", "bridge-vlan", "vxlan" };
+	const char *models[VM_MAX_NICS] = { "virtio-net", "e1000e" };
+	struct coverage cv;
+
+	(void)state;
+	memset(&cv, 0, sizeof(cv));
+	for (size_t i = 0; i < ARRAY_SIZE(topos); i++) {
+		char *text = xasprintf("[scenario]\ndescription = x\ntopology = %s\n\n"
+				       "[traffic]\ngenerator = udp-stream\nfamily = %d\n",
+				       topos[i], i % 2 ? 6 : 4);
+		struct scenario *s = parse_text(text);
+
+		coverage_add(&cv, s, models);
+		scn_free(s);
+		free(text);
+	}
+	assert_string_equal(coverage_axis_name(COV_AX_TOPOLOGY), "topology");
+	assert_int_equal(coverage_axis_values(COV_AX_TOPOLOGY), 5);
+	assert_string_equal(coverage_axis_value(COV_AX_TOPOLOGY, 0), "link");
+	assert_int_equal(cv.ax[COV_AX_TOPOLOGY][0], 1);	/* loop */
+	assert_int_equal(cv.ax[COV_AX_TOPOLOGY][1], 1);	/* router: forwarding */
+	assert_int_equal(cv.ax[COV_AX_TOPOLOGY][2], 1);	/* bridge-vlan: bridge */
+	assert_int_equal(cv.ax[COV_AX_TOPOLOGY][3], 1);	/* bridge-vlan: vlan */
+	assert_int_equal(cv.ax[COV_AX_TOPOLOGY][4], 1);	/* vxlan: tunnel, no link */
+	assert_int_equal(cv.topo_family[1][1], 1);	/* router, IPv6 */
+	assert_int_equal(cv.topo_family[1][0], 0);
+	assert_int_equal(cv.topo_family[3][0], 1);	/* bridge-vlan, IPv4 */
+	assert_int_equal(cv.topo_family[4][1], 1);	/* vxlan, IPv6 */
+}
+
 /* The loss story of an IPv6 run names its IPv6 layer from the snmp6 counters. */
 static void test_family__loss_story_names_the_ipv6_layer(void **state)
 {
@@ -228,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_family__bad_value_and_disagreement_name_the_line),
 		cmocka_unit_test(test_family__matrix_axis_names_only_v6_cases),
 		cmocka_unit_test(test_family__coverage_axis),
+		cmocka_unit_test(test_family__coverage_topology_axis),
 		cmocka_unit_test(test_family__loss_story_names_the_ipv6_layer),
 	};
 
