@@ -2,13 +2,16 @@
 /*
  * The run page's flows and processes: the generators' per-flow table
  * (report/genflows.h), the trace's flows by bytes, drops and latency with
- * their CPUs and tasks (trace/pktpath.h), and the per-process stages.
+ * their CPUs and tasks (trace/pktpath.h), and the per-process stages; and
+ * the hops of a topology file's path (hop.NAME.*, scnrun-hops.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
+
+#include "lib/metrics.h"
 
 #include "lib/util.h"
 #include "report/genflows.h"
@@ -190,3 +193,53 @@ void html_sec_flows(struct sbuf *b, const struct html_run *r)
 	html_section_end(b);
 }
 
+
+/*
+ * Each hop of the path (a topology file's [hop.NAME]): its layer, the data
+ * in and out, and what its namespace counted, reason by reason; every
+ * number tied to its hop.NAME.* metric.
+ */
+void html_sec_hops(struct sbuf *b, const struct html_run *r)
+{
+	static const char *const cols[] = { "in", "out", "lost", "counted", "silent", "forwarded",
+					    "no_route", "hdr_errors", "too_big", "addr_errors",
+					    "in_discards", "out_discards", "neigh_unresolved",
+					    "driver" };
+	const struct metrics *m = r->m;
+	bool any = false;
+
+	for (size_t i = 0; m && i < metrics_count(m); i++) {
+		const char *name, *dot;
+		double v;
+		char hop[32];
+
+		metrics_at(m, i, &name, &v);
+		if (strncmp(name, "hop.", 4) || !(dot = strrchr(name, '.')) || strcmp(dot, ".bridge") ||
+		    (size_t)(dot - name - 4) >= sizeof(hop))
+			continue;
+		snprintf(hop, sizeof(hop), "%.*s", (int)(dot - name - 4), name + 4);
+		if (!any) {
+			html_section_begin(b, "hops", "Hops: the data into and out of each hop of the path, and its drops by reason");
+			sbuf_adds(b, "<table class=\"hops\"><tr><th>hop</th><th>layer</th>");
+			for (size_t k = 0; k < ARRAY_SIZE(cols); k++)
+				sbuf_addf(b, "<th>%s</th>", cols[k]);
+			sbuf_adds(b, "</tr>\n");
+			any = true;
+		}
+		sbuf_adds(b, "<tr class=\"hop\"><td>");
+		esc_html(b, hop);
+		sbuf_addf(b, "</td><td>%s</td>", v > 0 ? "bridge" : "IP forwarding");
+		for (size_t k = 0; k < ARRAY_SIZE(cols); k++) {
+			sbuf_adds(b, "<td>");
+			html_numf(b, r->mj, "metrics", "hop.%s.%s", hop, cols[k]);
+			sbuf_adds(b, "</td>");
+		}
+		sbuf_adds(b, "</tr>\n");
+	}
+	if (any) {
+		sbuf_adds(b, "</table>\n<p>UDP: data datagrams; TCP: data segments, retransmits included. "
+			     "in and out are counted on the captures of the hop's in and out links; "
+			     "the reasons are its namespace's counters (netlab-topology(5)).</p>\n");
+		html_section_end(b);
+	}
+}

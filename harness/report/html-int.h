@@ -87,5 +87,7 @@ void html_num_cells(struct sbuf *b, const struct html_run *r, const char *path, 
 
 /* The run page's flows and processes section (html-flows.c). */
 void html_sec_flows(struct sbuf *b, const struct html_run *r);
+/* The run page's hops section: each hop of a topology file's path (html-flows.c). */
+void html_sec_hops(struct sbuf *b, const struct html_run *r);
 
 #endif /* NETLAB_HTML_INT_H */

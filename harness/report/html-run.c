@@ -830,6 +830,7 @@ void html_run_render(struct sbuf *b, const struct html_run *r)
 	free(title);
 	header(b, r);
 	sec_loss(b, r);
+	html_sec_hops(b, r);
 	sec_drops(b, r);
 	sec_latency(b, r);
 	sec_ring(b, r);

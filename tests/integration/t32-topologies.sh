@@ -44,6 +44,8 @@ test_expect_success 'router (IPv6, fragmented), VLAN-filtering bridge (IPv6), VL
 	r=$(ls -d "$T_TMP"/topo/topologies+router+*/run-1)
 	test "$(metric "$r/metrics.json" hop.r.in)" = "$(metric "$r/metrics.json" udp.sent)"
 	test "$(metric "$r/metrics.json" hop.r.lost)" = 0
+	# the run page: a row for the hop, each number tied to its metric
+	grep -q "<tr class=\"hop\"><td>r</td><td>IP forwarding</td><td><span class=\"num\" data-metric=\"hop.r.in\" data-source=\"metrics\">$(metric "$r/metrics.json" hop.r.in)<" "$r/report.html"
 	# the datagrams crossed the router: on the sender link and on the receiver link
 	test "$(tcpdump -nr "$r/nic-C.pcap" "ip6[7] = 64" 2>/dev/null | wc -l)" -gt 0
 	test "$(tcpdump -nr "$r/nic-D.pcap" "ip6[7] = 63" 2>/dev/null | wc -l)" -gt 0
