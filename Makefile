@@ -42,7 +42,7 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       trace/hist-json \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-traffic scenario/scenario-exec scenario/scenario-smp scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-hops scenario/scnrun-exec \
-	       scenario/regress scenario/regress-collect scenario/matrix scenario/coverage \
+	       scenario/regress scenario/regress-collect scenario/regress-merge scenario/matrix scenario/coverage \
 	       scenario/scngdb \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \
 	       report/report report/html report/html-bisect report/html-run report/html-flows report/html-suite report/html-util report/svg \

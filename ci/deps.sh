@@ -31,6 +31,8 @@ pkgs=(
 	openssh-server openssh-client
 	# benchmarks
 	time
+	# t23 reads the example CI workflow (ci/github-shards.yml)
+	python3-yaml
 	# the manual pages: pandoc builds them (make doc), man-db shows them
 	# (man, netlab help; t19-docs)
 	pandoc man-db

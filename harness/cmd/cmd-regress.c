@@ -47,11 +47,15 @@ static const char regress_usage[] =
 	"      --connect URI       a libvirt connection to run scenarios on (implies --backend\n"
 	"                          libvirt); repeat it to spread the suite over several, each\n"
 	"                          with -j guests at a time; results merge into one report\n"
+	"      --shard I/N         run slice I of N of the cases (round robin in --list's order):\n"
+	"                          a CI job matrix runs the N slices, --merge joins them\n"
+	"      --merge DIR...      join the suite directories DIR... (slices of one suite) into\n"
+	"                          --out: one summary.json, junit.xml, results.ktap, report.html\n"
 	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_MODULES, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD, O_FLAVOUR };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD, O_FLAVOUR, O_SHARD, O_MERGE };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -70,13 +74,15 @@ static const struct option longopts[] = {
 	{ "share", required_argument, NULL, O_SHARE },
 	{ "add", required_argument, NULL, O_ADD },
 	{ "flavour", required_argument, NULL, O_FLAVOUR },
+	{ "shard", required_argument, NULL, O_SHARD },
+	{ "merge", no_argument, NULL, O_MERGE },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct regress_cmd {
 	struct regress_opts o;
 	const char *dir;
-	bool ktap, list, help, coverage, generators;
+	bool ktap, list, help, coverage, generators, merge;
 	bool backend_given;		/* --backend: else an option may imply one */
 	const char **filters;		/* parallel to o.scenarios */
 	char **own;
@@ -214,6 +220,22 @@ static int resolve_all(struct regress_cmd *rc, char **err)
 	return 0;
 }
 
+/* --shard I/N: 1 <= I <= N <= 64. */
+static int parse_shard(const char *opt, const char *arg, struct regress_opts *o, char **err)
+{
+	unsigned int i, n;
+	char end;
+
+	if (sscanf(arg, "%u/%u%c", &i, &n, &end) != 2 || n < 1 || n > 64 || i < 1 || i > n) {
+		err_set(err, "%s: bad value '%s'\nhint: I/N, slice I of N, 1 <= I <= N <= 64 (e.g. --shard 2/4)",
+			opt, arg);
+		return -EINVAL;
+	}
+	o->shard_i = i;
+	o->shard_n = n;
+	return 0;
+}
+
 static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **err)
 {
 	struct regress_cmd *rc = ctx;
@@ -271,6 +293,8 @@ static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **
 		return 0;
 	case O_SHARE: return cmd_parse_share(arg, false, &rc->shares, err);
 	case O_ADD: return cmd_parse_share(arg, true, &rc->shares, err);
+	case O_SHARD: return parse_shard(opt, arg, &rc->o, err);
+	case O_MERGE: rc->merge = true; return 0;
 	case 'h': rc->help = true; return 0;
 	default:
 		err_set(err, "bad option (see 'netlab regress --help')");
@@ -316,6 +340,17 @@ static int parse(int argc, char **argv, struct regress_cmd *rc, char **err)
 	fill_defaults(rc);
 	if (rc->help || rc->generators)
 		return 0;
+	if (rc->merge) {
+		if (optind == argc) {
+			err_set(err, "--merge: no suite directory named\nhint: netlab regress --merge -o OUT DIR...");
+			return -EINVAL;
+		}
+		if (rc->o.shard_n || rc->list || rc->coverage || rc->o.update_baselines) {
+			err_set(err, "--merge joins suite directories: it takes no --shard, --list, --coverage or --update-baselines");
+			return -EINVAL;
+		}
+		return cmd_check_out(rc->o.out, NULL, err) ? -EINVAL : 0;
+	}
 	/* Before anything boots; --list and the tables boot nothing. */
 	if (!rc->list && !rc->coverage &&
 	    (cmd_check_out(rc->o.out, NULL, err) || cmd_check_initrd(iopt, rc->o.base.initrd, err) ||
@@ -485,6 +520,13 @@ int cmd_regress(int argc, char **argv)
 		fputs(t.s, stdout);
 		sbuf_release(&t);
 		ret = NL_EXIT_OK;
+		goto out;
+	}
+	if (rc.merge) {
+		if (regress_merge(&rc.o, (const char *const *)argv + optind, (size_t)(argc - optind),
+				  &r, &err))
+			goto fail;
+		ret = report(&rc, r);
 		goto out;
 	}
 	if (regress_load(&rc.o, &r, &err))

@@ -482,6 +482,85 @@ int rm_rf(const char *path)
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* tree_link_copy()'s state: nftw() has no context argument. */
+static const char *tlc_src, *tlc_dst;
+
+static int write_full(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int copy_bytes(const char *from, const char *to, mode_t mode)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out, ret = 0;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	if (out < 0) {
+		ret = -errno;
+		close(in);
+		return ret;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write_full(out, buf, (size_t)n)) {
+			ret = -errno;
+			break;
+		}
+	if (n < 0)
+		ret = -errno;
+	if (close(out) && !ret)
+		ret = -errno;
+	close(in);
+	return ret;
+}
+
+static int tlc_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	char *to = xasprintf("%s%s", tlc_dst, path + strlen(tlc_src));
+	int ret = 0;
+
+	if (flag == FTW_D)
+		ret = mkdir(to, st->st_mode & 07777) && errno != EEXIST ? -errno : 0;
+	else if (flag == FTW_SL) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+		if (n >= 0) {
+			target[n] = '\0';
+			ret = symlink(target, to) ? -errno : 0;
+		}
+	} else if (flag == FTW_F)
+		ret = link(path, to) ? copy_bytes(path, to, st->st_mode) : 0;
+	free(to);
+	return ret;
+}
+
+int tree_link_copy(const char *src, const char *dst)
+{
+	int ret;
+
+	tlc_src = src;
+	tlc_dst = dst;
+	ret = nftw(src, tlc_one, 16, FTW_PHYS);
+	if (ret == -1)
+		ret = -errno;
+	tlc_src = tlc_dst = NULL;
+	return ret;
+}
+
 char *exe_dir(void)
 {
 	char buf[PATH_MAX];

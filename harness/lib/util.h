@@ -129,6 +129,12 @@ int disk_reserve(const char *path, unsigned long long bytes);
 int mkdir_p(const char *path, mode_t mode);
 /* rm -rf: remove `path` and all below it, not following symlinks. */
 int rm_rf(const char *path);
+/*
+ * tree_link_copy() - the tree @src again at @dst (which must not exist):
+ * directories made, files hard-linked, or copied where a link cannot be
+ * made (another file system), symbolic links as they are. 0 or -errno.
+ */
+int tree_link_copy(const char *src, const char *dst);
 /* Directory of the running executable; caller frees. */
 char *exe_dir(void);
 /* ${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}; caller frees. */

@@ -524,6 +524,15 @@ int regress_write_json(const struct regress *r, const char *path, char **err)
 	json_object_object_add(counts, "skipped", json_object_new_int64((int64_t)c.skipped));
 	json_object_object_add(o, "counts", counts);
 	json_object_object_add(o, "wall_s", json_object_new_double(r->wall_s));
+	if (r->shard_n) {
+		struct json_object *sh = json_object_new_object();
+
+		json_object_object_add(sh, "index", json_object_new_int((int)r->shard_i));
+		json_object_object_add(sh, "count", json_object_new_int((int)r->shard_n));
+		json_object_object_add(o, "shard", sh);
+	} else {
+		json_object_object_add(o, "shard", NULL);
+	}
 	json_object_object_add(o, "accel_reason",
 			       r->accel_why ? json_object_new_string(r->accel_why) : NULL);
 	json_object_object_add(o, "scenarios", arr);

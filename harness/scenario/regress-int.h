@@ -29,4 +29,7 @@ void regress_worker_collect(const struct regress_opts *o, const struct regress_s
 void regress_run_metrics(struct regress_scn *rs, struct regress_run *run,
 			 const struct regress_chan *ch, struct sbuf *say);
 
+/* regress.c: each scenario's outcome and checks from its runs (read, or just run). */
+void regress_evaluate(struct regress *r, const struct regress_opts *o);
+
 #endif /* NETLAB_SCENARIO_REGRESS_INT_H */

@@ -208,6 +208,29 @@ static int load_file(const struct regress_opts *o, struct regress *r, size_t k, 
 	return ret;
 }
 
+static void scn_release(struct regress_scn *rs);
+
+/*
+ * --shard I/N: the cases at positions I-1, I-1+N, I-1+2N, ... of the loaded
+ * suite (every file's cases, in file then matrix order), the others freed.
+ * Round robin, so that a matrix's cases spread over the shards; the same
+ * suite gives every shard the same cases on every machine.
+ */
+static void shard(struct regress *r, unsigned int i, unsigned int n)
+{
+	size_t kept = 0;
+
+	for (size_t k = 0; k < r->n; k++) {
+		if (k % n == i - 1)
+			r->s[kept++] = r->s[k];
+		else
+			scn_release(&r->s[k]);
+	}
+	r->n = kept;
+	r->shard_i = i;
+	r->shard_n = n;
+}
+
 int regress_load(const struct regress_opts *o, struct regress **out, char **err)
 {
 	struct regress *r = xzalloc(sizeof(*r));
@@ -232,6 +255,8 @@ int regress_load(const struct regress_opts *o, struct regress **out, char **err)
 		regress_free(r);
 		return -EINVAL;
 	}
+	if (o->shard_n > 1)
+		shard(r, o->shard_i, o->shard_n);
 	*out = r;
 	return 0;
 }
@@ -674,6 +699,12 @@ static void evaluate(const struct regress *r, struct regress_scn *rs, const stru
 	free(bpath);
 }
 
+void regress_evaluate(struct regress *r, const struct regress_opts *o)
+{
+	for (size_t i = 0; i < r->n; i++)
+		evaluate(r, &r->s[i], o);
+}
+
 /* A scenario that needs another kernel flavour than the run's: RO_SKIP, and why. */
 static bool flavour_skip(const struct regress_opts *o, struct regress_scn *rs)
 {
@@ -836,8 +867,7 @@ int regress_execute(struct regress *r, const struct regress_opts *o, volatile si
 	if (ret)
 		return ret;
 	run_all(r, &resolved, stop);
-	for (size_t i = 0; i < r->n; i++)
-		evaluate(r, &r->s[i], &resolved);
+	regress_evaluate(r, &resolved);
 	r->wall_s = now_s() - t0;
 	return 0;
 }
@@ -871,37 +901,40 @@ void regress_reserve_release(const struct regress *r)
 	free(p);
 }
 
+/* Everything one scenario of the suite holds. */
+static void scn_release(struct regress_scn *rs)
+{
+	for (unsigned int k = 0; k < rs->n_runs; k++) {
+		free(rs->runs[k].dir);
+		free(rs->runs[k].reason);
+		metrics_free(rs->runs[k].m);
+	}
+	metrics_free(rs->baseline);
+	metrics_free(rs->base_stages);
+	for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
+		check_result_release(&rs->checks[c].res);
+	free(rs->checks);
+	free(rs->runs);
+	free(rs->script);
+	free(rs->peer_script);
+	for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
+		free(rs->job_lines[k]);
+	free(rs->job_lines);
+	free(rs->append);
+	free(rs->shares);
+	free(rs->dir);
+	free(rs->reason);
+	metrics_free(rs->median);
+	scn_free(rs->scn);
+}
+
 void regress_free(struct regress *r)
 {
 	if (!r)
 		return;
 	regress_reserve_release(r);
-	for (size_t i = 0; i < r->n; i++) {
-		struct regress_scn *rs = &r->s[i];
-
-		for (unsigned int k = 0; k < rs->n_runs; k++) {
-			free(rs->runs[k].dir);
-			free(rs->runs[k].reason);
-			metrics_free(rs->runs[k].m);
-		}
-		metrics_free(rs->baseline);
-		metrics_free(rs->base_stages);
-		for (size_t c = 0; rs->checks && c < rs->scn->n_checks; c++)
-			check_result_release(&rs->checks[c].res);
-		free(rs->checks);
-		free(rs->runs);
-		free(rs->script);
-		free(rs->peer_script);
-		for (size_t k = 0; rs->job_lines && k < rs->scn->n_sysctl; k++)
-			free(rs->job_lines[k]);
-		free(rs->job_lines);
-		free(rs->append);
-		free(rs->shares);
-		free(rs->dir);
-		free(rs->reason);
-		metrics_free(rs->median);
-		scn_free(rs->scn);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		scn_release(&r->s[i]);
 	free(r->s);
 	free(r->dir);
 	free(r->accel_why);

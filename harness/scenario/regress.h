@@ -77,6 +77,8 @@ struct regress {
 	char *no_space;		/* a run found its file system full: the rest did not run */
 	char *kernel;		/* the kernel the runs booted (--kernel), or NULL */
 	int lock_fd;		/* the suite directory's lock (outlock.h), or -1 */
+	/* --shard I/N: this suite is slice I (1-based) of N; 0/0: the whole suite. */
+	unsigned int shard_i, shard_n;
 	struct kernel_id *kid;	/* its identity, read when the suite starts; NULL if unread */
 };
 
@@ -105,6 +107,8 @@ struct regress_opts {
 	 * needs another (`flavour = NAME`) is skipped, with the command that
 	 * runs it, and not built for: a cold kernel build is not the suite's. */
 	const char *flavour;
+	/* --shard I/N: regress_load() keeps slice I (1..N) of the cases; N = 0: all. */
+	unsigned int shard_i, shard_n;
 	void (*progress)(void *ctx, const char *line);
 	void *ctx;
 	/*
@@ -118,6 +122,15 @@ struct regress_opts {
 
 /* Parse every scenario; any error: -EINVAL with FILE:LINE: message. */
 int regress_load(const struct regress_opts *o, struct regress **out, char **err);
+/*
+ * regress_merge() - the suite directories @dirs (each the --out of a netlab
+ * regress run, e.g. the --shard slices of one suite) as one suite in
+ * o->out: every case loaded again from its scenario file, its directory
+ * linked in, evaluated from its runs' files (regress-merge.c). Then write
+ * it as after regress_execute(). 0, or -EINVAL with *err naming the file.
+ */
+int regress_merge(const struct regress_opts *o, const char *const *dirs, size_t n,
+		  struct regress **out, char **err);
 /* Run everything, collect, evaluate. 0, or -errno when nothing could run. */
 int regress_execute(struct regress *r, const struct regress_opts *o, volatile sig_atomic_t *stop,
 		    char **err);

@@ -4,9 +4,12 @@
 # junit.xml, and the counts of both against summary.json's; format_version
 # and provenance in every JSON file; the "look:" lines under a failing
 # scenario. Three quick scenarios: one passes, one fails (netem loss), one
-# cannot boot in its 2 s timeout (an infrastructure error: skipped).
+# cannot boot in its 2 s timeout (an infrastructure error: skipped). The
+# same three as a CI job matrix runs them: --shard 1/2 and 2/2, then
+# --merge, give the one run's verdicts, counts, JUnit and KTAP.
 . "$(dirname "$0")/../lib.sh"
 need_guest
+command -v jq >/dev/null || skip_all "jq missing (make deps)"
 S=$TOP/tests/integration/scenarios
 SUITE=$T_TMP/suite
 cache=${NETLAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/netlab}
@@ -115,6 +118,77 @@ test_expect_success 'under the failing scenario: the loss story, then where to l
 	test "$(grep -c "^  look: " "$T_TMP/table")" -le 6
 	# The page that command writes, regress wrote already.
 	test -s "$R/report.html"
+'
+
+# ktap_shape FILE: its test lines, the variable part (values, timing) left out
+ktap_shape() { grep -E "^ *(not )?ok |^ *1\.\.|^KTAP" "$1" | sed -E "s/ # .*//"; }
+# junit_shape FILE: each testsuite's testcases and how each ended
+junit_shape() {
+	python3 - "$1" <<-\PY
+	import sys, xml.etree.ElementTree as ET
+	root = ET.parse(sys.argv[1]).getroot()
+	print("suites", root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped"))
+	for ts in root.findall("testsuite"):
+	    for tc in ts.findall("testcase"):
+	        end = [e.tag for e in tc if e.tag in ("failure", "error", "skipped")]
+	        print(ts.get("name"), tc.get("name"), end[0] if end else "pass")
+	PY
+}
+
+test_expect_success '--shard 1/2 + 2/2 + --merge: the one run.s verdicts, counts, JUnit and KTAP; bad merges exit 2' '
+	set -- "$S/ci-pass.scn" "$S/udp-netem-loss.scn" "$S/ci-boot-timeout.scn"
+	rc=0; "$NETLAB" regress -j 2 --shard 1/2 --out "$T_TMP/sh1" "$@" >"$T_TMP/sh1.out" 2>&1 || rc=$?
+	cat "$T_TMP/sh1.out"; test $rc = 125
+	rc=0; "$NETLAB" regress -j 2 --shard 2/2 --out "$T_TMP/sh2" "$@" >"$T_TMP/sh2.out" 2>&1 || rc=$?
+	cat "$T_TMP/sh2.out"; test $rc = 1
+	# round robin: cases 1 and 3, then case 2
+	test "$(jq -c "[.scenarios[].name]" "$T_TMP/sh1/summary.json")" = "[\"ci-pass\",\"ci-boot-timeout\"]"
+	test "$(jq -c .shard "$T_TMP/sh2/summary.json")" = "{\"index\":2,\"count\":2}"
+	rc=0; "$NETLAB" regress --merge --out "$T_TMP/merged" "$T_TMP/sh2" "$T_TMP/sh1" >"$T_TMP/m.out" 2>&1 || rc=$?
+	cat "$T_TMP/m.out"; test $rc = "$regress_rc"
+	M=$T_TMP/merged
+	test "$(jq -c "[.exit_code, .counts, [.scenarios[] | [.name, .outcome]]]" "$M/summary.json")" = \
+		"$(jq -c "[.exit_code, .counts, [.scenarios[] | [.name, .outcome]]]" "$SUITE/summary.json")"
+	test "$(jq -c .shard "$M/summary.json")" = null
+	junit_shape "$SUITE/junit.xml" >"$T_TMP/j1"; junit_shape "$M/junit.xml" >"$T_TMP/j2"
+	cat "$T_TMP/j2"; diff "$T_TMP/j1" "$T_TMP/j2"
+	ktap_shape "$SUITE/results.ktap" >"$T_TMP/k1"; ktap_shape "$M/results.ktap" >"$T_TMP/k2"
+	diff "$T_TMP/k1" "$T_TMP/k2"
+	# the runs are in the merged directory, with their pages, and the suite page links them
+	test -s "$M/udp-netem-loss/run-1/metrics.json"
+	test -s "$M/udp-netem-loss/run-1/report.html"
+	grep -q "udp-netem-loss/run-1/report.html" "$M/report.html"
+	grep -q "^  look: netlab report $M/udp-netem-loss/run-1$" "$T_TMP/m.out"
+	# bad merges: a slice twice, a directory with no summary, a bad --shard
+	rc=0; "$NETLAB" regress --merge --out "$T_TMP/m2" "$T_TMP/sh1" "$T_TMP/sh1" 2>"$T_TMP/e1" || rc=$?
+	cat "$T_TMP/e1"; test $rc = 2
+	grep -q "case .ci-pass. is in both" "$T_TMP/e1"
+	rc=0; "$NETLAB" regress --merge --out "$T_TMP/m3" "$T_TMP" 2>"$T_TMP/e2" || rc=$?
+	cat "$T_TMP/e2"; test $rc = 2
+	grep -q "$T_TMP/summary.json" "$T_TMP/e2"
+	rc=0; "$NETLAB" regress --shard 3/2 --list 2>"$T_TMP/e3" || rc=$?
+	test $rc = 2; grep -q "shard: bad value .3/2." "$T_TMP/e3"
+'
+
+test_expect_success '--shard N: every case of the shipped suite in exactly one slice' '
+	"$NETLAB" regress --list | awk "{ print \$1 }" | sort >"$T_TMP/all"
+	for i in 1 2 3; do "$NETLAB" regress --list --shard $i/3; done | awk "{ print \$1 }" | sort >"$T_TMP/sliced"
+	test "$(wc -l <"$T_TMP/all")" -gt 100
+	diff "$T_TMP/all" "$T_TMP/sliced"
+	# ci/github-shards.yml: N slices in its matrix, --shard I/N in each, all N merged
+	# (python3-yaml: Debian.s python3 has it when another python3 comes first)
+	py=python3; python3 -c "import yaml" 2>/dev/null || py=/usr/bin/python3
+	"$py" - "$TOP/ci/github-shards.yml" <<-\PY
+	import sys, yaml
+	w = yaml.safe_load(open(sys.argv[1]))
+	shards = w["jobs"]["slice"]["strategy"]["matrix"]["shard"]
+	n = len(shards)
+	assert shards == list(range(1, n + 1)), shards
+	run = " ".join(s.get("run", "") for s in w["jobs"]["slice"]["steps"])
+	assert "--shard ${{ matrix.shard }}/%d " % n in run, run
+	merge = " ".join(s.get("run", "") for s in w["jobs"]["merge"]["steps"])
+	assert "--merge --out suite " + " ".join("slice-%d" % i for i in shards) in merge, merge
+	PY
 '
 
 test_done
