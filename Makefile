@@ -26,7 +26,7 @@ SAN_ENV := ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 \
 	   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	   LSAN_OPTIONS=suppressions=$(CURDIR)/tests/unit/lsan.supp:print_suppressions=0
 endif
-PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0
+PKGS    := json-c libpcap openssl inih libtracecmd libtraceevent libvirt libxml-2.0 sqlite3
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 
@@ -42,14 +42,14 @@ HARNESS_LIB := lib/util lib/jsonout lib/proc lib/esc lib/provenance lib/outlock 
 	       trace/hist-json \
 	       scenario/scenario scenario/scenario-keys scenario/scenario-traffic scenario/scenario-exec scenario/scenario-smp scenario/ktap scenario/check \
 	       scenario/baseline scenario/scngen scenario/scnrun scenario/scnrun-collect scenario/scnrun-loss scenario/scnrun-hops scenario/scnrun-exec \
-	       scenario/regress scenario/regress-collect scenario/regress-merge scenario/matrix scenario/coverage \
+	       scenario/regress scenario/regress-collect scenario/regress-merge scenario/resultsdb scenario/matrix scenario/coverage \
 	       scenario/scngdb \
 	       bisect/bisect bisect/bisect-step gdb/gdb gdb/qmp gdb/replay \
-	       report/report report/html report/html-bisect report/html-run report/html-flows report/html-suite report/html-util report/svg \
+	       report/report report/html report/html-bisect report/html-run report/html-flows report/html-suite report/html-util report/svg report/html-history \
 	       report/runview report/genflows report/regress-out report/regress-story report/regress-ci \
 	       selftests/ksft selftests/ksft-suite
 HARNESS_CMD := cmd/netlab cmd/cmd-common cmd/cmd-run cmd/cmd-pcap cmd/cmd-regress cmd/cmd-report \
-	       cmd/cmd-bisect cmd/cmd-gdb cmd/cmd-selftests
+	       cmd/cmd-bisect cmd/cmd-gdb cmd/cmd-selftests cmd/cmd-history
 HARNESS_HDRS := $(wildcard harness/*/*.h)
 # Includes name the subsystem: #include "vm/vm.h".
 HARNESS_INC := -Iharness -Iguest -Itraffic

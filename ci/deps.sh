@@ -9,6 +9,7 @@ pkgs=(
 	# build the harness and tests (git: bisect's worktrees and the tests'
 	# histories; python3: the tests read JSON with it)
 	build-essential git python3 pkg-config libjson-c-dev libinih-dev libpcap-dev libcmocka-dev
+	libsqlite3-dev sqlite3
 	libtracecmd-dev libtracefs-dev libtraceevent-dev libssl-dev
 	# kernel build (linux-source-6.1 is the default tree; no BTF, so no
 	# pahole/dwarves; modules are loaded by the guest's busybox insmod, so no kmod)

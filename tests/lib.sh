@@ -11,6 +11,8 @@ export KERNEL=${KERNEL:-$TOP/build/kernel/bzImage}
 export INITRD=${INITRD:-$TOP/build/initramfs.cpio.gz}
 T_NAME=$(basename "$0" .sh)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/netlab-$T_NAME.XXXXXX")
+# Each test file's suites go to its own results database, never the tree's.
+export NETLAB_DB=$T_TMP/netlab.db
 t_n=0 t_pass=0 t_fail=0 t_skip=0
 
 t_cleanup() {

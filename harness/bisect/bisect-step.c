@@ -22,6 +22,7 @@
 #include "lib/metrics.h"
 #include "boot/flavour.h"
 #include "scenario/regress.h"
+#include "scenario/resultsdb.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
 #include "lib/util.h"
@@ -416,6 +417,14 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 		ret = regress_execute(r, &o, x->stop, err);
 	if (ret)
 		goto out;
+	/* Each step's suite in the results database, as netlab regress's. */
+	if (resultsdb_path(NULL)) {
+		char *why = NULL;
+
+		if (resultsdb_record(resultsdb_path(NULL), r, &why))
+			fprintf(stderr, "netlab bisect: step not recorded: %s\n", why);
+		free(why);
+	}
 	for (unsigned int i = 0; i < r->s[0].n_runs; i++) {
 		const struct regress_run *run = &r->s[0].runs[i];
 		struct metrics *m = run->verdict == RV_OK ? read_metrics(run->dir) : NULL;

@@ -15,6 +15,7 @@
 #include "cmd/cmd.h"
 #include "scenario/coverage.h"
 #include "report/html.h"
+#include "scenario/resultsdb.h"
 #include "scenario/regress.h"
 #include "vm/backend.h"
 
@@ -51,11 +52,13 @@ static const char regress_usage[] =
 	"                          a CI job matrix runs the N slices, --merge joins them\n"
 	"      --merge DIR...      join the suite directories DIR... (slices of one suite) into\n"
 	"                          --out: one summary.json, junit.xml, results.ktap, report.html\n"
+	"      --db FILE           the results database the suite is recorded in (default\n"
+	"                          $NETLAB_DB, else runs/netlab.db; 'none': not recorded)\n"
 	"exit status: 0 all pass, 1 a regression, 2 bad input or a scenario that\n"
 	"cannot be applied, 125 infrastructure failures only, 130 interrupted.\n";
 
 enum { O_DIR = 256, O_REPEAT, O_DET, O_RECORD, O_UPDATE, O_KTAP, O_LIST, O_KERNEL, O_INITRD, O_MODULES, O_ACCEL,
-       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD, O_FLAVOUR, O_SHARD, O_MERGE };
+       O_QEMU, O_BACKEND, O_CONNECT, O_COVERAGE, O_SNAPLEN, O_GENERATORS, O_SHARE, O_ADD, O_FLAVOUR, O_SHARD, O_MERGE, O_DB };
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' }, { "out", required_argument, NULL, 'o' },
@@ -76,12 +79,14 @@ static const struct option longopts[] = {
 	{ "flavour", required_argument, NULL, O_FLAVOUR },
 	{ "shard", required_argument, NULL, O_SHARD },
 	{ "merge", no_argument, NULL, O_MERGE },
+	{ "db", required_argument, NULL, O_DB },
 	{ NULL, 0, NULL, 0 },
 };
 
 struct regress_cmd {
 	struct regress_opts o;
 	const char *dir;
+	const char *db;			/* --db */
 	bool ktap, list, help, coverage, generators, merge;
 	bool backend_given;		/* --backend: else an option may imply one */
 	const char **filters;		/* parallel to o.scenarios */
@@ -295,6 +300,7 @@ static int parse_one(void *ctx, int c, const char *opt, const char *arg, char **
 	case O_ADD: return cmd_parse_share(arg, true, &rc->shares, err);
 	case O_SHARD: return parse_shard(opt, arg, &rc->o, err);
 	case O_MERGE: rc->merge = true; return 0;
+	case O_DB: rc->db = arg; return 0;
 	case 'h': rc->help = true; return 0;
 	default:
 		err_set(err, "bad option (see 'netlab regress --help')");
@@ -470,6 +476,7 @@ static int suite_file(struct regress *r, const char *name, bool *full,
 
 static int report(struct regress_cmd *rc, struct regress *r)
 {
+	const char *db;
 	char *err = NULL;
 	bool full = false;
 	int ret;
@@ -487,6 +494,12 @@ static int report(struct regress_cmd *rc, struct regress *r)
 		fprintf(stderr, "netlab regress: no report.html: the disk is full\n");
 	else if ((ret = html_suite_write(r->dir, NULL, HTML_RUNS_MISSING, &err)))
 		cmd_error("regress", err);
+	free(err);
+	err = NULL;
+	/* The results database: a suite not recorded is said, and changes nothing of its verdict. */
+	db = resultsdb_path(rc->db);
+	if (db && !full && resultsdb_record(db, r, &err))
+		fprintf(stderr, "netlab regress: not recorded: %s\n", err);
 	free(err);
 	ret = regress_exit_code(r);
 	/* What the suite found stands; that it could not all be written is 125. */

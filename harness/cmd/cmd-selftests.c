@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "lib/outlock.h"
 #include "report/html.h"
+#include "scenario/resultsdb.h"
 #include "scenario/regress.h"
 #include "selftests/ksft-suite.h"
 #include "selftests/ksft.h"
@@ -339,6 +340,13 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 			goto out;
 		}
 		ksft_suite_fold(&s, r);
+		if (resultsdb_path(NULL)) {
+			char *why = NULL;
+
+			if (resultsdb_record(resultsdb_path(NULL), r, &why))
+				fprintf(stderr, "netlab selftests: not recorded: %s\n", why);
+			free(why);
+		}
 	}
 	report(sc, &s, r, now_s() - t0);
 	ret = ksft_exit_code(&s, r);

@@ -19,6 +19,7 @@ int cmd_report(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_gdb(int argc, char **argv);
 int cmd_selftests(int argc, char **argv);
+int cmd_history(int argc, char **argv);
 
 /* --share and --add of run, regress, gdb and bisect: owned arrays (vm/share.h). */
 struct cmd_shares {

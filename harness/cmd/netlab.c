@@ -25,6 +25,7 @@ static const struct cmd commands[] = {
 	{ "bisect", cmd_bisect, "find the kernel commit that breaks a scenario's checks (git bisect run)" },
 	{ "report", cmd_report, "what a traced run's trace says: drops, stage latency, flows, NET_RX, rings, wire" },
 	{ "gdb", cmd_gdb, "debug a scenario's guest kernel in gdb (gdbstub), interactively or in batch" },
+	{ "history", cmd_history, "the results database: a metric's trend over suites, each check's flake rate" },
 };
 
 static void usage(FILE *f)

@@ -60,6 +60,7 @@ int html_run_write_from(const char *target, const char *out, struct trace_analys
  * to @o's "trace" when @o has none). netlab report --json and the page's
  * figures are composed by this one function. NULL analyses are left out.
  */
+struct json_object;
 struct pktpath;
 struct netrx;
 struct drvring;
@@ -98,5 +99,9 @@ int html_suite_write(const char *dir, const char *out, int runs, char **err);
  * line of bisect.log.jsonl is not a JSON object; or the errno of writing.
  */
 int html_bisect_write(const char *dir, const char *out, char **err);
+
+/* netlab history --html: @metric's values (resultsdb_values()) as a page into @b. */
+struct rdb_value;
+void html_history_render(struct sbuf *b, const char *metric, const struct rdb_value *v, size_t n);
 
 #endif /* NETLAB_HTML_H */

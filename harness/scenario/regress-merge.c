@@ -171,6 +171,11 @@ static int check_cases(const struct mcase *c, size_t n, char **err)
 				c[i].dir, i);
 			return -EINVAL;
 		}
+		if (access(path, R_OK)) {
+			err_set(err, "--merge: %s/summary.json: case '%s': its scenario file '%s': %s\nhint: run --merge in the tree the slices ran from (their paths are relative to it)",
+				c[i].dir, name, path, strerror(errno));
+			return -EINVAL;
+		}
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(name, jstr(c[k].j, "name"))) {
 				err_set(err, "--merge: case '%s' is in both %s and %s\nhint: merge the slices of one suite, each once",
