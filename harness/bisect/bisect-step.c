@@ -417,8 +417,12 @@ static int run_batch(struct step_ctx *x, const char *name, unsigned int runs, ch
 		ret = regress_execute(r, &o, x->stop, err);
 	if (ret)
 		goto out;
-	/* Each step's suite in the results database, as netlab regress's. */
-	if (resultsdb_path(NULL)) {
+	/*
+	 * Each step's suite in the results database, as netlab regress's: the
+	 * one netlab bisect named in NETLAB_DB (an absolute path: a step runs
+	 * in the kernel's worktree, which must not get a file of ours).
+	 */
+	if (getenv("NETLAB_DB") && resultsdb_path(NULL)) {
 		char *why = NULL;
 
 		if (resultsdb_record(resultsdb_path(NULL), r, &why))

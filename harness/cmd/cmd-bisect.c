@@ -16,6 +16,7 @@
 #include "bisect/bisect.h"
 #include "lib/esc.h"
 #include "cmd/cmd.h"
+#include "scenario/resultsdb.h"
 #include "scenario/scenario.h"
 #include "selftests/ksft.h"
 #include "lib/outlock.h"
@@ -602,6 +603,16 @@ static int run_bisect(struct bisect_config *c, const char *run_dir)
 			       run_dir, NULL };
 	int ret;
 
+	/* The steps run in the worktree: the results database by its absolute path. */
+	if (resultsdb_path(NULL)) {
+		char *cwd = getcwd(NULL, 0), *db = NULL;
+
+		if (resultsdb_path(NULL)[0] != '/' && cwd)
+			db = xasprintf("%s/%s", cwd, resultsdb_path(NULL));
+		setenv("NETLAB_DB", db ? db : resultsdb_path(NULL), 1);
+		free(db);
+		free(cwd);
+	}
 	ret = bisect_begin(c, run_dir);
 	if (ret) {
 		fprintf(stderr, "netlab bisect: git bisect start failed in '%s' (exit %d)\n", c->worktree, ret);

@@ -129,6 +129,9 @@ if slow 'the planted regression: exactly its commit, metric before and after, a 
 		grep -q "first bad commit" "$T_TMP/plain/bisect.txt"
 		test -z "$(git -C "$H" status --porcelain)"
 		test "$(git -C "$H" rev-parse HEAD)" = "$(git -C "$H" rev-parse plain)"
+		# every step in the results database (NETLAB_DB, tests/lib.sh), each on its own kernel
+		test "$(sqlite3 "$NETLAB_DB" "SELECT count(*) FROM suites")" = "$(grep -c "\"verdict\":\"\(good\|bad\)\"" "$T_TMP/plain/bisect.log.jsonl")"
+		test "$(sqlite3 "$NETLAB_DB" "SELECT count(DISTINCT kernel_sha256) FROM suites")" -ge 2
 	'
 	test_expect_success 'the reproducer reproduces the bad run (exit 1)' '
 		cmd=$(sed -n "s/^reproduce: netlab //p" "$T_TMP/plain.out" | sed "s|--out runs/|--out $T_TMP/|")
