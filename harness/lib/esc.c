@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/esc.h"
+#include "lib/util.h"
 
 /* ---- UTF-8 ------------------------------------------------------------------------ */
 
@@ -161,21 +162,6 @@ struct term_cookie {
 	size_t n_held;
 };
 
-static int write_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, s, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * How many of the @n bytes at @p can be escaped now: all but a CR at the end
  * (an LF may follow) and a UTF-8 sequence the end cuts short.
@@ -211,7 +197,7 @@ static ssize_t term_write(void *cookie, const char *buf, size_t size)
 	esc_term(&out, in.s, done, ESC_TERM_LINES);
 	c->n_held = in.len - done;
 	memcpy(c->held, in.s + done, c->n_held);
-	ret = write_all(c->fd, out.s, out.len);
+	ret = fd_write_all(c->fd, out.s, out.len);
 	sbuf_release(&in);
 	sbuf_release(&out);
 	return ret ? -1 : (ssize_t)size;
@@ -225,7 +211,7 @@ static int term_close(void *cookie)
 
 	sbuf_init(&out);
 	esc_term(&out, (const char *)c->held, c->n_held, ESC_TERM_LINES);
-	ret = write_all(c->fd, out.s, out.len);
+	ret = fd_write_all(c->fd, out.s, out.len);
 	sbuf_release(&out);
 	free(c);
 	return ret;

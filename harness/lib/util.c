@@ -485,8 +485,10 @@ int rm_rf(const char *path)
 /* tree_link_copy()'s state: nftw() has no context argument. */
 static const char *tlc_src, *tlc_dst;
 
-static int write_full(int fd, const char *buf, size_t n)
+int fd_write_all(int fd, const void *p, size_t n)
 {
+	const char *buf = p;
+
 	while (n) {
 		ssize_t w = write(fd, buf, n);
 
@@ -515,7 +517,7 @@ static int copy_bytes(const char *from, const char *to, mode_t mode)
 		return ret;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write_full(out, buf, (size_t)n)) {
+		if (fd_write_all(out, buf, (size_t)n)) {
 			ret = -errno;
 			break;
 		}

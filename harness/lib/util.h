@@ -129,6 +129,8 @@ int disk_reserve(const char *path, unsigned long long bytes);
 int mkdir_p(const char *path, mode_t mode);
 /* rm -rf: remove `path` and all below it, not following symlinks. */
 int rm_rf(const char *path);
+/* write(2) of all @n bytes (again after EINTR or a short write): 0, or -1 with errno. */
+int fd_write_all(int fd, const void *p, size_t n);
 /*
  * tree_link_copy() - the tree @src again at @dst (which must not exist):
  * directories made, files hard-linked, or copied where a link cannot be
