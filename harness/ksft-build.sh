@@ -13,6 +13,8 @@
 #                                   netlab-ksft.sh TARGET:TEST (the guest's entry),
 #                                   kselftest-list.txt (COLLECTION:TEST of the
 #                                   tests that built), TARGET/... with its settings
+#   OUTDIR/install/bpf/xdp_dummy.bpf.o  with net: the XDP object udpgro*.sh and
+#                                   veth.sh attach (clang -target bpf)
 #   OUTDIR/install/ksft-missing.txt one line per test (or helper) that did not
 #                                   build: "TARGET:NAME<TAB>REASON"
 #   OUTDIR/obj/usr/include          the UAPI headers of KSRC (make headers; KHDR_INCLUDES)
@@ -163,6 +165,17 @@ for t in "${targets[@]}"; do
 		fail=1
 	fi
 done
+# 6.1's net/udpgro*.sh and veth.sh attach ../bpf/xdp_dummy.bpf.o, which
+# only the bpf target builds (with vmlinux.h and bpftool): this one object
+# is plain clang -target bpf, with the libbpf headers the net target's own
+# BPF build (nat6to4.o) left in its objects.
+if [ -d "$inst/net" ] && [ -f "$sel/bpf/progs/xdp_dummy.c" ]; then
+	mkdir -p "$inst/bpf"
+	# shellcheck disable=SC2086 # KHDR_INCLUDES is "-isystem DIR"
+	clang -O2 -target bpf -c "$sel/bpf/progs/xdp_dummy.c" $KHDR_INCLUDES -I"$BUILD/net/tools/include" \
+		-o "$inst/bpf/xdp_dummy.bpf.o" >"$out/build-xdp_dummy.log" 2>&1 ||
+		log "bpf/xdp_dummy.bpf.o did not build (log: $out/build-xdp_dummy.log): udpgro*.sh and veth.sh stop at 'Missing ../bpf/xdp_dummy.bpf.o'"
+fi
 cp "$sel/run_kselftest.sh" "$inst/"
 cp "$sel"/kselftest/{runner.sh,prefix.pl,module.sh} "$inst/kselftest/" 2>/dev/null || true
 # netlab's entry point in the guest (ksft_write_scenario()'s run line): the
