@@ -126,8 +126,8 @@ modules_cpio() {
 	tmp="$dir/modules.cpio.gz.tmp.$$"
 	(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -n -9 >"$tmp"
 	mv "$tmp" "$dir/modules.cpio.gz"
-	rm -rf "$stage"
 	echo "[kernel] modules: $dir/modules.cpio.gz ($(find "$m" -name '*.ko' | wc -l) modules, $(wc -l <"$m/modules.builtin") built in)" >&2
+	rm -rf "$stage"
 }
 case " $* " in *" --print-dir "*) ;; *) [ -z "${own[0]:-}" ] || [ ! -e "${own[0]}" ] || modules_cpio "$dir" ;; esac
 echo "$dir"
