@@ -160,6 +160,13 @@ for t in "${targets[@]}"; do
 		mkdir -p "$inst/$t/forwarding"
 		cp "$sel/$t/forwarding/lib.sh" "$inst/$t/forwarding/"
 	fi
+	# A helper the installed scripts source by a plain name that the
+	# target's Makefile does not install (6.1.192's net/udpgro*.sh and
+	# ipv6_route_update_soft_lockup.sh source net_helper.sh, a backport
+	# whose Makefile line was left behind): copied from the tree.
+	for h in $(cat "$inst/$t"/*.sh 2>/dev/null | sed -nE 's/^[[:space:]]*(source|\.)[[:space:]]+([A-Za-z0-9_.-]+\.sh)[[:space:]]*$/\2/p' | sort -u); do
+		[ -f "$sel/$t/$h" ] && [ ! -e "$inst/$t/$h" ] && cp "$sel/$t/$h" "$inst/$t/"
+	done
 	if [ $built = 0 ]; then
 		log "$t: no test built"
 		fail=1
