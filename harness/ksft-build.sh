@@ -13,6 +13,8 @@
 #                                   netlab-ksft.sh TARGET:TEST (the guest's entry),
 #                                   kselftest-list.txt (COLLECTION:TEST of the
 #                                   tests that built), TARGET/... with its settings
+#   OUTDIR/install/bpf/xdp_dummy.bpf.o  with net: the XDP object udpgro*.sh and
+#                                   veth.sh attach (clang -target bpf)
 #   OUTDIR/install/ksft-missing.txt one line per test (or helper) that did not
 #                                   build: "TARGET:NAME<TAB>REASON"
 #   OUTDIR/obj/usr/include          the UAPI headers of KSRC (make headers; KHDR_INCLUDES)
@@ -158,11 +160,29 @@ for t in "${targets[@]}"; do
 		mkdir -p "$inst/$t/forwarding"
 		cp "$sel/$t/forwarding/lib.sh" "$inst/$t/forwarding/"
 	fi
+	# A helper the installed scripts source by a plain name that the
+	# target's Makefile does not install (6.1.192's net/udpgro*.sh and
+	# ipv6_route_update_soft_lockup.sh source net_helper.sh, a backport
+	# whose Makefile line was left behind): copied from the tree.
+	for h in $(cat "$inst/$t"/*.sh 2>/dev/null | sed -nE 's/^[[:space:]]*(source|\.)[[:space:]]+([A-Za-z0-9_.-]+\.sh)[[:space:]]*$/\2/p' | sort -u); do
+		[ -f "$sel/$t/$h" ] && [ ! -e "$inst/$t/$h" ] && cp "$sel/$t/$h" "$inst/$t/"
+	done
 	if [ $built = 0 ]; then
 		log "$t: no test built"
 		fail=1
 	fi
 done
+# 6.1's net/udpgro*.sh and veth.sh attach ../bpf/xdp_dummy.bpf.o, which
+# only the bpf target builds (with vmlinux.h and bpftool): this one object
+# is plain clang -target bpf, with the libbpf headers the net target's own
+# BPF build (nat6to4.o) left in its objects.
+if [ -d "$inst/net" ] && [ -f "$sel/bpf/progs/xdp_dummy.c" ]; then
+	mkdir -p "$inst/bpf"
+	# shellcheck disable=SC2086 # KHDR_INCLUDES is "-isystem DIR"
+	clang -O2 -target bpf -c "$sel/bpf/progs/xdp_dummy.c" $KHDR_INCLUDES -I"$BUILD/net/tools/include" \
+		-o "$inst/bpf/xdp_dummy.bpf.o" >"$out/build-xdp_dummy.log" 2>&1 ||
+		log "bpf/xdp_dummy.bpf.o did not build (log: $out/build-xdp_dummy.log): udpgro*.sh and veth.sh stop at 'Missing ../bpf/xdp_dummy.bpf.o'"
+fi
 cp "$sel/run_kselftest.sh" "$inst/"
 cp "$sel"/kselftest/{runner.sh,prefix.pl,module.sh} "$inst/kselftest/" 2>/dev/null || true
 # netlab's entry point in the guest (ksft_write_scenario()'s run line): the

@@ -211,6 +211,32 @@ static int tools_initrd(struct selftests_cmd *sc, char **err)
 	return 0;
 }
 
+/*
+ * The kernel's modules image, when it has one (ksft_kernel_modules(): a
+ * flavour's kernel with CONFIG_MODULES), after the rest: /lib/modules/RELEASE
+ * for the tests' modprobe. The default kernel has none: the initrd is as before.
+ */
+static int modules_initrd(struct selftests_cmd *sc, char **err)
+{
+	char *mods = ksft_kernel_modules(sc->o.base.kernel), *out;
+	int ret;
+
+	if (!mods)
+		return 0;
+	out = xasprintf("%s/initrd-selftests.img", sc->o.out);
+	ret = ksft_initrd_append(sc->o.base.initrd, mods, out, err);
+	free(mods);
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	if (strcmp(sc->o.base.initrd, out))
+		sc->o.base.initrd = own(sc, out);
+	else
+		free(out);
+	return 0;
+}
+
 /* One [exec] scenario per test that built, in SUITE/scenarios/. */
 static int write_scenarios(struct selftests_cmd *sc, const struct ksft_suite *s, const char *inst,
 			   char **err)
@@ -326,7 +352,8 @@ static int run_suite(struct selftests_cmd *sc, char **err)
 	}
 	sc->o.out_locked = true;
 	ret = NL_EXIT_USAGE;
-	if (write_scenarios(sc, &s, inst, err) || (!sc->no_tools && tools_initrd(sc, err)))
+	if (write_scenarios(sc, &s, inst, err) || (!sc->no_tools && tools_initrd(sc, err)) ||
+	    modules_initrd(sc, err))
 		goto out;
 	if (sc->o.n_scenarios) {
 		if (regress_load(&sc->o, &r, err) || cmd_check_suite_out(sc->o.out, r, err))

@@ -151,16 +151,44 @@ out:
 int ksft_tools_initrd(const char *base, const char *tools, const char *out, char **err)
 {
 	char *bin = exe_dir(), *t = tools ? xstrdup(tools) : xasprintf("%s/ksft-tools.cpio.gz", bin);
+	int ret = 0;
+
+	if (access(t, R_OK)) {
+		ret = -errno;
+		err_set(err, "no selftests tools image '%s': %s\nhint: 'make guest' builds it", t,
+			strerror(errno));
+	} else {
+		ret = ksft_initrd_append(base, t, out, err);
+	}
+	free(t);
+	free(bin);
+	return ret;
+}
+
+char *ksft_kernel_modules(const char *kernel)
+{
+	const char *slash = strrchr(kernel, '/');
+	char *p = slash ? xasprintf("%.*s/modules.cpio.gz", (int)(slash - kernel), kernel)
+			: xstrdup("modules.cpio.gz");
+
+	if (access(p, R_OK)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int ksft_initrd_append(const char *initrd, const char *extra, const char *out, char **err)
+{
 	char *a = NULL, *b = NULL;
 	size_t la, lb;
 	int ret;
 
-	ret = file_read(t, &b, &lb);
-	if (ret) {
-		err_set(err, "no selftests tools image '%s': %s\nhint: 'make guest' builds it", t,
-			strerror(-ret));
-	} else if ((ret = file_read(base, &a, &la))) {
-		err_set(err, "cannot read the initrd '%s': %s\nhint: make guest", base, strerror(-ret));
+	if ((ret = file_read(initrd, &a, &la))) {
+		err_set(err, "cannot read the initrd '%s': %s\nhint: make guest", initrd, strerror(-ret));
+	} else if ((ret = file_read(extra, &b, &lb))) {
+		err_set(err, "cannot read '%s': %s\nhint: 'make guest' writes the tools' image, "
+			"'make kernel FLAVOUR=NAME' a kernel's modules.cpio.gz", extra, strerror(-ret));
 	} else {
 		a = xrealloc_array(a, la + lb, 1);
 		memcpy(a + la, b, lb);
@@ -170,8 +198,6 @@ int ksft_tools_initrd(const char *base, const char *tools, const char *out, char
 	}
 	free(a);
 	free(b);
-	free(t);
-	free(bin);
 	return ret;
 }
 

@@ -123,6 +123,30 @@ int ksft_write_scenario(const char *test, const char *install, const char *guest
  */
 int ksft_tools_initrd(const char *base, const char *tools, const char *out, char **err);
 
+/**
+ * ksft_kernel_modules() - the modules image of the kernel @kernel boots
+ * @kernel: the kernel image (bzImage) in its cache directory
+ *
+ * harness/kbuild-flavour.sh writes modules.cpio.gz beside a flavour's
+ * kernel built with CONFIG_MODULES: lib/modules/RELEASE with
+ * modules.builtin (and .modinfo), modules.dep and the =m modules (full-net:
+ * test_bpf, test_blackhole_dev), and /sbin/modprobe (busybox's, which takes
+ * a module listed in modules.builtin as loaded). A test's `modprobe X` then
+ * succeeds for a built-in X instead of failing on a missing /lib/modules.
+ * Return: its path (caller frees), or NULL when there is none (the default
+ * kernel, a kernel cached before the file existed: the guest has no
+ * /lib/modules, as before).
+ */
+char *ksft_kernel_modules(const char *kernel);
+
+/**
+ * ksft_initrd_append() - @out: the initrd @initrd followed by the cpio @extra
+ * (the kernel unpacks concatenated archives in order). @out may be @initrd.
+ * Return: 0, or -errno with *err naming the file that could not be read
+ * or written.
+ */
+int ksft_initrd_append(const char *initrd, const char *extra, const char *out, char **err);
+
 /*
  * ksft_missing() - the reason @test did not build, from the install's
  * ksft-missing.txt, or NULL when it is not listed there. Caller frees.

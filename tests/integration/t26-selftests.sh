@@ -65,7 +65,27 @@ test_expect_success 'netlab selftests: each test in its own guest, pass and skip
 	grep -q "^selftests: 4: 2 passed, 0 failed, 2 skipped, 0 could not run" "$T_TMP/s.out"
 	test -d "$T_TMP/s/net-reuseport_dualstack/run-1"
 	test ! -e "$T_TMP/s/net-tls"
+	# The default kernel has no modules image: the guest is the base
+	# initramfs and the tools, as before.
+	cat "$INITRD" "$TOP/build/ksft-tools.cpio.gz" | cmp - "$T_TMP/s/initrd-selftests.img"
 	test -z "$(qemu_left)"
+'
+
+# A kernel with a modules image beside it (kbuild-flavour.sh's
+# modules.cpio.gz, for a flavour built with modules): it goes after the
+# tools, and the guest boots with it. (What modprobe does with it needs the
+# full-net kernel: t33 with NETLAB_SLOW_TESTS=1.)
+test_expect_success 'a kernel.s modules.cpio.gz is appended to the guest.s initrd' '
+	mkdir -p "$T_TMP/k" "$T_TMP/mods/lib/modules/x/kernel"
+	for f in "$(dirname "$KERNEL")"/*; do ln -s "$(readlink -f "$f")" "$T_TMP/k/"; done
+	echo kernel/drivers/net/dummy.ko >"$T_TMP/mods/lib/modules/x/modules.builtin"
+	(cd "$T_TMP/mods" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) | gzip >"$T_TMP/k/modules.cpio.gz"
+	rc=0; "$NETLAB" selftests --kernel "$T_TMP/k/bzImage" -o "$T_TMP/m" net:reuseport_dualstack \
+		>"$T_TMP/m.out" 2>"$T_TMP/m.err" || rc=$?
+	cat "$T_TMP/m.out"; tail -3 "$T_TMP/m.err"
+	test $rc = 0
+	grep -Eq "^net:reuseport_dualstack +pass " "$T_TMP/m.out"
+	cat "$INITRD" "$TOP/build/ksft-tools.cpio.gz" "$T_TMP/k/modules.cpio.gz" | cmp - "$T_TMP/m/initrd-selftests.img"
 '
 
 test_expect_success 'a skipped test: SKIP with its reason line in the table and summary.json' '

@@ -80,6 +80,27 @@ test_expect_success 'NETLAB_SLOW_TESTS=1: full-net builds, boots, and has dummy 
 	grep -qx ok "$T_TMP/fn.out"
 	test "$(json_get "$T_TMP/fn/result.json" kernel.flavour)" = full-net
 '
+
+# kbuild-flavour.sh packs full-net's modules: modules.builtin (the tests
+# modprobe what is built in: vrf, dummy, netdevsim...) and the =m test
+# modules; netlab selftests puts them in the guest. test_blackhole_dev.sh
+# loads its module with /sbin/modprobe (it fails at that line without them).
+test_expect_success 'NETLAB_SLOW_TESTS=1: full-net has modules.cpio.gz; a selftest modprobes its module' '
+	make -s kernel FLAVOUR=full-net
+	m=build/kernel-full-net/modules.cpio.gz
+	test -s "$m"
+	zcat "$m" | cpio -t --quiet >"$T_TMP/mods.list"
+	grep -q "^./lib/modules/[^/]*/modules.builtin$" "$T_TMP/mods.list"
+	grep -q "^./lib/modules/[^/]*/modules.dep$" "$T_TMP/mods.list"
+	grep -q "^./lib/modules/[^/]*/kernel/lib/test_blackhole_dev.ko$" "$T_TMP/mods.list"
+	grep -qx "./sbin/modprobe" "$T_TMP/mods.list"
+	zcat "$m" | cpio -i --quiet --to-stdout "*/modules.builtin" | grep -qx kernel/drivers/net/vrf.ko
+	rc=0; "$NETLAB" selftests --flavour full-net -o "$T_TMP/sft" net:test_blackhole_dev.sh \
+		>"$T_TMP/sft.out" 2>&1 || rc=$?
+	cat "$T_TMP/sft.out"
+	test $rc = 0
+	grep -Eq "^net:test_blackhole_dev.sh +pass " "$T_TMP/sft.out"
+'
 fi
 
 test_done

@@ -245,6 +245,46 @@ static void test_ksft__tools_initrd_appends_the_tools(void **state)
 	free(nope);
 }
 
+/* The modules image beside a flavour's kernel goes after the rest; none beside the default's. */
+static void test_ksft__kernel_modules_beside_the_kernel(void **state)
+{
+	char *k = xasprintf("%s/k", dir), *kernel = xasprintf("%s/k/bzImage", dir);
+	char *mods = xasprintf("%s/k/modules.cpio.gz", dir), *base = xasprintf("%s/base2.img", dir);
+	char *out = xasprintf("%s/out2.img", dir), *err = NULL, *data = NULL, *p;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(mkdir_p(k, 0755), 0);
+	file_writef(kernel, "KERNEL");
+	assert_null(ksft_kernel_modules(kernel));
+	file_writef(mods, "MODS");
+	p = ksft_kernel_modules(kernel);
+	assert_non_null(p);
+	assert_string_equal(p, mods);
+	free(p);
+	file_writef(base, "BASETOOLS");
+	assert_int_equal(ksft_initrd_append(base, mods, out, &err), 0);
+	assert_int_equal(file_read(out, &data, &len), 0);
+	assert_int_equal(len, 13);
+	assert_memory_equal(data, "BASETOOLSMODS", 13);
+	free(data);
+	/* In place, as netlab selftests does after the tools. */
+	assert_int_equal(ksft_initrd_append(out, mods, out, &err), 0);
+	assert_int_equal(file_read(out, &data, &len), 0);
+	assert_memory_equal(data, "BASETOOLSMODSMODS", 17);
+	free(data);
+	p = xasprintf("%s/nope/modules.cpio.gz", dir);
+	assert_int_equal(ksft_initrd_append(base, p, out, &err), -ENOENT);
+	free(p);
+	assert_non_null(strstr(err, "modules.cpio.gz"));
+	free(err);
+	free(k);
+	free(kernel);
+	free(mods);
+	free(base);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_ksft__timeout_from_settings),
 		cmocka_unit_test(test_ksft__scenario_parses),
 		cmocka_unit_test(test_ksft__tools_initrd_appends_the_tools),
+		cmocka_unit_test(test_ksft__kernel_modules_beside_the_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, dir_setup, dir_teardown);
