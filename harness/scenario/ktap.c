@@ -58,6 +58,7 @@ bool ktap_name_ok(const char *name)
 struct level {
 	char name[128];		/* "# Subtest: NAME", sanitized; "" = none */
 	unsigned int results;	/* result lines at this level since its parent's */
+	unsigned int fails;	/* of them, failures counted in r->fail */
 };
 
 struct parser {
@@ -110,8 +111,18 @@ static void add_case(struct parser *p, const char *name, enum ktap_status st, un
 			r->fail++;
 		else
 			r->skip++;
+	} else if (st == KTAP_FAIL && !p->lv[depth + 1].fails) {
+		/*
+		 * A parent that failed with no failing subtest failed on its own
+		 * (a kselftest script that exits 1 after its cases passed, e.g.
+		 * a helper it could not source): a failure, never hidden.
+		 */
+		r->fail++;
 	}
+	if (st == KTAP_FAIL)
+		p->lv[depth].fails++;
 	p->lv[depth + 1].results = 0;
+	p->lv[depth + 1].fails = 0;
 	p->lv[depth + 1].name[0] = '\0';
 	p->lv[depth].results++;
 }

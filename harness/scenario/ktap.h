@@ -30,7 +30,7 @@ struct ktap_case {
 };
 
 struct ktap_result {
-	unsigned int pass, fail, skip;	/* leaf tests only */
+	unsigned int pass, fail, skip;	/* leaf tests; and a failed parent none of whose subtests failed */
 	bool bail_out;			/* "Bail out!" seen: counted as one failure */
 	struct ktap_case *cases;	/* in output order */
 	size_t n_cases;

@@ -83,6 +83,26 @@ static void test_ktap__kselftest_tap13_hash_prefixed_subtests(void **state)
 	ktap_release(&r);
 }
 
+/*
+ * A kselftest script whose own cases passed but which then exited 1 (6.1's
+ * udpgro.sh when net_helper.sh is missing): its "not ok" is a failure of
+ * its own. A parent whose subtest failed is not counted twice.
+ */
+static void test_ktap__failed_parent_with_passing_subtests_fails(void **state)
+{
+	struct ktap_result r;
+
+	(void)state;
+	ktap_parse("TAP version 13\n1..2\n# selftests: net: udpgro.sh\n# ok 1 no GRO\n"
+		   "# ok 2 GRO\n# failed\nnot ok 1 selftests: net: udpgro.sh # exit=1\n"
+		   "# selftests: net: b.sh\n# ok 1 x\n# not ok 2 y\nnot ok 2 selftests: net: b.sh # exit=1\n",
+		   &r);
+	assert_int_equal(r.pass, 3);
+	assert_int_equal(r.fail, 2);	/* udpgro.sh itself, and b.sh's y */
+	assert_int_equal(find(&r, "selftests_net_udpgro_sh")->status, KTAP_FAIL);
+	ktap_release(&r);
+}
+
 static void test_ktap__malformed_lines_are_skipped(void **state)
 {
 	struct ktap_result r;
@@ -137,6 +157,7 @@ int main(void)
 		cmocka_unit_test(test_ktap__counts_flat_results_and_skip),
 		cmocka_unit_test(test_ktap__nested_subtests_are_named_by_their_header),
 		cmocka_unit_test(test_ktap__kselftest_tap13_hash_prefixed_subtests),
+		cmocka_unit_test(test_ktap__failed_parent_with_passing_subtests_fails),
 		cmocka_unit_test(test_ktap__malformed_lines_are_skipped),
 		cmocka_unit_test(test_ktap__empty_and_bail_out),
 		cmocka_unit_test(test_ktap__sanitize_and_name_ok),
