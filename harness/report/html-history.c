@@ -70,12 +70,16 @@ void html_history_render(struct sbuf *b, const char *metric, const struct rdb_va
 		esc_html(b, v[i].kernel);
 		sbuf_adds(b, "</td><td class=\"l\">");
 		esc_html(b, v[i].case_name);
-		sbuf_addf(b, "</td><td data-metric=\"%s\">", metric);
+		sbuf_adds(b, "</td><td data-metric=\"");
+		esc_html(b, metric);
+		sbuf_adds(b, "\">");
 		if (isnan(v[i].value))
 			sbuf_adds(b, "-");
 		else
 			sbuf_addf(b, "%.17g", v[i].value);
-		sbuf_addf(b, "</td><td class=\"l %s\">", v[i].outcome);
+		sbuf_adds(b, "</td><td class=\"l ");
+		esc_html(b, v[i].outcome);
+		sbuf_adds(b, "\">");
 		esc_html(b, v[i].outcome);
 		sbuf_adds(b, "</td></tr>\n");
 	}
